@@ -1,0 +1,102 @@
+# darmok — build, test and demo.
+#
+# The two commands a person needs on a fresh Debian machine:
+#   make demo   sets up, builds, and runs the example round trip
+#   make test   sets up, builds, and runs the whole test suite (C and JS)
+# Every target depends on what it needs; `make setup` is idempotent.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+BUILD := build
+
+# Debian packages the build and the tests need. `make setup` installs the
+# missing ones (as root, or through sudo when it is there).
+DEB_PACKAGES := emscripten node-acorn gcc gcc-multilib clang libclang-rt-14-dev \
+                protobuf-c-compiler protobuf-compiler make
+
+# Debian's emcc 3.1.6 runs its JS tools under the machine's Node, which finds
+# acorn only here.
+EMCC := NODE_PATH=/usr/share/nodejs emcc
+
+CORE_SRC := $(sort $(wildcard wasm/*.c))
+CORE_HDR := $(sort $(wildcard wasm/*.h))
+# The functions JS calls: one name a line in wasm/exports.txt, the only list.
+EXPORTS := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' -e 's/^[[:space:]]*/_/' wasm/exports.txt 2>/dev/null | paste -sd, -)
+
+WASM_FLAGS := -O3 -std=c11 -sSTANDALONE_WASM --no-entry -sALLOW_MEMORY_GROWTH=1 \
+              -sINITIAL_MEMORY=1048576 -sTOTAL_STACK=262144 -sMALLOC=emmalloc \
+              -sEXPORTED_FUNCTIONS=$(EXPORTS) -Wall -Wextra -Werror
+
+# Native C: warnings as errors, sanitizers, and once as 32-bit (wasm32 has a
+# 32-bit size_t).
+NATIVE_WARN := -std=c11 -Wall -Wextra -Werror -Wconversion -Wshadow -Wno-unused-function
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+C_TESTS := $(patsubst test/c/%.c,%,$(sort $(wildcard test/c/*.c)))
+
+SETUP_STAMP := $(BUILD)/.setup
+
+.PHONY: build setup demo test test-c test-c32 test-js wasm clean distclean
+
+build: $(BUILD)/darmok.wasm
+
+wasm: $(BUILD)/darmok.wasm
+
+# --- setup -----------------------------------------------------------------
+
+setup:
+	@rm -f $(SETUP_STAMP)
+	@$(MAKE) --no-print-directory $(SETUP_STAMP)
+
+$(SETUP_STAMP): package.json package-lock.json Makefile
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "setup: installing Debian packages:" $$missing; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; else \
+	    echo "setup: need root to install: $$missing (run 'make setup' as root)" >&2; exit 1; fi; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing \
+	    || { echo "setup: apt-get could not install: $$missing" >&2; exit 1; }; \
+	fi
+	npm ci --no-audit --no-fund
+	@mkdir -p $(BUILD) && touch $@
+
+# --- the WebAssembly core ----------------------------------------------------
+
+$(BUILD)/darmok.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt | $(SETUP_STAMP)
+	@mkdir -p $(BUILD)
+	$(EMCC) $(WASM_FLAGS) $(CORE_SRC) -o $@
+
+# --- tests -----------------------------------------------------------------
+
+test: test-c test-c32 test-js
+
+# Native C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+$(BUILD)/c/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	gcc $(NATIVE_WARN) $(SAN) -g -O1 -Iwasm $< $(CORE_SRC) -lm -o $@
+
+$(BUILD)/c32/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	gcc -m32 $(NATIVE_WARN) -O2 -Iwasm $< $(CORE_SRC) -lm -o $@
+
+test-c: $(addprefix $(BUILD)/c/,$(C_TESTS))
+	@set -e; for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
+
+test-c32: $(addprefix $(BUILD)/c32/,$(C_TESTS))
+	@set -e; for t in $^; do $$t; done
+
+test-js: $(BUILD)/darmok.wasm
+	node --test test/js/
+
+# --- demo ------------------------------------------------------------------
+
+demo: $(BUILD)/darmok.wasm
+	node examples/demo.cjs
+
+clean:
+	rm -rf $(BUILD)/c $(BUILD)/c32 $(BUILD)/darmok.wasm
+
+distclean:
+	rm -rf $(BUILD) node_modules
