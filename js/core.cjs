@@ -1,0 +1,273 @@
+'use strict';
+/*
+ * core.cjs - load the WebAssembly core and make the calls into it.
+ *
+ * The ABI (the list in wasm/exports.txt):
+ *   dk_ctx_new() -> ctx              one per module instance
+ *   dk_ctx_input(ctx, n) -> ptr      input area of >= n bytes, valid until the next dk_ctx_input
+ *   dk_ctx_result(ctx) -> ptr        8 u32 result words, stable for the ctx lifetime
+ *   dk_json_encode_ctx(ctx, tape_len, max_depth) -> code
+ *   dk_json_decode_ctx(ctx, json_len, max_depth, max_length) -> code
+ *
+ * One encode or decode crosses the boundary twice: dk_ctx_input to reserve
+ * the input area, then the work call. Growing WebAssembly memory detaches
+ * every view, so views are re-taken (cheaply: only when memory.buffer
+ * changed) after every call. No raw pointer ever leaves this file.
+ *
+ * Node loads build/darmok.wasm (relative to the package root) synchronously
+ * at require time; elsewhere, init(bytesOrResponse) compiles asynchronously.
+ */
+
+const { DarmokError, coreCode } = require('./errors.cjs');
+const { TapeReader, utf8Encoder, utf8Decoder } = require('./tape.cjs');
+
+/* Result words (u32 index into the words at dk_ctx_result). */
+const RES_CODE = 0; //     error code (0 = ok)
+const RES_OFFSET = 1; //   byte offset into the input where the error was found
+const RES_OUT = 2; //      address of the output bytes
+const RES_OUT_LEN = 3; //  length of the output
+const RES_MSG = 4; //      address of the static ASCII error message (0 when ok)
+const RES_MSG_LEN = 5; //  its length
+
+/* Bytes of input shown on each side of an error offset. */
+const EXCERPT = 20;
+
+let wasm = null; //        instance.exports once ready
+let memory = null;
+let ctx = 0;
+let resAddr = 0;
+let heapBuffer = null; //  the ArrayBuffer the views below were taken on
+let heap = null; //        Uint8Array over all of memory
+let heapView = null; //    DataView over all of memory
+let loadError = null; //   why the synchronous load failed, for the message
+let rebuilding = false; // a decode's tape in memory is being read by JS
+let pending = null; //     the Promise of an init() in progress
+
+/* Re-take the views when memory grew (the old ones are detached then). */
+function views() {
+  if (memory.buffer !== heapBuffer) {
+    heapBuffer = memory.buffer;
+    heap = new Uint8Array(heapBuffer);
+    heapView = new DataView(heapBuffer);
+  }
+}
+
+function word(i) {
+  return heapView.getUint32(resAddr + i * 4, true);
+}
+
+/*
+ * Functions for whatever the module imports. The core should import
+ * nothing, or only Emscripten's growth notice and WASI stubs; it never
+ * prints. Anything else fails loudly if it is ever called.
+ */
+function makeImports(mod) {
+  const imports = {};
+  for (const { module, name, kind } of WebAssembly.Module.imports(mod)) {
+    if (kind !== 'function') {
+      throw new DarmokError('ERR_INTERNAL', `the core imports a ${kind} (${module}.${name}); only functions are provided`);
+    }
+    let fn;
+    if (name === 'emscripten_notify_memory_growth') fn = () => {};
+    else if (name === 'fd_write' || name === 'fd_close' || name === 'fd_seek') fn = () => 52; // WASI ENOSYS
+    else {
+      fn = () => {
+        throw new DarmokError('ERR_INTERNAL', `the core called ${module}.${name}, which darmok does not provide`);
+      };
+    }
+    (imports[module] || (imports[module] = {}))[name] = fn;
+  }
+  return imports;
+}
+
+function setup(instance) {
+  const ex = instance.exports;
+  if (typeof ex._initialize === 'function') ex._initialize();
+  memory = ex.memory;
+  const c = ex.dk_ctx_new() >>> 0;
+  if (c === 0) throw new DarmokError('ERR_MEMORY', 'out of memory creating the core context');
+  ctx = c;
+  resAddr = ex.dk_ctx_result(c) >>> 0;
+  heapBuffer = null;
+  wasm = ex;
+  views();
+}
+
+/* Node: instantiate build/darmok.wasm synchronously, now. */
+function loadSync() {
+  let fs;
+  let path;
+  try {
+    fs = require('fs');
+    path = require('path');
+  } catch {
+    loadError = 'no file system here: call init(bytesOrResponse)';
+    return;
+  }
+  const file = path.join(__dirname, '..', 'build', 'darmok.wasm');
+  try {
+    const mod = new WebAssembly.Module(fs.readFileSync(file));
+    setup(new WebAssembly.Instance(mod, makeImports(mod)));
+  } catch (err) {
+    loadError = `cannot load ${file}: ${err && err.message}`;
+  }
+}
+
+/*
+ * init(source?) -> Promise<void>. A no-op when the core is ready. source:
+ * the .wasm bytes (ArrayBuffer or a view), a WebAssembly.Module, a Response
+ * or a Promise of one (compiled with streaming when available).
+ */
+function init(source) {
+  if (wasm !== null) return Promise.resolve();
+  if (source === undefined) {
+    loadSync();
+    return wasm !== null ? Promise.resolve() : Promise.reject(notReady());
+  }
+  if (pending === null) {
+    pending = compile(source).then(async (mod) => {
+      if (wasm === null) setup(await WebAssembly.instantiate(mod, makeImports(mod)));
+    }).finally(() => { pending = null; });
+  }
+  return pending;
+}
+
+async function compile(source) {
+  source = await source;
+  if (source instanceof WebAssembly.Module) return source;
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
+  if (source !== null && typeof source === 'object' && typeof source.arrayBuffer === 'function') {
+    if (typeof WebAssembly.compileStreaming === 'function') {
+      try {
+        return await WebAssembly.compileStreaming(source);
+      } catch {
+        // Wrong MIME type, or a consumed body: fall back to the bytes.
+      }
+    }
+    return WebAssembly.compile(await source.arrayBuffer());
+  }
+  throw new DarmokError('ERR_INTERNAL', 'init() takes the .wasm bytes, a WebAssembly.Module or a Response');
+}
+
+function notReady() {
+  return new DarmokError('ERR_INTERNAL',
+    `the WebAssembly core is not loaded (${loadError || 'init() not called'})`);
+}
+
+function ready() {
+  if (wasm === null) throw notReady();
+  if (rebuilding) {
+    // Only a Proxy used as a class prototype could run code mid-rebuild.
+    throw new DarmokError('ERR_INTERNAL', 'darmok was re-entered while rebuilding a decoded value');
+  }
+}
+
+/* Reserve the input area for n bytes; returns its address. */
+function input(n) {
+  const p = wasm.dk_ctx_input(ctx, n) >>> 0;
+  if (p === 0) throw new DarmokError('ERR_MEMORY', `out of memory reserving ${n} input bytes`);
+  views();
+  return p;
+}
+
+/* The DarmokError for a failed call; `at` is the input area (decode only). */
+function failure(code, at, len, what) {
+  const jsCode = coreCode(code);
+  const offset = word(RES_OFFSET);
+  const msgAt = word(RES_MSG);
+  const msg = msgAt === 0 ? 'failed' : utf8Decoder.decode(heap.subarray(msgAt, msgAt + word(RES_MSG_LEN)));
+  if (what === 'encode') {
+    return new DarmokError(jsCode, jsCode === 'ERR_INTERNAL'
+      ? `the core rejected the tape at byte ${offset}: ${msg}`
+      : `encoding failed: ${msg}`);
+  }
+  const from = offset > EXCERPT ? offset - EXCERPT : 0;
+  const to = offset + EXCERPT < len ? offset + EXCERPT : len;
+  let excerpt = utf8Decoder.decode(heap.subarray(at + from, at + to));
+  if (excerpt.length > 2 * EXCERPT) excerpt = excerpt.slice(0, 2 * EXCERPT);
+  const near = len === 0 ? 'in empty input' : `near ${JSON.stringify(excerpt)}`;
+  return new DarmokError(jsCode, `${msg} at byte ${offset} ${near}`, offset);
+}
+
+/*
+ * Turn the tape tape[0..len) into JSON text. The tape is copied with one
+ * set() into the input area; the output is decoded to a string before any
+ * other call can overwrite it.
+ */
+function jsonEncode(tape, len, maxDepth) {
+  ready();
+  const p = input(len);
+  heap.set(tape.subarray(0, len), p);
+  const code = wasm.dk_json_encode_ctx(ctx, len, maxDepth);
+  views();
+  if (code !== 0) throw failure(code, p, len, 'encode');
+  const out = word(RES_OUT);
+  return utf8Decoder.decode(heap.subarray(out, out + word(RES_OUT_LEN)));
+}
+
+/*
+ * Parse JSON text (a string, or UTF-8 bytes in a Uint8Array/Buffer) into a
+ * tape and call rebuild(reader) on it while it is valid. The string is
+ * written straight into the input area with encodeInto.
+ */
+function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
+  ready();
+  let p;
+  let len;
+  if (typeof text === 'string') {
+    let room = text.length * 3;
+    if (text.length > maxBytes) throw tooLarge(text.length, maxBytes);
+    if (room > maxBytes) {
+      room = typeof Buffer === 'function' ? Buffer.byteLength(text, 'utf8') : utf8Encoder.encode(text).length;
+      if (room > maxBytes) throw tooLarge(room, maxBytes);
+    }
+    p = input(room);
+    len = utf8Encoder.encodeInto(text, heap.subarray(p, p + room)).written;
+  } else {
+    len = text.length;
+    if (len > maxBytes) throw tooLarge(len, maxBytes);
+    p = input(len);
+    heap.set(text, p);
+  }
+  const code = wasm.dk_json_decode_ctx(ctx, len, maxDepth, maxLength);
+  views();
+  if (code !== 0) throw failure(code, p, len, 'decode');
+  const out = word(RES_OUT);
+  rebuilding = true;
+  try {
+    return rebuild(new TapeReader(heap, heapView, out, out + word(RES_OUT_LEN)));
+  } finally {
+    rebuilding = false;
+  }
+}
+
+function tooLarge(n, max) {
+  return new DarmokError('ERR_TOO_LARGE', `input of ${n} bytes is over maxBytes (${max})`);
+}
+
+/* Internal hook for tests: the core's memory (never part of the public API). */
+function wasmMemory() {
+  return memory;
+}
+
+function isReady() {
+  return wasm !== null;
+}
+
+/*
+ * Internal hooks for tests (never part of the public API): the exports in
+ * use, and a way to put a wrapper around them (e.g. to count calls). With
+ * keepContext the existing context is kept instead of making a new one.
+ */
+function exportsForTest() {
+  return wasm;
+}
+
+function useExportsForTest(exports, { keepContext = false } = {}) {
+  if (keepContext) wasm = exports;
+  else setup({ exports });
+}
+
+loadSync();
+
+module.exports = { init, isReady, jsonEncode, jsonDecode, wasmMemory, exportsForTest, useExportsForTest };

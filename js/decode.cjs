@@ -1,0 +1,333 @@
+'use strict';
+/*
+ * decode.cjs - rebuild a JavaScript value from a tape (tape.cjs).
+ *
+ * The tape is trusted: the core validated the bytes it came from (or this
+ * process wrote it), so counts, lengths, REF indexes and nesting are in
+ * range. Rebuilding never runs user code: instances are Object.create(proto)
+ * plus own data properties (constructors are not called), and a key that
+ * exists on the prototype chain ("__proto__", an accessor of the class) is
+ * defined with defineProperty rather than assigned, so no setter runs and
+ * `__proto__` is never assigned.
+ *
+ * Identity: one array from referenceable index to object; each object takes
+ * its index as its op is read, before its children, as the encoder counted.
+ */
+
+const T = require('./tape.cjs');
+const { addSegment, rawSegment, finishPath, pathError, DarmokError } = require('./errors.cjs');
+const { planByKey } = require('./registry.cjs');
+
+const defineProperty = Object.defineProperty;
+const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
+
+/* Error constructors by name; any other name is an Error with an own name. */
+const ERRORS = new Map([
+  ['Error', Error], ['TypeError', TypeError], ['RangeError', RangeError],
+  ['SyntaxError', SyntaxError], ['ReferenceError', ReferenceError],
+  ['EvalError', EvalError], ['URIError', URIError]
+]);
+if (typeof AggregateError === 'function') ERRORS.set('AggregateError', AggregateError);
+
+/* Set own data property key of obj to x without running a setter. */
+function setOwn(obj, key, x) {
+  if (key in obj) {
+    defineProperty(obj, key, { value: x, writable: true, enumerable: true, configurable: true });
+  } else {
+    obj[key] = x;
+  }
+}
+
+/* Own, non-enumerable, like the properties the Error constructor makes. */
+function setHidden(obj, key, x) {
+  defineProperty(obj, key, { value: x, writable: true, enumerable: false, configurable: true });
+}
+
+/* A real error object (with its internal slot), without capturing a stack. */
+function makeError(name) {
+  const Ctor = ERRORS.get(name);
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let err;
+  try {
+    if (Ctor === undefined) err = new Error();
+    else if (Ctor === ERRORS.get('AggregateError')) err = new Ctor([]);
+    else err = new Ctor();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  delete err.stack;
+  if (Ctor === AggregateErrorCtor) delete err.errors;
+  if (err.name !== name) setHidden(err, 'name', name);
+  return err;
+}
+const AggregateErrorCtor = ERRORS.get('AggregateError');
+
+function copyBytes(kind, src) {
+  switch (kind) {
+    case T.BYTES_BUFFER: {
+      if (NodeBuffer === null) return src.slice();
+      // Buffer.alloc never uses the shared pool: the result owns its memory.
+      const b = NodeBuffer.alloc(src.length);
+      b.set(src);
+      return b;
+    }
+    case T.BYTES_ARRAYBUFFER:
+      return src.slice().buffer;
+    case T.BYTES_DATAVIEW:
+      return new DataView(src.slice().buffer);
+    default:
+      return new T.TYPED_ARRAYS[kind](src.slice().buffer);
+  }
+}
+
+/*
+ * Decoder: the state of one rebuild. `reader` is a TapeReader positioned at
+ * the tape; `unknownPlain` turns unknown class keys into plain objects
+ * instead of ERR_UNKNOWN_CLASS.
+ */
+class Decoder {
+  constructor(reader, unknownPlain) {
+    this.r = reader;
+    this.refs = [];
+    this.unknownPlain = unknownPlain;
+    /* key -> whether it exists on Object.prototype (see plain()). */
+    this.inherited = new Map();
+  }
+
+  run() {
+    try {
+      return this.value();
+    } catch (err) {
+      throw finishPath(err);
+    }
+  }
+
+  value() {
+    const r = this.r;
+    const op = r.buf[r.pos++];
+    switch (op) {
+      case T.T_STR: return r.str();
+      case T.T_INT: return r.i32();
+      case T.T_OBJECT: return this.plain();
+      case T.T_ARRAY: return this.array();
+      case T.T_TRUE: return true;
+      case T.T_FALSE: return false;
+      case T.T_NULL: return null;
+      case T.T_F64: return r.f64();
+      case T.T_UNDEF: return undefined;
+      case T.T_REF: return this.refs[r.u32()];
+      case T.T_BIGINT: return BigInt(r.str());
+      case T.T_INSTANCE: return this.instance();
+      case T.T_NULLPROTO: {
+        const obj = Object.create(null);
+        this.refs.push(obj);
+        this.fields(obj);
+        return obj;
+      }
+      case T.T_MAP: return this.map();
+      case T.T_SET: return this.set();
+      case T.T_DATE: {
+        const d = new Date(r.f64());
+        this.refs.push(d);
+        return d;
+      }
+      case T.T_REGEXP: return this.regexp();
+      case T.T_BYTES: {
+        const kind = r.u8();
+        const len = r.u32();
+        const b = copyBytes(kind, r.bytes(len));
+        this.refs.push(b);
+        return b;
+      }
+      case T.T_ERROR: return this.error();
+      default:
+        throw new DarmokError('ERR_INTERNAL', `bad tape op ${op} at tape byte ${r.pos - 1}`);
+    }
+  }
+
+  /* u32 n, then n x (key str, value) as own data properties of obj. */
+  fields(obj) {
+    const r = this.r;
+    const n = r.u32();
+    let key = '';
+    try {
+      for (let i = 0; i < n; i++) {
+        key = r.str();
+        setOwn(obj, key, this.value());
+      }
+    } catch (err) {
+      throw addSegment(err, key);
+    }
+  }
+
+  /*
+   * A plain object. Whether a key exists on Object.prototype is looked up
+   * once per key per decode: no user code runs during a rebuild, so the
+   * answer cannot change within one.
+   */
+  plain() {
+    const r = this.r;
+    const obj = {};
+    this.refs.push(obj);
+    const n = r.u32();
+    const inherited = this.inherited;
+    let key = '';
+    try {
+      for (let i = 0; i < n; i++) {
+        key = r.str();
+        const x = this.value();
+        let onChain = inherited.get(key);
+        if (onChain === undefined) {
+          onChain = key in Object.prototype;
+          inherited.set(key, onChain);
+        }
+        // An own key met twice (duplicate JSON keys) is a writable data
+        // property by now, so plain assignment only overwrites it.
+        if (onChain) {
+          defineProperty(obj, key, { value: x, writable: true, enumerable: true, configurable: true });
+        } else {
+          obj[key] = x;
+        }
+      }
+    } catch (err) {
+      throw addSegment(err, key);
+    }
+    return obj;
+  }
+
+  array() {
+    const r = this.r;
+    const len = r.u32();
+    const arr = [];
+    this.refs.push(arr);
+    let i = 0;
+    try {
+      while (i < len) {
+        if (r.buf[r.pos] === T.T_HOLE) {
+          r.pos++;
+          i += r.u32();
+          arr.length = i;
+        } else {
+          arr.push(this.value());
+          i++;
+        }
+      }
+    } catch (err) {
+      throw addSegment(err, i);
+    }
+    return arr;
+  }
+
+  instance() {
+    const r = this.r;
+    const key = r.str();
+    r.u32(); // version: one version per class until migrations exist
+    const plan = planByKey(key);
+    let obj;
+    if (plan !== null) obj = Object.create(plan.proto);
+    else if (this.unknownPlain) obj = {};
+    else throw pathError('ERR_UNKNOWN_CLASS', `unknown class key ${JSON.stringify(key)}: register the class with serializable()`);
+    this.refs.push(obj);
+    this.fields(obj);
+    return obj;
+  }
+
+  map() {
+    const r = this.r;
+    const n = r.u32();
+    const m = new Map();
+    this.refs.push(m);
+    let i = 0;
+    try {
+      for (; i < n; i++) {
+        const k = this.value();
+        m.set(k, this.value());
+      }
+    } catch (err) {
+      throw addSegment(err, rawSegment(`.$Map[${i}]`));
+    }
+    return m;
+  }
+
+  set() {
+    const r = this.r;
+    const n = r.u32();
+    const s = new Set();
+    this.refs.push(s);
+    let i = 0;
+    try {
+      for (; i < n; i++) s.add(this.value());
+    } catch (err) {
+      throw addSegment(err, rawSegment(`.$Set[${i}]`));
+    }
+    return s;
+  }
+
+  regexp() {
+    const r = this.r;
+    const source = r.str();
+    const flags = r.str();
+    let re;
+    try {
+      re = new RegExp(source, flags);
+    } catch {
+      throw pathError('ERR_FORMAT', `invalid RegExp /${source}/${flags}`);
+    }
+    this.refs.push(re);
+    return re;
+  }
+
+  /*
+   * The error is made before its fields are read (its index comes first),
+   * so its class is taken from a leading string "name" read ahead.
+   */
+  error() {
+    const r = this.r;
+    const n = r.u32();
+    let i = 0;
+    let name = 'Error';
+    const mark = r.pos;
+    if (n > 0 && r.str() === 'name' && r.buf[r.pos] === T.T_STR) {
+      r.pos++;
+      name = r.str();
+      i = 1;
+    } else {
+      r.pos = mark;
+    }
+    const err = makeError(name);
+    this.refs.push(err);
+    let key = 'name';
+    try {
+      for (; i < n; i++) {
+        key = r.str();
+        const x = this.value();
+        switch (key) {
+          case 'name':
+            if (err.name !== x) setHidden(err, 'name', x);
+            break;
+          case 'message':
+          case 'stack':
+          case 'cause':
+          case 'errors':
+            setHidden(err, key, x);
+            break;
+          default:
+            setOwn(err, key, x);
+        }
+      }
+    } catch (e) {
+      throw addSegment(e, key);
+    }
+    return err;
+  }
+}
+
+/* Rebuild the value of the tape bytes u8[0..u8.length) (a JS-side tape). */
+function decodeTape(u8, options) {
+  const reader = new T.TapeReader(u8, new DataView(u8.buffer, u8.byteOffset, u8.byteLength), 0, u8.length);
+  const unknownPlain = options !== undefined && options.unknownClass === 'plain';
+  return new Decoder(reader, unknownPlain).run();
+}
+
+module.exports = { Decoder, decodeTape };

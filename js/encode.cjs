@@ -1,0 +1,474 @@
+'use strict';
+/*
+ * encode.cjs - walk a JavaScript value once and write its tape (tape.cjs).
+ *
+ * What is written: own enumerable string-keyed properties, in Object.keys
+ * order, as JSON.stringify sees them. Function- and symbol-valued properties
+ * are skipped (in arrays they become null, as JSON.stringify does; in Maps
+ * and Sets the entry is skipped; at the top level the value is undefined).
+ * With `strict` those, and other values darmok cannot round-trip, throw
+ * ERR_UNSUPPORTED_TYPE; an instance of an unregistered class throws
+ * ERR_UNREGISTERED_CLASS instead of becoming a plain object.
+ *
+ * Identity: one Map from object to its referenceable index; an object met
+ * again is written as T_REF. The input is only read, never changed.
+ *
+ * The walk recurses once per container level, bounded by maxDepth, which is
+ * checked before each container is entered.
+ */
+
+const T = require('./tape.cjs');
+const { TapeWriter } = T;
+const { DarmokError, addSegment, rawSegment, finishPath, pathError } = require('./errors.cjs');
+const { planOf } = require('./registry.cjs');
+
+const hasOwn = Object.prototype.hasOwnProperty;
+const dateGetTime = Date.prototype.getTime;
+const objectToString = Object.prototype.toString;
+
+/* Byte kinds by exact prototype; subclasses fall back to instanceof. */
+const BYTE_KINDS = new Map([
+  [Int8Array.prototype, T.BYTES_INT8],
+  [Uint8Array.prototype, T.BYTES_UINT8],
+  [Uint8ClampedArray.prototype, T.BYTES_UINT8C],
+  [Int16Array.prototype, T.BYTES_INT16],
+  [Uint16Array.prototype, T.BYTES_UINT16],
+  [Int32Array.prototype, T.BYTES_INT32],
+  [Uint32Array.prototype, T.BYTES_UINT32],
+  [Float32Array.prototype, T.BYTES_FLOAT32],
+  [Float64Array.prototype, T.BYTES_FLOAT64],
+  [BigInt64Array.prototype, T.BYTES_BIGINT64],
+  [BigUint64Array.prototype, T.BYTES_BIGUINT64],
+  [DataView.prototype, T.BYTES_DATAVIEW]
+]);
+const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
+if (NodeBuffer !== null) BYTE_KINDS.set(NodeBuffer.prototype, T.BYTES_BUFFER);
+
+/* Built-ins that hold state darmok cannot read or rebuild. */
+const UNSUPPORTED = [
+  typeof WeakMap === 'function' ? WeakMap : null,
+  typeof WeakSet === 'function' ? WeakSet : null,
+  typeof WeakRef === 'function' ? WeakRef : null,
+  typeof FinalizationRegistry === 'function' ? FinalizationRegistry : null,
+  typeof Promise === 'function' ? Promise : null,
+  typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null
+].filter((C) => C !== null);
+
+/* Error fields written first, in this order; the rest follow as extras. */
+const ERROR_FIXED = new Set(['name', 'message', 'stack', 'cause', 'errors']);
+
+function byteKind(v, proto) {
+  const kind = BYTE_KINDS.get(proto);
+  if (kind !== undefined) return kind;
+  if (NodeBuffer !== null && NodeBuffer.isBuffer(v)) return T.BYTES_BUFFER;
+  if (v instanceof DataView) return T.BYTES_DATAVIEW;
+  for (let k = T.BYTES_INT8; k < T.BYTES_KIND_COUNT; k++) {
+    if (v instanceof T.TYPED_ARRAYS[k]) return k;
+  }
+  return -1;
+}
+
+function describe(v) {
+  if (typeof v === 'function') return 'a function';
+  if (typeof v === 'symbol') return 'a symbol';
+  const tag = objectToString.call(v).slice(8, -1);
+  return `a ${tag === 'Object' ? 'class instance' : tag}`;
+}
+
+/*
+ * Encoder: the state of one walk. A module-level instance is reused by
+ * calls that do not overlap; a call made while it is busy (a getter that
+ * calls encodeEntity) gets a fresh one, so nothing shared is overwritten.
+ */
+class Encoder {
+  constructor() {
+    this.w = new TapeWriter();
+    this.seen = new Map();
+    this.next = 0;
+    this.depth = 0;
+    this.maxDepth = 1000;
+    this.strict = false;
+    this.busy = false;
+  }
+
+  /*
+   * Write the tape of value into this.w (bytes w.buf[0..w.pos)). Throws a
+   * DarmokError with its path; the writer is left for release() to reset.
+   */
+  run(value, strict, maxDepth) {
+    this.strict = strict;
+    this.maxDepth = maxDepth;
+    this.depth = 0;
+    this.next = 0;
+    this.w.pos = 0;
+    try {
+      const t = typeof value;
+      if (t === 'function' || t === 'symbol') {
+        if (strict) throw this.unsupported(value);
+        this.w.op(T.T_UNDEF);
+      } else {
+        this.value(value);
+      }
+    } catch (err) {
+      throw finishPath(err);
+    }
+  }
+
+  release() {
+    this.seen.clear();
+    this.w.reset();
+    this.busy = false;
+  }
+
+  unsupported(v) {
+    return pathError('ERR_UNSUPPORTED_TYPE', `cannot encode ${describe(v)}`);
+  }
+
+  /* True when v is skipped (or becomes null); throws instead under strict. */
+  skipped(v) {
+    const t = typeof v;
+    if (t !== 'function' && t !== 'symbol') return false;
+    if (this.strict) throw this.unsupported(v);
+    return true;
+  }
+
+  enter() {
+    if (++this.depth > this.maxDepth) {
+      throw pathError('ERR_DEPTH', `nesting deeper than maxDepth (${this.maxDepth})`);
+    }
+  }
+
+  value(v) {
+    const w = this.w;
+    switch (typeof v) {
+      case 'string':
+        w.op(T.T_STR);
+        w.str(v);
+        return;
+      case 'number':
+        if ((v | 0) === v && (v !== 0 || 1 / v > 0)) w.int(v);
+        else w.opF64(T.T_F64, v);
+        return;
+      case 'boolean':
+        w.op(v ? T.T_TRUE : T.T_FALSE);
+        return;
+      case 'undefined':
+        w.op(T.T_UNDEF);
+        return;
+      case 'object':
+        if (v === null) w.op(T.T_NULL);
+        else this.object(v);
+        return;
+      case 'bigint':
+        w.op(T.T_BIGINT);
+        w.str(v.toString());
+        return;
+      default: // function, symbol: null, as JSON.stringify writes them in arrays
+        if (this.strict) throw this.unsupported(v);
+        w.op(T.T_NULL);
+    }
+  }
+
+  object(v) {
+    const index = this.seen.get(v);
+    if (index !== undefined) {
+      this.w.opU32(T.T_REF, index);
+      return;
+    }
+    if (Array.isArray(v)) {
+      this.array(v);
+      return;
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto === Object.prototype) {
+      this.take(v);
+      this.w.op(T.T_OBJECT);
+      this.fields(v);
+      return;
+    }
+    if (proto === null) {
+      this.take(v);
+      this.w.op(T.T_NULLPROTO);
+      this.fields(v);
+      return;
+    }
+    const plan = planOf(proto);
+    if (plan !== null) {
+      this.take(v);
+      const w = this.w;
+      w.op(T.T_INSTANCE);
+      w.str(plan.key);
+      w.u32(plan.version);
+      this.fields(v);
+      return;
+    }
+    this.builtin(v, proto);
+  }
+
+  /* Give v the next referenceable index (call as its op is written). */
+  take(v) {
+    this.seen.set(v, this.next++);
+  }
+
+  /* u32 n, then n x (key str, value): the own enumerable fields of v. */
+  fields(v) {
+    this.enter();
+    const w = this.w;
+    const keys = Object.keys(v);
+    const at = w.pos;
+    w.u32(0);
+    let n = 0;
+    let key = '';
+    try {
+      for (let i = 0; i < keys.length; i++) {
+        key = keys[i];
+        const x = v[key];
+        if (this.skipped(x)) continue;
+        w.str(key);
+        this.value(x);
+        n++;
+      }
+    } catch (err) {
+      throw addSegment(err, key);
+    }
+    w.patchU32(at, n);
+    this.depth--;
+  }
+
+  array(v) {
+    this.take(v);
+    this.enter();
+    const w = this.w;
+    const len = v.length;
+    w.opU32(T.T_ARRAY, len);
+    let i = 0;
+    try {
+      while (i < len) {
+        const x = v[i];
+        if (x === undefined && !(i in v)) {
+          let k = 1;
+          while (i + k < len && v[i + k] === undefined && !((i + k) in v)) k++;
+          w.opU32(T.T_HOLE, k);
+          i += k;
+          continue;
+        }
+        this.value(x);
+        i++;
+      }
+    } catch (err) {
+      throw addSegment(err, i);
+    }
+    this.depth--;
+  }
+
+  map(v) {
+    this.take(v);
+    this.enter();
+    const w = this.w;
+    w.op(T.T_MAP);
+    const at = w.pos;
+    w.u32(0);
+    let n = 0;
+    let i = 0;
+    let part = 0;
+    try {
+      for (const [k, x] of v) {
+        part = 0;
+        if (this.skipped(k)) { i++; continue; }
+        part = 1;
+        if (this.skipped(x)) { i++; continue; }
+        part = 0;
+        this.value(k);
+        part = 1;
+        this.value(x);
+        n++;
+        i++;
+      }
+    } catch (err) {
+      throw addSegment(err, rawSegment(`.$Map[${i}][${part}]`));
+    }
+    w.patchU32(at, n);
+    this.depth--;
+  }
+
+  set(v) {
+    this.take(v);
+    this.enter();
+    const w = this.w;
+    w.op(T.T_SET);
+    const at = w.pos;
+    w.u32(0);
+    let n = 0;
+    let i = 0;
+    try {
+      for (const x of v) {
+        if (!this.skipped(x)) {
+          this.value(x);
+          n++;
+        }
+        i++;
+      }
+    } catch (err) {
+      throw addSegment(err, rawSegment(`.$Set[${i}]`));
+    }
+    w.patchU32(at, n);
+    this.depth--;
+  }
+
+  /* name, message, then stack, cause, errors when present, then extras. */
+  error(v) {
+    this.take(v);
+    this.enter();
+    const w = this.w;
+    w.op(T.T_ERROR);
+    const at = w.pos;
+    w.u32(0);
+    let n = 2;
+    let key = 'name';
+    try {
+      w.str('name');
+      this.value(v.name);
+      key = 'message';
+      w.str('message');
+      this.value(v.message);
+      key = 'stack';
+      const stack = v.stack;
+      if (stack !== undefined && !this.skipped(stack)) {
+        w.str('stack');
+        this.value(stack);
+        n++;
+      }
+      key = 'cause';
+      if (hasOwn.call(v, 'cause') && !this.skipped(v.cause)) {
+        w.str('cause');
+        this.value(v.cause);
+        n++;
+      }
+      key = 'errors';
+      if (hasOwn.call(v, 'errors') && !this.skipped(v.errors)) {
+        w.str('errors');
+        this.value(v.errors);
+        n++;
+      }
+      const keys = Object.keys(v);
+      for (let i = 0; i < keys.length; i++) {
+        key = keys[i];
+        if (ERROR_FIXED.has(key)) continue;
+        const x = v[key];
+        if (this.skipped(x)) continue;
+        w.str(key);
+        this.value(x);
+        n++;
+      }
+    } catch (err) {
+      throw addSegment(err, key);
+    }
+    w.patchU32(at, n);
+    this.depth--;
+  }
+
+  bytes(kind, u8) {
+    const w = this.w;
+    w.reserve(6);
+    w.op(T.T_BYTES);
+    w.buf[w.pos++] = kind;
+    w.u32(u8.length);
+    w.bytes(u8);
+  }
+
+  /* Everything whose prototype is neither Object.prototype, null nor registered. */
+  builtin(v, proto) {
+    const w = this.w;
+    if (v instanceof Date) {
+      this.take(v);
+      w.opF64(T.T_DATE, dateGetTime.call(v));
+      return;
+    }
+    if (v instanceof Map) {
+      this.map(v);
+      return;
+    }
+    if (v instanceof Set) {
+      this.set(v);
+      return;
+    }
+    if (ArrayBuffer.isView(v)) {
+      const kind = byteKind(v, proto);
+      if (kind >= 0) {
+        this.take(v);
+        this.bytes(kind, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+        return;
+      }
+    }
+    if (v instanceof ArrayBuffer) {
+      this.take(v);
+      this.bytes(T.BYTES_ARRAYBUFFER, new Uint8Array(v));
+      return;
+    }
+    if (v instanceof RegExp) {
+      this.take(v);
+      w.op(T.T_REGEXP);
+      w.str(v.source);
+      w.str(v.flags);
+      return;
+    }
+    if (v instanceof Error) {
+      this.error(v);
+      return;
+    }
+    if (v instanceof Number || v instanceof String || v instanceof Boolean ||
+        v instanceof BigInt || v instanceof Symbol) {
+      // Boxed primitives: JSON.stringify writes the primitive; so do we.
+      if (this.strict) throw this.unsupported(v);
+      this.value(v.valueOf());
+      return;
+    }
+    for (let i = 0; i < UNSUPPORTED.length; i++) {
+      if (v instanceof UNSUPPORTED[i]) {
+        if (this.strict) throw this.unsupported(v);
+        this.plain(v);
+        return;
+      }
+    }
+    if (this.strict) {
+      const name = proto !== null && typeof proto.constructor === 'function' ? proto.constructor.name : '';
+      throw pathError('ERR_UNREGISTERED_CLASS',
+        `cannot encode an instance of an unregistered class${name ? ` (${name})` : ''}: register it with serializable()`);
+    }
+    this.plain(v);
+  }
+
+  /* v written as a plain object of its own enumerable fields. */
+  plain(v) {
+    this.take(v);
+    this.w.op(T.T_OBJECT);
+    this.fields(v);
+  }
+}
+
+const shared = new Encoder();
+
+/* An Encoder for one call; give it back with release(). */
+function acquire() {
+  const enc = shared.busy ? new Encoder() : shared;
+  enc.busy = true;
+  return enc;
+}
+
+/*
+ * Encode value to a fresh tape (a copy of the bytes): for tests and for
+ * callers that do not go through the core.
+ */
+function encodeTape(value, options) {
+  const strict = options !== undefined && options.strict === true;
+  const maxDepth = options !== undefined && options.maxDepth !== undefined ? options.maxDepth : 1000;
+  const enc = acquire();
+  try {
+    enc.run(value, strict, maxDepth);
+    return enc.w.buf.slice(0, enc.w.pos);
+  } finally {
+    enc.release();
+  }
+}
+
+module.exports = { Encoder, acquire, encodeTape, DarmokError };

@@ -1,0 +1,5 @@
+// ESM entry for darmok/json: re-exports the CommonJS implementation.
+import darmok from './json.cjs';
+
+export const { encodeEntity, decodeEntity, serializable, init, DarmokError } = darmok;
+export default darmok;

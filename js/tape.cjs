@@ -1,0 +1,390 @@
+'use strict';
+/*
+ * tape.cjs - the tape: the one contract between darmok's JavaScript layer and
+ * its C core. Every constant mirrors wasm/dk_tape.h, side by side; change both
+ * or neither.
+ *
+ * Encoding: JS walks the object graph once and writes a tape; one call into
+ * the core turns it into output bytes. Decoding: one call parses and validates
+ * the bytes and writes a tape of the same layout; JS rebuilds objects from it.
+ *
+ * Layout. A tape is exactly one value: one op byte, then its payload. All
+ * integers are little-endian and unaligned.
+ *
+ *   str     u32 header = (byte_length << 2) | flags, then byte_length bytes.
+ *           flags: STR_ASCII  every byte < 0x80;
+ *                  STR_WTF8   the bytes contain an encoded lone surrogate
+ *                             (ED A0..BF xx): WTF-8, so JS strings with lone
+ *                             surrogates survive.
+ *           Otherwise the bytes are well-formed UTF-8. A writer may leave
+ *           STR_ASCII clear on ASCII bytes; it must set STR_WTF8 when a lone
+ *           surrogate is present. byte_length < 2^30.
+ *
+ * Referenceable values (ARRAY, OBJECT, NULLPROTO, INSTANCE, MAP, SET, DATE,
+ * REGEXP, BYTES, ERROR) take the next index when their op is written, before
+ * their children; REF u32 points at one of them (earlier, or still open).
+ * Keys are the user's property names; escaping them is the core's business.
+ */
+
+// Ops: one byte each; payloads as in dk_tape.h.
+const T_UNDEF = 1; //     -
+const T_NULL = 2; //      -
+const T_FALSE = 3; //     -
+const T_TRUE = 4; //      -
+const T_INT = 5; //       i32 (any int32 except -0)
+const T_F64 = 6; //       f64 (any double: -0, NaN, +-Inf)
+const T_BIGINT = 7; //    str (decimal, "-"? digits, no leading zeros, "0")
+const T_STR = 8; //       str
+const T_ARRAY = 9; //     u32 length, items covering exactly `length` slots
+const T_HOLE = 10; //     u32 k (k >= 1 consecutive holes; only in an array)
+const T_OBJECT = 11; //   u32 n, n x (key str, value)    plain object
+const T_NULLPROTO = 12; // u32 n, n x (key str, value)   Object.create(null)
+const T_INSTANCE = 13; // class-key str, u32 version (>= 1), u32 n, n x (key str, value)
+const T_MAP = 14; //      u32 n, n x (key value, value)
+const T_SET = 15; //      u32 n, n values
+const T_DATE = 16; //     f64 epoch milliseconds (NaN: invalid date)
+const T_REGEXP = 17; //   source str, flags str
+const T_BYTES = 18; //    u8 kind (BYTES_*), u32 byte length, bytes (LE elements)
+const T_ERROR = 19; //    u32 n, n x (key str, value): name, message first, then
+//                        stack, cause, errors if present, then other own enumerables
+const T_REF = 20; //      u32 index of an earlier (or still open) referenceable value
+
+// str header flags (low two bits of the u32 header).
+const STR_ASCII = 1;
+const STR_WTF8 = 2;
+const STR_SHIFT = 2;
+const STR_MAX = 0x40000000; // byte_length < 2^30
+
+// T_BYTES kinds. Element size in brackets.
+const BYTES_BUFFER = 0; //      Node Buffer [1]
+const BYTES_ARRAYBUFFER = 1; // ArrayBuffer [1]
+const BYTES_DATAVIEW = 2; //    DataView [1]
+const BYTES_INT8 = 3; //        Int8Array [1]
+const BYTES_UINT8 = 4; //       Uint8Array [1]
+const BYTES_UINT8C = 5; //      Uint8ClampedArray [1]
+const BYTES_INT16 = 6; //       Int16Array [2]
+const BYTES_UINT16 = 7; //      Uint16Array [2]
+const BYTES_INT32 = 8; //       Int32Array [4]
+const BYTES_UINT32 = 9; //      Uint32Array [4]
+const BYTES_FLOAT32 = 10; //    Float32Array [4]
+const BYTES_FLOAT64 = 11; //    Float64Array [8]
+const BYTES_BIGINT64 = 12; //   BigInt64Array [8]
+const BYTES_BIGUINT64 = 13; //  BigUint64Array [8]
+const BYTES_KIND_COUNT = 14;
+
+/* The typed-array constructor of each BYTES kind from 3 on, by kind. */
+const TYPED_ARRAYS = [
+  null, null, null,
+  Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array,
+  Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array
+];
+
+const { DarmokError } = require('./errors.cjs');
+
+const utf8Encoder = new TextEncoder();
+// ignoreBOM: a string that starts with U+FEFF must keep it.
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+const isWellFormed = typeof String.prototype.isWellFormed === 'function'
+  ? (s) => s.isWellFormed()
+  : (s) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?:^|[^\ud800-\udbff])[\udc00-\udfff]/.test(s);
+
+const MIN_CAPACITY = 64 * 1024;
+/* A shared writer that grew past this is dropped back after the call. */
+const KEEP_CAPACITY = 8 * 1024 * 1024;
+/* Strings shorter than this are written by a JS loop; longer by encodeInto. */
+const SHORT_STRING = 48;
+
+/*
+ * TapeWriter: a growable byte buffer that tapes are written into. The bytes
+ * are buf[0..pos). Every write method reserves its own room first, so callers
+ * never check capacity. Owned by one encode at a time (see encode.cjs).
+ */
+class TapeWriter {
+  constructor(capacity = MIN_CAPACITY) {
+    this.buf = new Uint8Array(capacity);
+    this.view = new DataView(this.buf.buffer);
+    this.pos = 0;
+  }
+
+  /* Make room for n more bytes. */
+  reserve(n) {
+    if (this.pos + n > this.buf.length) this.grow(this.pos + n);
+  }
+
+  grow(need) {
+    let size = this.buf.length * 2;
+    while (size < need) size *= 2;
+    let buf;
+    try {
+      buf = new Uint8Array(size);
+    } catch {
+      throw new DarmokError('ERR_MEMORY', `cannot grow the tape to ${size} bytes`);
+    }
+    buf.set(this.buf.subarray(0, this.pos));
+    this.buf = buf;
+    this.view = new DataView(buf.buffer);
+  }
+
+  /* Drop a buffer that a huge call left behind, so it can be collected. */
+  reset() {
+    this.pos = 0;
+    if (this.buf.length > KEEP_CAPACITY) {
+      this.buf = new Uint8Array(MIN_CAPACITY);
+      this.view = new DataView(this.buf.buffer);
+    }
+  }
+
+  op(op) {
+    if (this.pos + 1 > this.buf.length) this.grow(this.pos + 1);
+    this.buf[this.pos++] = op;
+  }
+
+  /* An op followed by a u32 (array length, counts, REF, HOLE). */
+  opU32(op, v) {
+    if (this.pos + 5 > this.buf.length) this.grow(this.pos + 5);
+    this.buf[this.pos] = op;
+    this.view.setUint32(this.pos + 1, v, true);
+    this.pos += 5;
+  }
+
+  u32(v) {
+    if (this.pos + 4 > this.buf.length) this.grow(this.pos + 4);
+    this.view.setUint32(this.pos, v, true);
+    this.pos += 4;
+  }
+
+  /* Overwrite a u32 written earlier at `at` (counts known only afterwards). */
+  patchU32(at, v) {
+    this.view.setUint32(at, v, true);
+  }
+
+  int(v) {
+    if (this.pos + 5 > this.buf.length) this.grow(this.pos + 5);
+    this.buf[this.pos] = T_INT;
+    this.view.setInt32(this.pos + 1, v, true);
+    this.pos += 5;
+  }
+
+  /* An op followed by an f64 (T_F64, T_DATE). */
+  opF64(op, v) {
+    if (this.pos + 9 > this.buf.length) this.grow(this.pos + 9);
+    this.buf[this.pos] = op;
+    this.view.setFloat64(this.pos + 1, v, true);
+    this.pos += 9;
+  }
+
+  /*
+   * A str payload (header + bytes). Short strings take a JS loop that stays
+   * on the ASCII fast path; others go through encodeInto when well-formed and
+   * through the WTF-8 loop when they hold a lone surrogate.
+   */
+  str(s) {
+    const n = s.length;
+    if (n >= STR_MAX / 3) return this.longStr(s);
+    if (this.pos + 4 + n * 3 > this.buf.length) this.grow(this.pos + 4 + n * 3);
+    const buf = this.buf;
+    const at = this.pos;
+    const start = at + 4;
+    if (n < SHORT_STRING) {
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[start + i] = c;
+      }
+      if (i === n) {
+        this.view.setUint32(at, (n << STR_SHIFT) | STR_ASCII, true);
+        this.pos = start + n;
+        return;
+      }
+    }
+    let len;
+    let flags = 0;
+    if (isWellFormed(s)) {
+      len = utf8Encoder.encodeInto(s, buf.subarray(start)).written;
+      if (len === n) flags = STR_ASCII;
+    } else {
+      len = writeWtf8(s, buf, start) - start;
+      flags = STR_WTF8;
+    }
+    this.view.setUint32(at, (len << STR_SHIFT) | flags, true);
+    this.pos = start + len;
+  }
+
+  /* A string whose worst case (3 bytes per unit) could pass 2^30 bytes. */
+  longStr(s) {
+    const bytes = isWellFormed(s) ? utf8Encoder.encode(s) : null;
+    const len = bytes !== null ? bytes.length : wtf8Length(s);
+    if (len >= STR_MAX) {
+      throw new DarmokError('ERR_TOO_LARGE', `a string of ${len} bytes is over the limit of ${STR_MAX - 1}`);
+    }
+    this.reserve(4 + len);
+    const flags = bytes === null ? STR_WTF8 : (len === s.length ? STR_ASCII : 0);
+    this.view.setUint32(this.pos, (len << STR_SHIFT) | flags, true);
+    if (bytes !== null) this.buf.set(bytes, this.pos + 4);
+    else writeWtf8(s, this.buf, this.pos + 4);
+    this.pos += 4 + len;
+  }
+
+  /* Raw bytes (the payload of T_BYTES, after its kind and length). */
+  bytes(u8) {
+    this.reserve(u8.length);
+    this.buf.set(u8, this.pos);
+    this.pos += u8.length;
+  }
+}
+
+/*
+ * Write s as WTF-8 into buf from `at` (room for 3 bytes per code unit must be
+ * there); return the position after the last byte. Surrogate pairs become one
+ * 4-byte sequence; a lone surrogate becomes ED A0..BF xx.
+ */
+function writeWtf8(s, buf, at) {
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      buf[at++] = c;
+    } else if (c < 0x800) {
+      buf[at++] = 0xc0 | (c >> 6);
+      buf[at++] = 0x80 | (c & 0x3f);
+    } else {
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+          buf[at++] = 0xf0 | (c >> 18);
+          buf[at++] = 0x80 | ((c >> 12) & 0x3f);
+          buf[at++] = 0x80 | ((c >> 6) & 0x3f);
+          buf[at++] = 0x80 | (c & 0x3f);
+          continue;
+        }
+      }
+      buf[at++] = 0xe0 | (c >> 12);
+      buf[at++] = 0x80 | ((c >> 6) & 0x3f);
+      buf[at++] = 0x80 | (c & 0x3f);
+    }
+  }
+  return at;
+}
+
+function wtf8Length(s) {
+  let len = 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) len += 1;
+    else if (c < 0x800) len += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n &&
+             (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { len += 4; i++; }
+    else len += 3;
+  }
+  return len;
+}
+
+/*
+ * Decode WTF-8 bytes buf[at..end) that the core (or TapeWriter) produced.
+ * Trusts its input: sequences are complete and minimal; no validation here.
+ */
+function readWtf8Unsafe(buf, at, end) {
+  let s = '';
+  const units = [];
+  while (at < end) {
+    const b = buf[at];
+    let c;
+    if (b < 0x80) { c = b; at += 1; }
+    else if (b < 0xe0) { c = ((b & 0x1f) << 6) | (buf[at + 1] & 0x3f); at += 2; }
+    else if (b < 0xf0) {
+      c = ((b & 0x0f) << 12) | ((buf[at + 1] & 0x3f) << 6) | (buf[at + 2] & 0x3f);
+      at += 3;
+    } else {
+      c = ((b & 0x07) << 18) | ((buf[at + 1] & 0x3f) << 12) |
+          ((buf[at + 2] & 0x3f) << 6) | (buf[at + 3] & 0x3f);
+      at += 4;
+      c -= 0x10000;
+      units.push(0xd800 + (c >> 10));
+      c = 0xdc00 + (c & 0x3ff);
+    }
+    units.push(c);
+    if (units.length >= 4096) {
+      s += String.fromCharCode.apply(null, units);
+      units.length = 0;
+    }
+  }
+  return s + String.fromCharCode.apply(null, units);
+}
+
+/*
+ * TapeReader: reads a tape from buf[pos..end). buf is a Uint8Array over any
+ * ArrayBuffer (a JS buffer, or WebAssembly memory); view a DataView over the
+ * same ArrayBuffer. The tape is trusted: the core validated it, or this
+ * process wrote it. Reads do not check bounds.
+ */
+class TapeReader {
+  constructor(buf, view, pos, end) {
+    this.buf = buf;
+    this.view = view;
+    this.pos = pos;
+    this.end = end;
+  }
+
+  u8() {
+    return this.buf[this.pos++];
+  }
+
+  u32() {
+    const v = this.view.getUint32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+
+  i32() {
+    const v = this.view.getInt32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+
+  f64() {
+    const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  str() {
+    const header = this.view.getUint32(this.pos, true);
+    const len = header >>> STR_SHIFT;
+    const start = this.pos + 4;
+    const end = start + len;
+    this.pos = end;
+    const buf = this.buf;
+    if ((header & STR_ASCII) !== 0 && len <= 16) {
+      let s = '';
+      for (let i = start; i < end; i++) s += String.fromCharCode(buf[i]);
+      return s;
+    }
+    if ((header & STR_WTF8) !== 0) return readWtf8Unsafe(buf, start, end);
+    return utf8Decoder.decode(buf.subarray(start, end));
+  }
+
+  /* n raw bytes, as a view into the tape (copy before keeping it). */
+  bytes(n) {
+    const at = this.pos;
+    this.pos += n;
+    return this.buf.subarray(at, at + n);
+  }
+}
+
+module.exports = {
+  T_UNDEF, T_NULL, T_FALSE, T_TRUE, T_INT, T_F64, T_BIGINT, T_STR, T_ARRAY,
+  T_HOLE, T_OBJECT, T_NULLPROTO, T_INSTANCE, T_MAP, T_SET, T_DATE, T_REGEXP,
+  T_BYTES, T_ERROR, T_REF,
+  STR_ASCII, STR_WTF8, STR_SHIFT, STR_MAX,
+  BYTES_BUFFER, BYTES_ARRAYBUFFER, BYTES_DATAVIEW, BYTES_INT8, BYTES_UINT8,
+  BYTES_UINT8C, BYTES_INT16, BYTES_UINT16, BYTES_INT32, BYTES_UINT32,
+  BYTES_FLOAT32, BYTES_FLOAT64, BYTES_BIGINT64, BYTES_BIGUINT64, BYTES_KIND_COUNT,
+  TYPED_ARRAYS,
+  TapeWriter, TapeReader,
+  utf8Encoder, utf8Decoder, isWellFormed, writeWtf8, readWtf8Unsafe
+};

@@ -1,0 +1,68 @@
+'use strict';
+/*
+ * core.cjs plumbing against the real core: growth of WebAssembly memory
+ * (every view re-taken), the number of boundary crossings per call, and
+ * error mapping (code, offset, excerpt).
+ */
+const { test } = require('node:test');
+const { assert, sameGraph } = require('./helpers.cjs');
+const core = require('../../js/core.cjs');
+const { encodeEntity, decodeEntity, DarmokError } = require('../../js/index.cjs');
+const { fixtures } = require('./fixtures.cjs');
+
+test('memory growth mid-call: large values round-trip and later calls still work', () => {
+  const before = core.wasmMemory().buffer.byteLength;
+  const big = { s: 'x'.repeat(8 << 20) + 'é😀', list: Array.from({ length: 200000 }, (_, i) => ({ i, d: i / 7 })) };
+  const text = encodeEntity(big);
+  assert.ok(core.wasmMemory().buffer.byteLength > before, 'memory grew');
+  const back = decodeEntity(text);
+  assert.strictEqual(back.s, big.s);
+  assert.strictEqual(back.list.length, 200000);
+  assert.deepStrictEqual(back.list[199999], { i: 199999, d: 199999 / 7 });
+  // Also as UTF-8 bytes, after growth.
+  assert.strictEqual(decodeEntity(Buffer.from(text)).s.length, big.s.length);
+  for (const f of fixtures) {
+    const input = f.make();
+    const text2 = encodeEntity(input);
+    if (f.json !== undefined) assert.strictEqual(text2, f.json, f.name);
+    const out = decodeEntity(text2);
+    if (f.expect !== null) sameGraph(out, f.expect ? f.expect() : input);
+    if (f.check) f.check(out, assert, input);
+  }
+});
+
+test('one work call into the core per encode and per decode', () => {
+  // The real exports, each wrapped to count its calls.
+  const counts = new Map();
+  const real = core.exportsForTest();
+  const counted = {};
+  for (const [name, fn] of Object.entries(real)) {
+    counted[name] = typeof fn === 'function'
+      ? (...args) => { counts.set(name, (counts.get(name) || 0) + 1); return fn(...args); }
+      : fn;
+  }
+  core.useExportsForTest(counted, { keepContext: true });
+  try {
+    const text = encodeEntity({ a: [1, 2, new Map([[1, new Date(0)]])], s: 'é' });
+    assert.deepStrictEqual(Object.fromEntries(counts), { dk_ctx_input: 1, dk_json_encode_ctx: 1 });
+    counts.clear();
+    decodeEntity(text);
+    assert.deepStrictEqual(Object.fromEntries(counts), { dk_ctx_input: 1, dk_json_decode_ctx: 1 });
+  } finally {
+    core.useExportsForTest(real, { keepContext: true });
+  }
+});
+
+test('errors map to DarmokError with code, offset and a short excerpt', () => {
+  const long = '{"k":"' + 'a'.repeat(1000) + '",}';
+  try {
+    decodeEntity(long);
+    assert.fail('no error');
+  } catch (e) {
+    assert.ok(e instanceof DarmokError);
+    assert.strictEqual(e.code, 'ERR_SYNTAX');
+    assert.strictEqual(e.offset, long.length - 1);
+    assert.ok(e.message.length < 200, e.message);
+    assert.match(e.message, /at byte 1008/);
+  }
+});

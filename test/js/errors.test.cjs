@@ -1,0 +1,138 @@
+'use strict';
+/*
+ * Failures: every one a DarmokError with a code (and a path where known);
+ * strict mode, unknown classes, the depth guard, bad options.
+ */
+const { test } = require('node:test');
+const { assert, haveWasm } = require('./helpers.cjs');
+const { serializable, encodeEntity, decodeEntity, DarmokError } = require('../../js/index.cjs');
+const { encodeTape } = require('../../js/encode.cjs');
+const { decodeTape } = require('../../js/decode.cjs');
+
+const wasmOnly = haveWasm ? false : 'build/darmok.wasm is not built';
+/* Encode through the core when built; the walk (where these errors come from) is the same. */
+const encode = haveWasm ? encodeEntity : encodeTape;
+
+function throwsCode(fn, code, path) {
+  assert.throws(fn, (err) => {
+    assert.ok(err instanceof DarmokError, `not a DarmokError: ${err}`);
+    assert.ok(err instanceof Error);
+    assert.strictEqual(err.name, 'DarmokError');
+    assert.strictEqual(err.code, code, err.message);
+    if (path !== undefined) assert.strictEqual(err.path, path, err.message);
+    return true;
+  });
+}
+
+class Unregistered { constructor() { this.u = 1; } }
+
+test('strict: functions, symbols and unsupported built-ins throw ERR_UNSUPPORTED_TYPE', () => {
+  const strict = { strict: true };
+  throwsCode(() => encode({ a: { f() {} } }, strict), 'ERR_UNSUPPORTED_TYPE', '$.a.f');
+  throwsCode(() => encode({ bars: [0, Symbol('s')] }, strict), 'ERR_UNSUPPORTED_TYPE', '$.bars[1]');
+  throwsCode(() => encode(() => 1, strict), 'ERR_UNSUPPORTED_TYPE', '$');
+  throwsCode(() => encode(Symbol('top'), strict), 'ERR_UNSUPPORTED_TYPE', '$');
+  throwsCode(() => encode({ w: new WeakMap() }, strict), 'ERR_UNSUPPORTED_TYPE', '$.w');
+  throwsCode(() => encode([new WeakSet()], strict), 'ERR_UNSUPPORTED_TYPE', '$[0]');
+  throwsCode(() => encode(Promise.resolve(1), strict), 'ERR_UNSUPPORTED_TYPE', '$');
+  throwsCode(() => encode(Object(1), strict), 'ERR_UNSUPPORTED_TYPE');
+  throwsCode(() => encode(Object('s'), strict), 'ERR_UNSUPPORTED_TYPE');
+  throwsCode(() => encode(new Map([['k', () => 1]]), strict), 'ERR_UNSUPPORTED_TYPE', '$.$Map[0][1]');
+  throwsCode(() => encode(new Set([1, Symbol.iterator]), strict), 'ERR_UNSUPPORTED_TYPE', '$.$Set[1]');
+  throwsCode(() => encode({ 'odd key': [new Unregistered()] }, strict), 'ERR_UNREGISTERED_CLASS', '$["odd key"][0]');
+});
+
+test('not strict: skipped or written as JSON.stringify would', () => {
+  const round = (v) => decodeTape(encodeTape(v));
+  assert.deepStrictEqual(round({ a: 1, f() {}, s: Symbol('x') }), { a: 1 });
+  assert.deepStrictEqual(round([() => 1, Symbol('x')]), [null, null]);
+  assert.strictEqual(round(() => 1), undefined);
+  assert.deepStrictEqual(round({ w: new WeakMap(), p: Promise.resolve() }), { w: {}, p: {} });
+  assert.deepStrictEqual(round([Object(1), Object('s'), Object(false), Object(2n)]), [1, 's', false, 2n]);
+  assert.deepStrictEqual(round(new Map([['k', () => 1], ['j', 2]])), new Map([['j', 2]]));
+  const plain = round(new Unregistered());
+  assert.strictEqual(Object.getPrototypeOf(plain), Object.prototype);
+  assert.deepStrictEqual(plain, { u: 1 });
+});
+
+test('unknown class keys: ERR_UNKNOWN_CLASS with a path, or plain objects', () => {
+  class Gone { constructor() { this.g = [1]; } }
+  serializable(Gone, [], 'errors.Gone');
+  const tape = encodeTape({ list: [new Gone()] });
+  tape[tape.indexOf(0x47)] = 0x58; // "errors.Gone" -> "errors.Xone"
+  throwsCode(() => decodeTape(tape), 'ERR_UNKNOWN_CLASS', '$.list[0]');
+  const plain = decodeTape(tape, { unknownClass: 'plain' });
+  assert.strictEqual(Object.getPrototypeOf(plain.list[0]), Object.prototype);
+  assert.deepStrictEqual(plain.list[0], { g: [1] });
+});
+
+test('unknownClass through the core', { skip: wasmOnly }, () => {
+  const text = '{"m":{"$Map":[["k",{"$":"errors.Nobody","a":1}]]}}';
+  throwsCode(() => decodeEntity(text), 'ERR_UNKNOWN_CLASS', '$.m.$Map[0]');
+  assert.deepStrictEqual(decodeEntity(text, null, { unknownClass: 'plain' }), { m: new Map([['k', { a: 1 }]]) });
+});
+
+function nest(depth, wrap) {
+  let v = 0;
+  for (let i = 0; i < depth; i++) v = wrap(v);
+  return v;
+}
+
+test('depth guard: ERR_DEPTH, never a stack overflow', () => {
+  for (const wrap of [(v) => [v], (v) => ({ v }), (v) => new Map([[v, v]]), (v) => new Set([v])]) {
+    throwsCode(() => encode(nest(100000, wrap)), 'ERR_DEPTH');
+  }
+  class Node { constructor(next) { this.next = next; } }
+  serializable(Node, [], 'errors.Node');
+  throwsCode(() => encode(nest(100000, (v) => new Node(v))), 'ERR_DEPTH');
+  const err = new Error('e');
+  let e = err;
+  for (let i = 0; i < 2000; i++) { e.cause = new Error('c'); e = e.cause; }
+  throwsCode(() => encode(err), 'ERR_DEPTH');
+});
+
+test('depth guard: maxDepth is the deepest nesting allowed', () => {
+  encode(nest(5, (v) => [v]), { maxDepth: 5 });
+  throwsCode(() => encode(nest(6, (v) => [v]), { maxDepth: 5 }), 'ERR_DEPTH', '$[0][0][0][0][0]');
+  encode(nest(1000, (v) => ({ v })));
+  throwsCode(() => encode(nest(1001, (v) => ({ v }))), 'ERR_DEPTH');
+  // Wide is not deep.
+  encode(Array.from({ length: 10000 }, () => [[1]]), { maxDepth: 3 });
+});
+
+test('decode depth through the core', { skip: wasmOnly }, () => {
+  decodeEntity('[[[]]]', { maxDepth: 3 });
+  throwsCode(() => decodeEntity('[[[]]]', { maxDepth: 2 }), 'ERR_DEPTH');
+  decodeEntity(encodeEntity(nest(1000, (v) => [v])));
+});
+
+test('bad options: ERR_INVALID_OPTION', () => {
+  throwsCode(() => encodeEntity(1, { maxDepth: 0 }), 'ERR_INVALID_OPTION');
+  throwsCode(() => encodeEntity(1, { maxDepth: 1.5 }), 'ERR_INVALID_OPTION');
+  throwsCode(() => decodeEntity('1', null, { unknownClass: 'ignore' }), 'ERR_INVALID_OPTION');
+  throwsCode(() => decodeEntity('1', null, { maxBytes: -1 }), 'ERR_INVALID_OPTION');
+  throwsCode(() => decodeEntity('1', 'Foo'), 'ERR_INVALID_OPTION');
+});
+
+test('decodeEntity input types', () => {
+  throwsCode(() => decodeEntity(42), 'ERR_UNSUPPORTED_TYPE');
+  throwsCode(() => decodeEntity({}), haveWasm ? 'ERR_UNSUPPORTED_TYPE' : 'ERR_UNSUPPORTED_TYPE');
+});
+
+test('errors from user code pass through untouched', () => {
+  const boom = new TypeError('boom');
+  const v = { get bad() { throw boom; } };
+  assert.throws(() => encode({ x: v }), (e) => e === boom);
+});
+
+test('parse errors carry the offset and a short excerpt', { skip: wasmOnly }, () => {
+  const text = `{"padding":"${'x'.repeat(100)}", oops}`;
+  assert.throws(() => decodeEntity(text), (e) => {
+    assert.strictEqual(e.code, 'ERR_SYNTAX');
+    assert.strictEqual(e.offset, text.indexOf('oops'));
+    const quoted = e.message.match(/near (".*")$/)[1];
+    assert.ok(JSON.parse(quoted).length <= 40, e.message);
+    assert.ok(JSON.parse(quoted).includes('oops'), e.message);
+    return true;
+  });
+});

@@ -1,0 +1,82 @@
+'use strict';
+/*
+ * The fixtures table through the real core, for every format: exact text,
+ * decode, round trip, idempotence, byte identity with JSON.stringify, and
+ * the invalid table with exact codes and offsets. Skipped (with a note)
+ * while build/darmok.wasm does not exist.
+ */
+const { test } = require('node:test');
+const { formats, fixtures, invalid } = require('./fixtures.cjs');
+const { assert, sameGraph, deepFreeze, haveWasm } = require('./helpers.cjs');
+const darmok = require('../../js/index.cjs');
+
+const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
+const api = { json: require('../../js/json.cjs') };
+
+for (const format of formats) {
+  const { encodeEntity, decodeEntity, DarmokError } = api[format];
+
+  for (const f of fixtures) {
+    test(`${format}: ${f.name}`, { skip }, () => {
+      const input = f.make();
+      const text = encodeEntity(input);
+      if (format === 'json') {
+        if (f.json !== undefined) assert.strictEqual(text, f.json);
+        if (f.stringify) assert.strictEqual(text, JSON.stringify(input));
+        JSON.parse(text); // every output is JSON
+      }
+      const out = decodeEntity(text);
+      if (f.expect !== null) sameGraph(out, f.expect ? f.expect() : input);
+      if (f.check) f.check(out, assert, input);
+      assert.strictEqual(encodeEntity(out), text, 'idempotent');
+      if (f.json !== undefined) sameGraph(decodeEntity(Buffer.from(f.json)), out);
+      if (f.json !== undefined) sameGraph(decodeEntity(new TextEncoder().encode(f.json)), out);
+    });
+  }
+
+  test(`${format}: deep-frozen input encodes`, { skip }, () => {
+    const all = deepFreeze(fixtures.filter((f) => f.expect === undefined).map((f) => f.make()));
+    sameGraph(decodeEntity(encodeEntity(all)), all);
+  });
+
+  for (const bad of invalid) {
+    test(`${format} invalid: ${bad.name}`, { skip: skip || (format !== 'json' && 'json text') }, () => {
+      const input = bad.bytes ? Uint8Array.from(bad.bytes) : bad.text;
+      assert.throws(() => decodeEntity(input, bad.options), (err) => {
+        assert.ok(err instanceof DarmokError, String(err));
+        assert.strictEqual(err.code, bad.code, err.message);
+        if ('offset' in bad && bad.offset !== undefined) assert.strictEqual(err.offset, bad.offset, err.message);
+        if (bad.path !== undefined) assert.strictEqual(err.path, bad.path);
+        if (['ERR_SYNTAX', 'ERR_FORMAT'].includes(err.code)) {
+          assert.strictEqual(typeof err.offset, 'number');
+          assert.match(err.message, /at byte \d+/);
+        }
+        return true;
+      });
+    });
+  }
+}
+
+test('plain JSON data is byte-identical to JSON.stringify', { skip }, () => {
+  let seed = 7;
+  const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+  const strs = ['', 'a', 'é', '\u2028', '"\\', '\u0000\u001f', '😀', '\ud800', 'key with space', '1', '01'];
+  const gen = (d) => {
+    switch (rnd(d > 4 ? 4 : 7)) {
+      case 0: return rnd(2) === 0 ? rnd(1000) - 500 : (rnd(1e6) - 5e5) / 7 * 10 ** (rnd(40) - 20);
+      case 1: return strs[rnd(strs.length)];
+      case 2: return rnd(2) === 0;
+      case 3: return null;
+      case 4: case 5: return Array.from({ length: rnd(5) }, () => gen(d + 1));
+      default: {
+        const o = {};
+        for (let i = rnd(5); i > 0; i--) o[strs[rnd(strs.length)] + (rnd(2) ? 'k' : '')] = gen(d + 1);
+        return o;
+      }
+    }
+  };
+  for (let i = 0; i < 500; i++) {
+    const v = gen(0);
+    assert.strictEqual(darmok.encodeEntity(v), JSON.stringify(v));
+  }
+});

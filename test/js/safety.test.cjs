@@ -1,0 +1,105 @@
+'use strict';
+/*
+ * Named attacks and promises: prototype pollution, setters, frozen input,
+ * no mutation, re-entrancy, one registry for require and import.
+ */
+const { test } = require('node:test');
+const { assert, haveWasm, deepFreeze, sameGraph } = require('./helpers.cjs');
+const { serializable, encodeEntity, decodeEntity } = require('../../js/index.cjs');
+const { encodeTape } = require('../../js/encode.cjs');
+const { decodeTape } = require('../../js/decode.cjs');
+
+const wasmOnly = haveWasm ? false : 'build/darmok.wasm is not built';
+const roundTrip = (v) => haveWasm ? decodeEntity(encodeEntity(v)) : decodeTape(encodeTape(v));
+
+test('__proto__ and constructor keys become own properties; Object.prototype untouched', () => {
+  const evil = JSON.parse('{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"isAdmin":true}}}');
+  const out = roundTrip(evil);
+  assert.strictEqual(Object.getPrototypeOf(out), Object.prototype);
+  assert.ok(Object.prototype.hasOwnProperty.call(out, '__proto__'));
+  assert.deepStrictEqual(Object.keys(out), ['__proto__', 'constructor']);
+  assert.strictEqual(out.isAdmin, undefined);
+  assert.strictEqual(({}).isAdmin, undefined);
+  assert.strictEqual(Object.prototype.isAdmin, undefined);
+});
+
+test('__proto__ in JSON text stays data', { skip: wasmOnly }, () => {
+  const out = decodeEntity('{"a":{"__proto__":[1]},"$$__proto__":2}');
+  assert.ok(Array.isArray(out.a.__proto__)); // eslint-disable-line no-proto
+  assert.strictEqual(Object.getPrototypeOf(out.a), Object.prototype);
+  const inst = decodeEntity('{"$NullProto":{"__proto__":{"x":1}}}');
+  assert.strictEqual(Object.getPrototypeOf(inst), null);
+  assert.deepStrictEqual(Object.keys(inst), ['__proto__']);
+});
+
+test('class prototype setters are never called on decode', () => {
+  let calls = 0;
+  class Guarded {
+    constructor() { this.secret = 1; }
+    set secret(v) { calls++; } // eslint-disable-line accessor-pairs
+    get secret() { return 'from getter'; }
+  }
+  serializable(Guarded, [], 'safety.Guarded');
+  const obj = Object.create(Guarded.prototype);
+  Object.defineProperty(obj, 'secret', { value: 7, enumerable: true, writable: true, configurable: true });
+  calls = 0;
+  const out = roundTrip(obj);
+  assert.strictEqual(calls, 0);
+  assert.ok(out instanceof Guarded);
+  assert.strictEqual(Object.getOwnPropertyDescriptor(out, 'secret').value, 7);
+});
+
+test('constructors are not called on decode', () => {
+  let made = 0;
+  class Counted { constructor() { made++; this.v = 1; } }
+  serializable(Counted, [], 'safety.Counted');
+  const c = new Counted();
+  made = 0;
+  roundTrip([c, c]);
+  assert.strictEqual(made, 0);
+});
+
+test('the input is never mutated; a deep-frozen input encodes', () => {
+  class Frozen { constructor() { this.items = [new Map([['k', new Set([1])]])]; this.when = new Date(0); } }
+  const P = serializable(Frozen, [], 'safety.Frozen');
+  const v = deepFreeze({ a: [new P(), { b: 1 }], c: new Frozen() });
+  const before = JSON.stringify(v);
+  const names = Object.getOwnPropertyNames(v.c);
+  const out = roundTrip(v);
+  assert.strictEqual(JSON.stringify(v), before);
+  assert.deepStrictEqual(Object.getOwnPropertyNames(v.c), names);
+  sameGraph(out, v);
+});
+
+test('shared references and cycles keep identity', () => {
+  const shared = { s: 1 };
+  const m = new Map();
+  const root = { a: shared, b: [shared, m], m };
+  m.set(root, shared);
+  m.set('self', m);
+  const out = roundTrip(root);
+  assert.strictEqual(out.a, out.b[0]);
+  assert.strictEqual(out.b[1], out.m);
+  assert.strictEqual(out.m.get(out), out.a);
+  assert.strictEqual(out.m.get('self'), out.m);
+});
+
+test('re-entrancy: a getter that encodes during an encode', () => {
+  const inner = { deep: [1, 2, 3] };
+  const enc = haveWasm ? encodeEntity : (v) => Buffer.from(encodeTape(v)).toString('base64');
+  const expectedInner = enc(inner);
+  const outer = {
+    before: 'x'.repeat(1000),
+    get nested() { return enc(inner); },
+    after: [4, 5, 6]
+  };
+  const text = enc(outer);
+  const again = enc({ before: 'x'.repeat(1000), nested: expectedInner, after: [4, 5, 6] });
+  assert.strictEqual(text, again);
+});
+
+test('the tape buffer is reused without leaking across calls', () => {
+  const big = encodeTape('y'.repeat(20 * 1024 * 1024));
+  assert.strictEqual(big.length, 5 + 20 * 1024 * 1024);
+  assert.deepStrictEqual([...encodeTape(1)], [5, 1, 0, 0, 0]);
+});

@@ -1,0 +1,133 @@
+/*
+ * darmok.h - the public interface of darmok's C core.
+ *
+ * The core turns a tape (wasm/dk_tape.h) into a byte format and back:
+ *
+ *   dk_json_write   tape -> JSON text   (docs/FORMAT.md)
+ *   dk_json_read    JSON text -> tape   (strict RFC 8259, then darmok tags)
+ *
+ * Everything public starts with dk_. Calls share no global state: all
+ * memory comes from the caller's dk_arena (scratch, reset per call) and
+ * dk_buf (the output, reused across calls). Errors come back in a dk_err.
+ */
+#ifndef DARMOK_H
+#define DARMOK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dk_tape.h"
+
+/* Error codes. Numbered from 0; only ever appended (JS maps them). */
+typedef enum dk_code {
+    DK_OK = 0,            /* success */
+    DK_ERR_SYNTAX = 1,    /* invalid JSON text (RFC 8259, UTF-8, BOM, junk) */
+    DK_ERR_FORMAT = 2,    /* valid JSON, but not a valid darmok document */
+    DK_ERR_DEPTH = 3,     /* nesting deeper than max_depth */
+    DK_ERR_TOO_LARGE = 4, /* a length over max_length, or input too large */
+    DK_ERR_MEMORY = 5,    /* out of memory */
+    DK_ERR_TAPE = 6       /* malformed tape handed to an encoder */
+} dk_code;
+
+/*
+ * The outcome of a call. Filled by the first failure only (later ones do
+ * not overwrite it); all zero on success. msg is a static ASCII string
+ * literal: nothing to free, valid forever. pos is the byte offset into the
+ * call's input (JSON text or tape) where the failure was found.
+ */
+typedef struct dk_err {
+    dk_code code;
+    const char *msg;
+    size_t pos;
+} dk_err;
+
+/* Limits of one call. A zero field means its default. */
+typedef struct dk_limits {
+    uint32_t max_depth;  /* open containers allowed at once */
+    uint32_t max_length; /* string bytes, array slots (holes included),
+                            member/entry counts, binary bytes */
+} dk_limits;
+
+#define DK_DEFAULT_MAX_DEPTH 1000u
+#define DK_DEFAULT_MAX_LENGTH 0x3FFFFFFFu /* the tape's string limit */
+
+/* Zero bytes the reader may look at past the end of a padded input. */
+#define DK_JSON_PADDING 16u
+
+/* dk_json_read_opts flags. */
+#define DK_READ_PADDED 1u /* json[len .. len+DK_JSON_PADDING) exist and are 0 */
+
+/*
+ * A bump arena: memory for one call's scratch data (explicit stacks, a
+ * padded copy of the input). Allocation bumps a pointer inside a chunk and
+ * chains a new chunk when full; nothing is freed one by one. Fields are
+ * private. Zero-initialised (or dk_arena_init) is an empty arena.
+ */
+typedef struct dk_chunk dk_chunk;
+typedef struct dk_arena {
+    dk_chunk *head; /* newest chunk, allocations come from here */
+} dk_arena;
+
+/* Makes *a an empty arena. Owns nothing yet. */
+void dk_arena_init(dk_arena *a);
+
+/*
+ * Forgets every allocation but keeps the memory: when several chunks were
+ * chained, they are replaced by one chunk of their total size, so the next
+ * call of a similar size allocates nothing. Pointers from before are dead.
+ */
+void dk_arena_reset(dk_arena *a);
+
+/* Frees all chunks; *a is empty again and may be reused. */
+void dk_arena_free(dk_arena *a);
+
+/*
+ * A growable byte buffer; data[0..len) is the content, cap the capacity.
+ * Owned by the caller, grown with realloc by the core, freed with
+ * dk_buf_free. Zero-initialised (or dk_buf_init) is an empty buffer.
+ */
+typedef struct dk_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+} dk_buf;
+
+/* Makes *b an empty buffer. */
+void dk_buf_init(dk_buf *b);
+
+/* Frees the buffer's memory; *b is empty again. */
+void dk_buf_free(dk_buf *b);
+
+/*
+ * Writes the tape tape[0..len) as darmok JSON into out (replacing its
+ * content; its memory is reused). The tape is untrusted: every read is
+ * bounds-checked and a malformed tape fails with DK_ERR_TAPE (err->pos is a
+ * tape offset); nesting deeper than lim->max_depth fails with DK_ERR_DEPTH.
+ * lim may be NULL (defaults). scratch holds the explicit stack; the caller
+ * may reset it after the call. Returns err->code; on failure out->len is 0.
+ */
+int dk_json_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
+                       dk_arena *scratch, dk_buf *out, dk_err *err);
+
+/* dk_json_write_opts with a private scratch arena, freed before return. */
+int dk_json_write(const uint8_t *tape, size_t len, const dk_limits *lim,
+                  dk_buf *out, dk_err *err);
+
+/*
+ * Parses the JSON text json[0..len) and writes its tape into tape_out
+ * (replacing its content). With DK_READ_PADDED in flags the caller promises
+ * DK_JSON_PADDING zero bytes after the text; otherwise the text is copied
+ * into scratch with that padding. The text is untrusted: failures are
+ * DK_ERR_SYNTAX, _FORMAT, _DEPTH, _TOO_LARGE or _MEMORY with err->pos the
+ * offending byte offset in json. lim may be NULL. Returns err->code; on
+ * failure tape_out->len is 0.
+ */
+int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
+                      const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
+                      dk_err *err);
+
+/* dk_json_read_opts without flags and with a private scratch arena. */
+int dk_json_read(const uint8_t *json, size_t len, const dk_limits *lim,
+                 dk_buf *tape_out, dk_err *err);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * dk_internal.h - shared by the core's .c files; never installed, never
+ * included by callers. Everything here trusts its arguments unless its
+ * comment says otherwise.
+ */
+#ifndef DK_INTERNAL_H
+#define DK_INTERNAL_H
+
+#include <string.h>
+
+#include "darmok.h"
+
+/* Fallible internal functions return a dk_code and must be checked. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DK_MUST __attribute__((warn_unused_result))
+#else
+#define DK_MUST
+#endif
+
+/* Propagates a failure: evaluates expr, returns its code unless DK_OK. */
+#define DK_TRY(expr)                                                           \
+    do {                                                                       \
+        int dk_try_rc_ = (expr);                                               \
+        if (dk_try_rc_ != DK_OK) return dk_try_rc_;                            \
+    } while (0)
+
+/*
+ * Records a failure unless one is recorded already (first failure wins) and
+ * returns the error now held in err, so callers can `return dk_fail(...)`.
+ */
+int dk_fail(dk_err *err, dk_code code, const char *msg, size_t pos);
+
+/*
+ * Returns n bytes, 8-byte aligned, from the arena; NULL when out of memory.
+ * The memory lives until dk_arena_reset/dk_arena_free.
+ */
+void *dk_arena_alloc(dk_arena *a, size_t n);
+
+/*
+ * Returns a copy of the array old[0..old_n) (elements of `size` bytes) in
+ * a new block of new_n >= old_n elements from the arena; the old block is
+ * simply abandoned. NULL on OOM or size overflow. Used to double explicit
+ * stacks: the waste is bounded by the final size.
+ */
+void *dk_arena_grow(dk_arena *a, const void *old, size_t old_n, size_t new_n,
+                    size_t size);
+
+/*
+ * Makes room for n more bytes after b->len (b->data may move). Fails with
+ * DK_ERR_TOO_LARGE when the size overflows, DK_ERR_MEMORY when realloc
+ * fails; pos is the input offset reported then.
+ */
+DK_MUST int dk_buf_reserve(dk_buf *b, size_t n, dk_err *err, size_t pos);
+
+/* Appends n bytes; the caller has reserved room (hence _unsafe). */
+static inline void dk_put_unsafe(dk_buf *b, const void *s, size_t n)
+{
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+}
+
+/* Little-endian, unaligned loads and stores; callers check bounds. */
+static inline uint32_t dk_rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static inline void dk_wr32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline double dk_rdf64(const uint8_t *p)
+{
+    uint64_t u = (uint64_t)dk_rd32(p) | (uint64_t)dk_rd32(p + 4) << 32;
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static inline void dk_wrf64(uint8_t *p, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    dk_wr32(p, (uint32_t)u);
+    dk_wr32(p + 4, (uint32_t)(u >> 32));
+}
+
+/* ---- text helpers (dk_text.c) ------------------------------------------ */
+
+/* Longest output of dk_fmt_double, sign and exponent included. */
+#define DK_NUM_MAX 32
+
+/*
+ * Writes the finite, non-(-0) double x as Number.prototype.toString does
+ * (shortest round-trip digits, ECMAScript layout) into out; returns the
+ * length. No terminating zero.
+ */
+size_t dk_fmt_double(double x, char out[DK_NUM_MAX]);
+
+/* Writes the int32 v in decimal into out; returns the length. */
+size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX]);
+
+/* The largest |time value| of a JavaScript Date, in milliseconds. */
+#define DK_DATE_MAX_MS 8.64e15
+
+/* Length of the longest Date.prototype.toISOString result. */
+#define DK_ISO_MAX 27
+
+/*
+ * Writes the time value ms (an integer, |ms| <= DK_DATE_MAX_MS: checked by
+ * the caller) as toISOString does; returns the length (24 or 27).
+ */
+size_t dk_fmt_iso(double ms, char out[DK_ISO_MAX]);
+
+/*
+ * Parses s[0..n) in the exact form toISOString writes (4-digit years for
+ * 0..9999, else +YYYYYY/-YYYYYY). Returns 1 and sets *ms, or 0 when s is
+ * not such a string or the time is out of a Date's range.
+ */
+int dk_parse_iso(const uint8_t *s, size_t n, double *ms);
+
+/* Bytes dk_b64_encode writes for n input bytes. */
+#define DK_B64_LEN(n) (((n) + 2) / 3 * 4)
+
+/* Writes standard padded base64 of src[0..n) to out; returns its length. */
+size_t dk_b64_encode(const uint8_t *src, size_t n, uint8_t *out);
+
+/*
+ * Decodes canonical padded base64 s[0..n) into out (out may equal s: the
+ * decoder never writes ahead of what it has read). Returns 1 and sets *len,
+ * or 0 for bad characters, bad length, misplaced padding or non-zero
+ * trailing bits.
+ */
+int dk_b64_decode(const uint8_t *s, size_t n, uint8_t *out, size_t *len);
+
+/* 1 when s[0..n) is a BigInt decimal: "-"? digits, no leading zero, no -0. */
+int dk_bigint_ok(const uint8_t *s, size_t n);
+
+/* 1e0 .. 1e22: the powers of ten that are exact doubles. */
+extern const double dk_pow10[23];
+
+/* The tag name of a DK_BYTES_* kind, without the "$" ("Uint8Array"). */
+extern const char *const dk_bytes_name[DK_BYTES_KIND_COUNT];
+
+/* The element size in bytes of a DK_BYTES_* kind. */
+extern const uint8_t dk_bytes_size[DK_BYTES_KIND_COUNT];
+
+#endif

@@ -1,0 +1,524 @@
+/*
+ * dk_json_write.c - tape -> darmok JSON text (docs/FORMAT.md).
+ *
+ * The tape comes from JavaScript and is not trusted: every read is checked
+ * against the tape's end, every op, count, key order, string encoding, date
+ * and binary length is validated, and nesting is walked with an explicit
+ * stack (never C recursion) limited to max_depth open containers. A bad
+ * tape fails with DK_ERR_TAPE at the offending tape offset.
+ *
+ * String flags (DK_STR_ASCII, DK_STR_WTF8) are hints for the JS decoder
+ * and are not relied on here: the bytes themselves are checked as WTF-8
+ * and every encoded surrogate is written as a \udxxx escape.
+ */
+#include <math.h>
+
+#include "dk_internal.h"
+
+/* One open container of the tape. */
+typedef struct wframe {
+    uint8_t op;    /* DK_T_ARRAY, _OBJECT, _NULLPROTO, _INSTANCE, _MAP, ... */
+    uint8_t comma; /* an item was written: the next one needs a ',' */
+    uint8_t half;  /* DK_T_MAP: 1 after a pair's '[', 2 after its key */
+    uint32_t left; /* ARRAY: slots; MAP: pairs; others: members still due */
+    uint32_t seen; /* keys written so far (first-key rule, Error order) */
+} wframe;
+
+typedef struct writer {
+    const uint8_t *tape;
+    size_t len;
+    size_t pos; /* next tape byte to read */
+    dk_buf *out;
+    dk_err *err;
+    dk_arena *arena;
+    wframe *stack;
+    uint32_t sp, cap; /* open containers; stack capacity */
+    uint32_t max_depth;
+    uint64_t refs; /* referenceable values met so far */
+} writer;
+
+/* Fails with DK_ERR_TAPE at tape offset pos. */
+static int bad_tape(writer *w, const char *msg, size_t pos)
+{
+    return dk_fail(w->err, DK_ERR_TAPE, msg, pos);
+}
+
+/* Checks that n more tape bytes exist. */
+DK_MUST static int need(writer *w, size_t n)
+{
+    if (w->len - w->pos < n) return bad_tape(w, "truncated tape", w->pos);
+    return DK_OK;
+}
+
+/* Reads a u32 from the tape. */
+DK_MUST static int read_u32(writer *w, uint32_t *v)
+{
+    DK_TRY(need(w, 4));
+    *v = dk_rd32(w->tape + w->pos);
+    w->pos += 4;
+    return DK_OK;
+}
+
+/*
+ * Reads a str (u32 header, bytes); *s points into the tape, *at is the
+ * tape offset of the bytes. Encoding is checked when the string is written.
+ */
+DK_MUST static int read_str(writer *w, const uint8_t **s, size_t *n, size_t *at)
+{
+    uint32_t h;
+
+    DK_TRY(read_u32(w, &h));
+    *n = h >> DK_STR_SHIFT;
+    DK_TRY(need(w, *n));
+    *s = w->tape + w->pos;
+    *at = w->pos;
+    w->pos += *n;
+    return DK_OK;
+}
+
+/* Appends n bytes to the output. */
+DK_MUST static int put(writer *w, const void *s, size_t n)
+{
+    DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
+    dk_put_unsafe(w->out, s, n);
+    return DK_OK;
+}
+
+/* Appends a string literal. */
+#define PUT_LIT(w, lit) put((w), (lit), sizeof(lit) - 1)
+
+/*
+ * Length of the WTF-8 sequence at s[0..n) whose lead byte is >= 0x80: a
+ * well-formed UTF-8 sequence, or an encoded surrogate ED A0..BF xx (then
+ * *surrogate is set). 0 when malformed or truncated.
+ */
+static size_t wtf8_len(const uint8_t *s, size_t n, int *surrogate)
+{
+    uint8_t c = s[0];
+
+    *surrogate = 0;
+    if (c >= 0xC2 && c <= 0xDF) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        uint8_t lo = c == 0xE0 ? 0xA0 : 0x80;
+        if (n < 3 || s[1] < lo || s[1] > 0xBF || (s[2] & 0xC0) != 0x80)
+            return 0;
+        *surrogate = c == 0xED && s[1] >= 0xA0;
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        uint8_t lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+        if (n < 4 || s[1] < lo || s[1] > hi || (s[2] & 0xC0) != 0x80 ||
+            (s[3] & 0xC0) != 0x80)
+            return 0;
+        return 4;
+    }
+    return 0;
+}
+
+static const char hex_digits[] = "0123456789abcdef";
+
+/*
+ * Writes s[0..n) (tape offset at) as a JSON string escaped exactly as
+ * JSON.stringify does; with dollar, one extra '$' goes first (the key
+ * escaping rule). Lone surrogates become \udxxx; other bytes >= 0x80 are
+ * copied after WTF-8 validation.
+ *
+ * Room: n + 1 bytes stay reserved for the unflushed rest plus the closing
+ * quote; each escape re-reserves its 6 bytes on top of that.
+ */
+DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
+                           size_t at)
+{
+    dk_buf *o = w->out;
+    size_t i = 0, run = 0;
+
+    if (n > SIZE_MAX - 3)
+        return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
+    DK_TRY(dk_buf_reserve(o, n + 3, w->err, at));
+    o->data[o->len++] = '"';
+    if (dollar) o->data[o->len++] = '$';
+    while (i < n) {
+        uint8_t c = s[i], esc[6];
+        size_t len = 1, elen = 2;
+        int sur = 0;
+
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            i++;
+            continue;
+        }
+        if (c >= 0x80) {
+            len = wtf8_len(s + i, n - i, &sur);
+            if (len == 0) return bad_tape(w, "invalid WTF-8 in string", at + i);
+            if (!sur) {
+                i += len;
+                continue;
+            }
+        }
+        dk_put_unsafe(o, s + run, i - run);
+        DK_TRY(dk_buf_reserve(o, 6 + (n - i) + 1, w->err, at + i));
+        esc[0] = '\\';
+        switch (c) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        default: {
+            uint32_t u = sur ? (uint32_t)(c & 0x0F) << 12 |
+                                   (uint32_t)(s[i + 1] & 0x3F) << 6 |
+                                   (uint32_t)(s[i + 2] & 0x3F)
+                             : c;
+            esc[1] = 'u';
+            esc[2] = (uint8_t)hex_digits[u >> 12];
+            esc[3] = (uint8_t)hex_digits[u >> 8 & 15];
+            esc[4] = (uint8_t)hex_digits[u >> 4 & 15];
+            esc[5] = (uint8_t)hex_digits[u & 15];
+            elen = 6;
+        }
+        }
+        dk_put_unsafe(o, esc, elen);
+        i += len;
+        run = i;
+    }
+    dk_put_unsafe(o, s + run, n - run);
+    o->data[o->len++] = '"';
+    return DK_OK;
+}
+
+/* Writes a number: plain when finite and not -0, else a $Number tag. */
+DK_MUST static int put_number(writer *w, double d)
+{
+    char num[DK_NUM_MAX];
+
+    if (isnan(d)) return PUT_LIT(w, "{\"$Number\":\"NaN\"}");
+    if (isinf(d))
+        return d > 0 ? PUT_LIT(w, "{\"$Number\":\"Infinity\"}")
+                     : PUT_LIT(w, "{\"$Number\":\"-Infinity\"}");
+    if (d == 0 && signbit(d)) return PUT_LIT(w, "{\"$Number\":\"-0\"}");
+    return put(w, num, dk_fmt_double(d, num));
+}
+
+/* Writes a u32 in decimal. */
+DK_MUST static int put_u32(writer *w, uint32_t v)
+{
+    char num[DK_NUM_MAX];
+
+    return put(w, num, dk_fmt_int(v, num));
+}
+
+/*
+ * Opens a container whose op sits at tape offset at: checks the depth,
+ * pushes a frame for `left` items. The opening text is the caller's.
+ */
+DK_MUST static int push(writer *w, uint8_t op, uint32_t left, size_t at)
+{
+    wframe *f;
+
+    if (w->sp >= w->max_depth)
+        return dk_fail(w->err, DK_ERR_DEPTH, "nesting too deep", at);
+    if (w->sp == w->cap) {
+        uint32_t cap = w->cap ? w->cap * 2 : 32;
+
+        if (cap < w->cap) cap = UINT32_MAX; /* max_depth bounds sp */
+        w->stack = dk_arena_grow(w->arena, w->stack, w->cap, cap, sizeof *f);
+        if (!w->stack)
+            return dk_fail(w->err, DK_ERR_MEMORY, "out of memory", at);
+        w->cap = cap;
+    }
+    f = &w->stack[w->sp++];
+    f->op = op;
+    f->comma = 0;
+    f->half = 0;
+    f->left = left;
+    f->seen = 0;
+    return DK_OK;
+}
+
+/* Writes a binary value (op already read at at): {"$Kind":"base64"}. */
+DK_MUST static int write_bytes(writer *w, size_t at)
+{
+    uint8_t kind;
+    uint32_t n;
+    const char *name;
+    size_t b64;
+
+    DK_TRY(need(w, 1));
+    kind = w->tape[w->pos++];
+    if (kind >= DK_BYTES_KIND_COUNT)
+        return bad_tape(w, "unknown bytes kind", at);
+    DK_TRY(read_u32(w, &n));
+    if (n % dk_bytes_size[kind] != 0)
+        return bad_tape(w, "byte length not a multiple of the element size",
+                        at);
+    DK_TRY(need(w, n));
+    name = dk_bytes_name[kind];
+    if ((uint64_t)n / 3 * 4 + 32 > SIZE_MAX)
+        return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
+    b64 = DK_B64_LEN((size_t)n);
+    DK_TRY(dk_buf_reserve(w->out, b64 + strlen(name) + 8, w->err, at));
+    dk_put_unsafe(w->out, "{\"$", 3);
+    dk_put_unsafe(w->out, name, strlen(name));
+    dk_put_unsafe(w->out, "\":\"", 3);
+    w->out->len +=
+        dk_b64_encode(w->tape + w->pos, n, w->out->data + w->out->len);
+    dk_put_unsafe(w->out, "\"}", 2);
+    w->pos += n;
+    return DK_OK;
+}
+
+/* Writes a Date (op already read at at): ISO text, or null when invalid. */
+DK_MUST static int write_date(writer *w, size_t at)
+{
+    char iso[DK_ISO_MAX];
+    double ms;
+
+    DK_TRY(need(w, 8));
+    ms = dk_rdf64(w->tape + w->pos);
+    w->pos += 8;
+    if (isnan(ms)) return PUT_LIT(w, "{\"$Date\":null}");
+    if (!(ms >= -DK_DATE_MAX_MS && ms <= DK_DATE_MAX_MS) ||
+        ms != (double)(int64_t)ms)
+        return bad_tape(w, "date out of range or not an integer", at);
+    DK_TRY(PUT_LIT(w, "{\"$Date\":\""));
+    DK_TRY(put(w, iso, dk_fmt_iso(ms, iso)));
+    return PUT_LIT(w, "\"}");
+}
+
+/*
+ * Writes the value at w->pos. Scalars are written whole; a container gets
+ * its opening text and a frame, its items follow from write_all's loop.
+ */
+DK_MUST static int write_value(writer *w)
+{
+    size_t at = w->pos, n, fn, sat, fat;
+    const uint8_t *s, *fl;
+    uint32_t u, ver;
+    uint8_t op;
+
+    DK_TRY(need(w, 1));
+    op = w->tape[w->pos++];
+    switch (op) {
+    case DK_T_UNDEF: return PUT_LIT(w, "{\"$undefined\":0}");
+    case DK_T_NULL: return PUT_LIT(w, "null");
+    case DK_T_FALSE: return PUT_LIT(w, "false");
+    case DK_T_TRUE: return PUT_LIT(w, "true");
+    case DK_T_INT: {
+        char num[DK_NUM_MAX];
+        DK_TRY(read_u32(w, &u));
+        return put(w, num, dk_fmt_int((int32_t)u, num));
+    }
+    case DK_T_F64:
+        DK_TRY(need(w, 8));
+        w->pos += 8;
+        return put_number(w, dk_rdf64(w->tape + at + 1));
+    case DK_T_BIGINT:
+        DK_TRY(read_str(w, &s, &n, &sat));
+        if (!dk_bigint_ok(s, n)) return bad_tape(w, "bad bigint digits", sat);
+        DK_TRY(PUT_LIT(w, "{\"$BigInt\":\""));
+        DK_TRY(put(w, s, n));
+        return PUT_LIT(w, "\"}");
+    case DK_T_STR:
+        DK_TRY(read_str(w, &s, &n, &sat));
+        return put_str(w, s, n, 0, sat);
+    case DK_T_HOLE: return bad_tape(w, "hole outside an array", at);
+    case DK_T_REF:
+        DK_TRY(read_u32(w, &u));
+        if (u >= w->refs) return bad_tape(w, "ref does not point back", at);
+        DK_TRY(PUT_LIT(w, "{\"$ref\":"));
+        DK_TRY(put_u32(w, u));
+        return PUT_LIT(w, "}");
+    default: break;
+    }
+
+    /* Everything below is referenceable: it takes the next index now. */
+    w->refs++;
+    switch (op) {
+    case DK_T_DATE: return write_date(w, at);
+    case DK_T_BYTES: return write_bytes(w, at);
+    case DK_T_REGEXP:
+        DK_TRY(read_str(w, &s, &n, &sat));
+        DK_TRY(read_str(w, &fl, &fn, &fat));
+        DK_TRY(PUT_LIT(w, "{\"$RegExp\":["));
+        DK_TRY(put_str(w, s, n, 0, sat));
+        DK_TRY(PUT_LIT(w, ","));
+        DK_TRY(put_str(w, fl, fn, 0, fat));
+        return PUT_LIT(w, "]}");
+    case DK_T_ARRAY:
+        DK_TRY(read_u32(w, &u));
+        DK_TRY(push(w, op, u, at));
+        return PUT_LIT(w, "[");
+    case DK_T_OBJECT:
+        DK_TRY(read_u32(w, &u));
+        DK_TRY(push(w, op, u, at));
+        return PUT_LIT(w, "{");
+    case DK_T_NULLPROTO:
+        DK_TRY(read_u32(w, &u));
+        DK_TRY(push(w, op, u, at));
+        return PUT_LIT(w, "{\"$NullProto\":{");
+    case DK_T_ERROR:
+        DK_TRY(read_u32(w, &u));
+        if (u < 2) return bad_tape(w, "error without name and message", at);
+        DK_TRY(push(w, op, u, at));
+        return PUT_LIT(w, "{\"$Error\":{");
+    case DK_T_MAP:
+        DK_TRY(read_u32(w, &u));
+        DK_TRY(push(w, op, u, at));
+        return PUT_LIT(w, "{\"$Map\":[");
+    case DK_T_SET:
+        DK_TRY(read_u32(w, &u));
+        DK_TRY(push(w, op, u, at));
+        return PUT_LIT(w, "{\"$Set\":[");
+    case DK_T_INSTANCE:
+        DK_TRY(read_str(w, &s, &n, &sat));
+        DK_TRY(read_u32(w, &ver));
+        if (ver == 0) return bad_tape(w, "instance version 0", at);
+        DK_TRY(read_u32(w, &u));
+        DK_TRY(push(w, op, u, at));
+        w->stack[w->sp - 1].comma = 1;
+        DK_TRY(PUT_LIT(w, "{\"$\":"));
+        DK_TRY(put_str(w, s, n, 0, sat));
+        if (ver == 1) return DK_OK;
+        DK_TRY(PUT_LIT(w, ",\"$v\":"));
+        return put_u32(w, ver);
+    default: return bad_tape(w, "unknown op", at);
+    }
+}
+
+/*
+ * Writes the next member key of keyed frame f. Plain objects escape a
+ * leading '$' of their first key only; field objects (instance, Error,
+ * NullProto) of every key. Error fields start with "name", "message".
+ */
+DK_MUST static int write_key(writer *w, wframe *f)
+{
+    const uint8_t *s;
+    size_t n, sat;
+    int dollar;
+
+    DK_TRY(read_str(w, &s, &n, &sat));
+    if (f->op == DK_T_ERROR && f->seen < 2) {
+        const char *want = f->seen == 0 ? "name" : "message";
+        if (n != strlen(want) || memcmp(s, want, n) != 0)
+            return bad_tape(w, "error fields must start with name, message",
+                            sat);
+    }
+    dollar = n > 0 && s[0] == '$' && (f->op != DK_T_OBJECT || f->seen == 0);
+    f->seen++;
+    DK_TRY(put_str(w, s, n, dollar, sat));
+    return PUT_LIT(w, ":");
+}
+
+/* Writes the closing text of frame f. */
+DK_MUST static int close_frame(writer *w, const wframe *f)
+{
+    switch (f->op) {
+    case DK_T_ARRAY: return PUT_LIT(w, "]");
+    case DK_T_OBJECT:
+    case DK_T_INSTANCE: return PUT_LIT(w, "}");
+    case DK_T_MAP:
+    case DK_T_SET: return PUT_LIT(w, "]}");
+    default: return PUT_LIT(w, "}}"); /* NULLPROTO, ERROR */
+    }
+}
+
+/*
+ * The main loop: write a value, then let the innermost open container say
+ * what comes next (a separator, a hole run, a key, a pair bracket, or its
+ * own closing) until a value is due again or the stack is empty. Each
+ * iteration consumes tape bytes, so a lying count cannot loop forever.
+ */
+DK_MUST static int write_all(writer *w)
+{
+    for (;;) {
+        DK_TRY(write_value(w));
+        for (;;) {
+            wframe *f;
+
+            if (w->sp == 0) {
+                if (w->pos != w->len)
+                    return bad_tape(w, "bytes after the value", w->pos);
+                return DK_OK;
+            }
+            f = &w->stack[w->sp - 1];
+            if (f->half == 1) { /* the pair's key is out: its value next */
+                DK_TRY(PUT_LIT(w, ","));
+                f->half = 2;
+                break;
+            }
+            if (f->half == 2) {
+                DK_TRY(PUT_LIT(w, "]"));
+                f->half = 0;
+            }
+            if (f->left == 0) {
+                DK_TRY(close_frame(w, f));
+                w->sp--;
+                continue;
+            }
+            if (f->comma) DK_TRY(PUT_LIT(w, ","));
+            f->comma = 1;
+            if (f->op == DK_T_ARRAY) {
+                uint32_t k;
+                size_t at = w->pos;
+
+                DK_TRY(need(w, 1));
+                if (w->tape[w->pos] != DK_T_HOLE) {
+                    f->left--;
+                    break;
+                }
+                w->pos++;
+                DK_TRY(read_u32(w, &k));
+                if (k == 0 || k > f->left)
+                    return bad_tape(w, "hole run outside the array length", at);
+                f->left -= k;
+                DK_TRY(PUT_LIT(w, "{\"$hole\":"));
+                DK_TRY(put_u32(w, k));
+                DK_TRY(PUT_LIT(w, "}"));
+                continue;
+            }
+            f->left--;
+            if (f->op == DK_T_MAP) {
+                DK_TRY(PUT_LIT(w, "["));
+                f->half = 1;
+            } else if (f->op != DK_T_SET) {
+                DK_TRY(write_key(w, f));
+            }
+            break;
+        }
+    }
+}
+
+/* See darmok.h. */
+int dk_json_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
+                       dk_arena *scratch, dk_buf *out, dk_err *err)
+{
+    writer w;
+    int rc;
+
+    memset(err, 0, sizeof *err);
+    memset(&w, 0, sizeof w);
+    w.tape = tape;
+    w.len = len;
+    w.out = out;
+    w.err = err;
+    w.arena = scratch;
+    w.max_depth = lim && lim->max_depth ? lim->max_depth : DK_DEFAULT_MAX_DEPTH;
+    out->len = 0;
+    rc = write_all(&w);
+    if (rc != DK_OK) out->len = 0;
+    return rc;
+}
+
+/* See darmok.h. */
+int dk_json_write(const uint8_t *tape, size_t len, const dk_limits *lim,
+                  dk_buf *out, dk_err *err)
+{
+    dk_arena a;
+    int rc;
+
+    dk_arena_init(&a);
+    rc = dk_json_write_opts(tape, len, lim, &a, out, err);
+    dk_arena_free(&a);
+    return rc;
+}

@@ -1,0 +1,410 @@
+/*
+ * dk_text.c - the textual forms JSON borrows from JavaScript: numbers as
+ * Number.prototype.toString writes them, dates as toISOString, base64 for
+ * binary data, BigInt decimals, and the names of the binary kinds.
+ */
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dk_internal.h"
+
+/* Indexed by DK_BYTES_*; these are the JSON tag names minus the "$". */
+const char *const dk_bytes_name[DK_BYTES_KIND_COUNT] = {
+    "Buffer",        "ArrayBuffer",       "DataView",     "Int8Array",
+    "Uint8Array",    "Uint8ClampedArray", "Int16Array",   "Uint16Array",
+    "Int32Array",    "Uint32Array",       "Float32Array", "Float64Array",
+    "BigInt64Array", "BigUint64Array",
+};
+
+const uint8_t dk_bytes_size[DK_BYTES_KIND_COUNT] = {
+    1, 1, 1, 1, 1, 1, 2, 2, 4, 4, 4, 8, 8, 8,
+};
+
+/* Writes v in decimal; returns the length. */
+size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX])
+{
+    char rev[24];
+    size_t n = 0, o = 0;
+    /* -(v + 1) + 1: no overflow even for INT64_MIN */
+    uint64_t u = v < 0 ? (uint64_t)-(v + 1) + 1u : (uint64_t)v;
+
+    if (v < 0) out[o++] = '-';
+    do {
+        rev[n++] = (char)('0' + u % 10u);
+        u /= 10u;
+    } while (u);
+    while (n) out[o++] = rev[--n];
+    return o;
+}
+
+/* Splits "%.*e" output "d[.ddd]e[+-]xx" into digits; returns their count. */
+static size_t split_e(const char *tmp, char digits[DK_NUM_MAX], int *e10)
+{
+    size_t i = 0, k = 0;
+    int e = 0, neg;
+
+    for (; tmp[i] != 'e'; i++)
+        if (tmp[i] != '.') digits[k++] = tmp[i];
+    neg = tmp[++i] == '-';
+    for (i++; tmp[i]; i++) e = e * 10 + (tmp[i] - '0');
+    *e10 = neg ? -e : e;
+    return k;
+}
+
+/* 1 when the decimal d1.d2..dk * 10^e10 reads back (strtod) as x. */
+static int reads_back(const char *digits, size_t k, int e10, double x)
+{
+    char tmp[40];
+    size_t o = 0;
+
+    tmp[o++] = digits[0];
+    tmp[o++] = '.';
+    memcpy(tmp + o, digits + 1, k - 1);
+    o += k - 1;
+    (void)snprintf(tmp + o, sizeof tmp - o, "e%d", e10);
+    return strtod(tmp, NULL) == x;
+}
+
+/*
+ * Finds the shortest decimal digits d1..dk and exponent e10 (x = d1.d2..dk
+ * * 10^e10) that read back as x > 0, finite; among those of that length
+ * the closest to x (ECMA-262 Number::toString). C's %.*e and strtod are
+ * correctly rounded. For normal doubles, 15-digit decimals lie further
+ * apart than x's rounding interval is wide, so 15 digits either read back
+ * (then trailing zeros give the shortest form) or nothing shorter does;
+ * then 16, then 17 digits (which always read back). One exception: at a
+ * power of two the interval below x is half as wide, so the nearest
+ * 16-digit decimal may miss while the next one up reads back. Subnormals
+ * have wide intervals (5e-324): try every length from 1. prec (digits - 1)
+ * is where to start: 14 for normal x, 0 for subnormals, 15 when x is known
+ * to need more than 15 digits.
+ */
+static size_t shortest_digits(double x, int prec, char digits[DK_NUM_MAX],
+                              int *e10)
+{
+    char tmp[40];
+
+    size_t k;
+
+    for (;; prec++) {
+        (void)snprintf(tmp, sizeof tmp, "%.*e", prec, x);
+        k = split_e(tmp, digits, e10);
+        if (prec >= 16 || reads_back(digits, k, *e10, x)) break;
+        if (prec == 15) {
+            uint64_t u;
+            char up[DK_NUM_MAX];
+            int upe = *e10;
+            size_t i = k;
+
+            memcpy(&u, &x, sizeof u);
+            if ((u & 0xFFFFFFFFFFFFFu) != 0) continue;
+            memcpy(up, digits, k);
+            while (i > 0 && up[i - 1] == '9') up[--i] = '0';
+            if (i == 0) {
+                up[0] = '1';
+                upe++;
+            } else {
+                up[i - 1]++;
+            }
+            if (reads_back(up, k, upe, x)) {
+                memcpy(digits, up, k);
+                *e10 = upe;
+                break;
+            }
+        }
+    }
+    while (k > 1 && digits[k - 1] == '0') k--;
+    return k;
+}
+
+/* Powers of ten that are exact doubles. */
+const double dk_pow10[23] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/*
+ * Fast path of shortest_digits for numbers with few decimals (0.1, 12.5,
+ * 0.000123): the smallest k for which m = round(x * 10^k) < 10^15 gives
+ * m / 10^k == x. Both m and 10^k are exact doubles and IEEE division is
+ * correctly rounded, so the test is exactly "the decimal m * 10^-k reads
+ * back as x", and a decimal of at most 15 digits that reads back is the
+ * only one of its length (see shortest_digits). Returns 0 when no such k.
+ */
+static size_t few_digits(double x, char digits[DK_NUM_MAX], int *e10)
+{
+    for (int k = 1; k <= 22; k++) {
+        double s = x * dk_pow10[k], m;
+        size_t n;
+
+        if (s >= 1e15) return 0;
+        m = (double)(int64_t)(s + 0.5);
+        if (m / dk_pow10[k] != x) continue;
+        n = dk_fmt_int((int64_t)m, digits);
+        *e10 = (int)n - 1 - k;
+        while (n > 1 && digits[n - 1] == '0') n--;
+        return n;
+    }
+    return 0;
+}
+
+/*
+ * Number::toString(x) for finite x other than -0 (ECMA-262 6.1.6.1.20):
+ * with k shortest digits and x = 0.digits * 10^n, plain notation for
+ * -6 < n <= 21, exponent notation otherwise.
+ */
+size_t dk_fmt_double(double x, char out[DK_NUM_MAX])
+{
+    char digits[DK_NUM_MAX];
+    size_t o = 0, k = 0;
+    int e10 = 0, n;
+
+    if (x < 0) {
+        out[o++] = '-';
+        x = -x;
+    }
+    if (x < 9007199254740992.0 && (double)(int64_t)x == x)
+        return o + dk_fmt_int((int64_t)x, out + o);
+    if (x >= 1e-7 && x < 1e15) {
+        /* few_digits finds every form of up to 15 digits in this range */
+        k = few_digits(x, digits, &e10);
+        if (k == 0) k = shortest_digits(x, 15, digits, &e10);
+    } else {
+        k = shortest_digits(x, x < DBL_MIN ? 0 : 14, digits, &e10);
+    }
+    n = e10 + 1;
+    if ((int)k <= n && n <= 21) {
+        memcpy(out + o, digits, k);
+        o += k;
+        for (int z = n - (int)k; z > 0; z--) out[o++] = '0';
+    } else if (0 < n && n <= 21) {
+        memcpy(out + o, digits, (size_t)n);
+        o += (size_t)n;
+        out[o++] = '.';
+        memcpy(out + o, digits + n, k - (size_t)n);
+        o += k - (size_t)n;
+    } else if (-6 < n && n <= 0) {
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int z = -n; z > 0; z--) out[o++] = '0';
+        memcpy(out + o, digits, k);
+        o += k;
+    } else {
+        out[o++] = digits[0];
+        if (k > 1) {
+            out[o++] = '.';
+            memcpy(out + o, digits + 1, k - 1);
+            o += k - 1;
+        }
+        out[o++] = 'e';
+        out[o++] = n - 1 < 0 ? '-' : '+';
+        o += dk_fmt_int(n - 1 < 0 ? 1 - n : n - 1, out + o);
+    }
+    return o;
+}
+
+/* a / b rounded towards minus infinity (b > 0). */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* Days from 1970-01-01 to January 1st of year y (ECMA-262 DayFromYear). */
+static int64_t day_from_year(int64_t y)
+{
+    return 365 * (y - 1970) + floor_div(y - 1969, 4) -
+           floor_div(y - 1901, 100) + floor_div(y - 1601, 400);
+}
+
+/* 1 for a leap year of the proleptic Gregorian calendar. */
+static int is_leap(int64_t y)
+{
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* Day of the year on which each month starts, [leap][month 0..12]. */
+static const uint16_t month_start[2][13] = {
+    {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365},
+    {0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335, 366},
+};
+
+/* Writes v as exactly `width` decimal digits (v >= 0 fits). */
+static void put_digits(char *out, int64_t v, int width)
+{
+    for (int i = width - 1; i >= 0; i--) {
+        out[i] = (char)('0' + v % 10);
+        v /= 10;
+    }
+}
+
+/* toISOString of the time value ms (integral, within a Date's range). */
+size_t dk_fmt_iso(double ms, char out[DK_ISO_MAX])
+{
+    int64_t t = (int64_t)ms, day = floor_div(t, 86400000);
+    int64_t in_day = t - day * 86400000, y, doy;
+    int leap, m = 0;
+    size_t o = 0;
+
+    y = 1970 + floor_div(day * 10000, 3652425);
+    while (day_from_year(y) > day) y--;
+    while (day_from_year(y + 1) <= day) y++;
+    doy = day - day_from_year(y);
+    leap = is_leap(y);
+    while (month_start[leap][m + 1] <= doy) m++;
+    if (y >= 0 && y <= 9999) {
+        put_digits(out, y, 4);
+        o = 4;
+    } else {
+        out[0] = y < 0 ? '-' : '+';
+        put_digits(out + 1, y < 0 ? -y : y, 6);
+        o = 7;
+    }
+    memcpy(out + o, "-MM-DDTHH:MM:SS.mmmZ", 20);
+    put_digits(out + o + 1, m + 1, 2);
+    put_digits(out + o + 4, doy - month_start[leap][m] + 1, 2);
+    put_digits(out + o + 7, in_day / 3600000, 2);
+    put_digits(out + o + 10, in_day / 60000 % 60, 2);
+    put_digits(out + o + 13, in_day / 1000 % 60, 2);
+    put_digits(out + o + 16, in_day % 1000, 3);
+    return o + 20;
+}
+
+/* Reads n decimal digits; returns -1 if one is not a digit. */
+static int64_t get_digits(const uint8_t *s, int n)
+{
+    int64_t v = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* Parses exactly the strings dk_fmt_iso writes (see dk_internal.h). */
+int dk_parse_iso(const uint8_t *s, size_t n, double *ms)
+{
+    int64_t y, mo, d, h, mi, se, f, t;
+    int leap;
+
+    if (n == 24) {
+        y = get_digits(s, 4);
+        if (y < 0) return 0;
+        s += 4;
+    } else if (n == 27 && (s[0] == '+' || s[0] == '-')) {
+        y = get_digits(s + 1, 6);
+        /* canonical only: 6 digits are for years outside 0..9999 */
+        if (y < 0 || (s[0] == '+' && y <= 9999) || (s[0] == '-' && y == 0))
+            return 0;
+        if (s[0] == '-') y = -y;
+        s += 7;
+    } else {
+        return 0;
+    }
+    if (s[0] != '-' || s[3] != '-' || s[6] != 'T' || s[9] != ':' ||
+        s[12] != ':' || s[15] != '.' || s[19] != 'Z')
+        return 0;
+    mo = get_digits(s + 1, 2);
+    d = get_digits(s + 4, 2);
+    h = get_digits(s + 7, 2);
+    mi = get_digits(s + 10, 2);
+    se = get_digits(s + 13, 2);
+    f = get_digits(s + 16, 3);
+    if (mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+        se < 0 || se > 59 || f < 0)
+        return 0;
+    leap = is_leap(y);
+    if (d > month_start[leap][mo] - month_start[leap][mo - 1]) return 0;
+    t = (day_from_year(y) + month_start[leap][mo - 1] + d - 1) * 86400000 +
+        h * 3600000 + mi * 60000 + se * 1000 + f;
+    if (t > (int64_t)DK_DATE_MAX_MS || t < -(int64_t)DK_DATE_MAX_MS) return 0;
+    *ms = (double)t;
+    return 1;
+}
+
+static const char b64_chars[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Standard padded base64 of src[0..n) into out. */
+size_t dk_b64_encode(const uint8_t *src, size_t n, uint8_t *out)
+{
+    size_t i = 0, o = 0;
+
+    for (; n - i >= 3; i += 3) {
+        uint32_t v =
+            (uint32_t)src[i] << 16 | (uint32_t)src[i + 1] << 8 | src[i + 2];
+        out[o++] = (uint8_t)b64_chars[v >> 18];
+        out[o++] = (uint8_t)b64_chars[v >> 12 & 63];
+        out[o++] = (uint8_t)b64_chars[v >> 6 & 63];
+        out[o++] = (uint8_t)b64_chars[v & 63];
+    }
+    if (n - i == 1) {
+        uint32_t v = (uint32_t)src[i] << 16;
+        out[o++] = (uint8_t)b64_chars[v >> 18];
+        out[o++] = (uint8_t)b64_chars[v >> 12 & 63];
+        out[o++] = '=';
+        out[o++] = '=';
+    } else if (n - i == 2) {
+        uint32_t v = (uint32_t)src[i] << 16 | (uint32_t)src[i + 1] << 8;
+        out[o++] = (uint8_t)b64_chars[v >> 18];
+        out[o++] = (uint8_t)b64_chars[v >> 12 & 63];
+        out[o++] = (uint8_t)b64_chars[v >> 6 & 63];
+        out[o++] = '=';
+    }
+    return o;
+}
+
+/* The 6-bit value of a base64 character, or -1. */
+static int b64_val(uint8_t c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+/*
+ * Canonical base64 only, so that decoding and re-encoding give the same
+ * text: padding exactly where needed, unused low bits zero.
+ */
+int dk_b64_decode(const uint8_t *s, size_t n, uint8_t *out, size_t *len)
+{
+    size_t o = 0;
+
+    if (n % 4 != 0) return 0;
+    for (size_t i = 0; i < n; i += 4) {
+        int last = i + 4 == n;
+        int pad = last && s[i + 3] == '=' ? (s[i + 2] == '=' ? 2 : 1) : 0;
+        int a = b64_val(s[i]), b = b64_val(s[i + 1]);
+        int c = pad == 2 ? 0 : b64_val(s[i + 2]);
+        int d = pad ? 0 : b64_val(s[i + 3]);
+        uint32_t v;
+
+        if ((a | b | c | d) < 0) return 0;
+        if ((pad == 2 && (b & 15)) || (pad == 1 && (c & 3))) return 0;
+        v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 |
+            (uint32_t)d;
+        /* o <= i: all four characters are read before these writes */
+        out[o++] = (uint8_t)(v >> 16);
+        if (pad < 2) out[o++] = (uint8_t)(v >> 8);
+        if (pad < 1) out[o++] = (uint8_t)v;
+    }
+    *len = o;
+    return 1;
+}
+
+/* "-"? ("0" | [1-9][0-9]*), and not "-0". */
+int dk_bigint_ok(const uint8_t *s, size_t n)
+{
+    size_t i = n > 0 && s[0] == '-';
+
+    if (i == n) return 0;
+    if (s[i] == '0') return n == 1;
+    for (; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return 0;
+    return 1;
+}

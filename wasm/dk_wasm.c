@@ -1,0 +1,191 @@
+/*
+ * dk_wasm.c - the WebAssembly ABI that js/ calls, on top of darmok.h.
+ * Built only by emcc (not part of the native test build); its exported
+ * names are listed, one per line, in wasm/exports.txt.
+ *
+ * The ABI, as specified for js/ (verbatim):
+ *
+ *  The .wasm is built with `emcc -O3 -sSTANDALONE_WASM --no-entry
+ *  -sALLOW_MEMORY_GROWTH=1 -sEXPORTED_FUNCTIONS=<from wasm/exports.txt,
+ *  each with a leading _>` -> build/darmok.wasm. No Emscripten JS glue is
+ *  used: js/ instantiates the module itself, synchronously
+ *  (`new WebAssembly.Module(bytes)`, `new WebAssembly.Instance(mod,
+ *  imports)`), and provides whatever the module imports (ideally nothing
+ *  but maybe `emscripten_notify_memory_growth` and WASI
+ *  `proc_exit`/`fd_write`; the C side must not print or use stdio for
+ *  output). Exports are called directly as `instance.exports.dk_xxx(...)`;
+ *  memory is `instance.exports.memory`.
+ *
+ *    dk_ctx  *dk_ctx_new(void);          one context per JS module
+ *                                        instance; NULL on OOM
+ *    uint8_t *dk_ctx_input(dk_ctx *c, uint32_t n);
+ *                                        input area of >= n bytes (plus
+ *                                        zero padding the core wants);
+ *                                        reused and grown across calls;
+ *                                        NULL on OOM. Valid until the next
+ *                                        dk_ctx_input.
+ *    uint32_t *dk_ctx_result(dk_ctx *c); address of 8 u32 result words,
+ *                                        stable for the ctx lifetime
+ *    int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len,
+ *                           uint32_t max_depth);
+ *                                        the input area holds a tape
+ *                                        (wasm/dk_tape.h) of tape_len
+ *                                        bytes; writes JSON (UTF-8) as the
+ *                                        output. Returns the error code.
+ *    int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len,
+ *                           uint32_t max_depth, uint32_t max_length);
+ *                                        the input area holds JSON text
+ *                                        (UTF-8) of json_len bytes; writes
+ *                                        a tape as the output. Returns the
+ *                                        error code.
+ *
+ *  Result words (u32, index: meaning), filled by every call, zeroed except
+ *  as stated:
+ *    0 DK_RES_CODE    error code (0 = ok)
+ *    1 DK_RES_OFFSET  byte offset into the input where the error was found
+ *    2 DK_RES_OUT     address of the output bytes (JSON text, or tape)
+ *    3 DK_RES_OUT_LEN length of the output
+ *    4 DK_RES_MSG     address of the static, ASCII error message (0 when ok)
+ *    5 DK_RES_MSG_LEN its length
+ *    6, 7 reserved (0)
+ *  The output stays valid until the next call on the same ctx. Memory:
+ *  arenas/buffers reused per ctx, reset at the start of each call (also
+ *  after a failed call); no malloc per value; WASM memory does not keep
+ *  growing across calls of similar size.
+ *
+ *  Error codes (C enum `dk_code`, numbered from 0, only ever appended; JS
+ *  maps them to the string codes):
+ *    0 DK_OK
+ *    1 DK_ERR_SYNTAX    invalid JSON text (RFC 8259), incl. invalid UTF-8,
+ *                       a BOM, junk after the value        -> 'ERR_SYNTAX'
+ *    2 DK_ERR_FORMAT    valid JSON but not a valid darmok document: a
+ *                       known tag with a bad value, a $ref that does not
+ *                       point back, an unknown meta key, a bad
+ *                       base64/date/bigint                 -> 'ERR_FORMAT'
+ *    3 DK_ERR_DEPTH     nesting deeper than max_depth      -> 'ERR_DEPTH'
+ *    4 DK_ERR_TOO_LARGE a string (bytes), array length (holes included),
+ *                       Map/Set size or binary length over max_length, or
+ *                       an input too large to handle       -> 'ERR_TOO_LARGE'
+ *    5 DK_ERR_MEMORY    out of memory                      -> 'ERR_MEMORY'
+ *    6 DK_ERR_TAPE      malformed tape handed to an encoder (a bug on the
+ *                       JS side)                           -> 'ERR_INTERNAL'
+ *  Nesting depth: the top-level value is at depth 0; each array/object/
+ *  Map/Set/instance/error/nullproto entered adds 1 (a tag wrapper object
+ *  such as {"$Map":[...]} counts once, as the Map). max_depth=0 is treated
+ *  as the default 1000.
+ *
+ * Notes on this implementation: max_length=0 means DK_DEFAULT_MAX_LENGTH
+ * (2^30-1, the tape's string limit). The input area always has
+ * DK_JSON_PADDING bytes beyond what dk_ctx_input was asked for; the decoder
+ * zeroes them itself, so JS writes only the text. A context is never
+ * freed (one per module instance lives as long as the instance).
+ */
+#include <stdlib.h>
+
+#include "dk_internal.h"
+
+#define EXPORT __attribute__((used, visibility("default")))
+
+enum {
+    DK_RES_CODE,
+    DK_RES_OFFSET,
+    DK_RES_OUT,
+    DK_RES_OUT_LEN,
+    DK_RES_MSG,
+    DK_RES_MSG_LEN,
+    DK_RES_WORDS = 8
+};
+
+typedef struct dk_ctx {
+    dk_arena arena; /* scratch, reset per call */
+    dk_buf in;      /* input area: in.cap - DK_JSON_PADDING usable */
+    dk_buf out;     /* output of the last call */
+    uint32_t res[DK_RES_WORDS]; /* result words */
+} dk_ctx;
+
+/* A zeroed context; NULL on OOM. Owned by JS for the instance's lifetime. */
+EXPORT dk_ctx *dk_ctx_new(void)
+{
+    return calloc(1, sizeof(dk_ctx));
+}
+
+/*
+ * The input area, grown to n + DK_JSON_PADDING bytes if needed (contents
+ * are not preserved across growth). NULL on OOM or overflow.
+ */
+EXPORT uint8_t *dk_ctx_input(dk_ctx *c, uint32_t n)
+{
+    dk_err err = {DK_OK, NULL, 0};
+
+    if ((size_t)n + DK_JSON_PADDING < (size_t)n) return NULL; /* wasm32 */
+    c->in.len = 0;
+    if (dk_buf_reserve(&c->in, (size_t)n + DK_JSON_PADDING, &err, 0) != DK_OK)
+        return NULL;
+    return c->in.data;
+}
+
+/* The 8 result words; the address never changes. */
+EXPORT uint32_t *dk_ctx_result(dk_ctx *c)
+{
+    return c->res;
+}
+
+/* Starts a call: scratch and output are forgotten, result words zeroed. */
+static void begin(dk_ctx *c)
+{
+    dk_arena_reset(&c->arena);
+    c->out.len = 0;
+    memset(c->res, 0, sizeof c->res);
+}
+
+/* Fills the result words from a finished call; returns its code. */
+static int finish(dk_ctx *c, const dk_err *err)
+{
+    c->res[DK_RES_CODE] = (uint32_t)err->code;
+    if (err->code != DK_OK) {
+        c->res[DK_RES_OFFSET] = (uint32_t)err->pos;
+        c->res[DK_RES_MSG] = (uint32_t)(uintptr_t)err->msg;
+        c->res[DK_RES_MSG_LEN] = (uint32_t)strlen(err->msg);
+        return (int)err->code;
+    }
+    c->res[DK_RES_OUT] = (uint32_t)(uintptr_t)c->out.data;
+    c->res[DK_RES_OUT_LEN] = (uint32_t)c->out.len;
+    return DK_OK;
+}
+
+/* Fails a call before the core runs (bad length from JS). */
+static int reject(dk_ctx *c, dk_err *err)
+{
+    (void)dk_fail(err, DK_ERR_TOO_LARGE, "length exceeds the input area", 0);
+    return finish(c, err);
+}
+
+/* Encodes the tape in the input area as JSON into the output. */
+EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
+{
+    dk_limits lim = {max_depth, 0};
+    dk_err err = {DK_OK, NULL, 0};
+
+    begin(c);
+    if (!c->in.data || tape_len > c->in.cap - DK_JSON_PADDING)
+        return reject(c, &err);
+    (void)dk_json_write_opts(c->in.data, tape_len, &lim, &c->arena, &c->out,
+                             &err);
+    return finish(c, &err);
+}
+
+/* Decodes the JSON text in the input area into a tape in the output. */
+EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
+                              uint32_t max_length)
+{
+    dk_limits lim = {max_depth, max_length};
+    dk_err err = {DK_OK, NULL, 0};
+
+    begin(c);
+    if (!c->in.data || json_len > c->in.cap - DK_JSON_PADDING)
+        return reject(c, &err);
+    memset(c->in.data + json_len, 0, DK_JSON_PADDING);
+    (void)dk_json_read_opts(c->in.data, json_len, DK_READ_PADDED, &lim,
+                            &c->arena, &c->out, &err);
+    return finish(c, &err);
+}
