@@ -100,3 +100,12 @@ clean:
 
 distclean:
 	rm -rf $(BUILD) node_modules
+
+# --- benchmarks (never part of `make test`: timing stays out of tests) -------
+
+.PHONY: bench bench-quick
+bench: $(BUILD)/darmok.wasm
+	node bench/run.mjs
+
+bench-quick: $(BUILD)/darmok.wasm
+	node bench/run.mjs --quick

@@ -1,0 +1,107 @@
+/*
+ * core_native.c - time darmok's C core alone, natively, on prepared inputs.
+ *
+ *   dk_core_bench write TAPE_FILE [batch_ms]   tape -> JSON (dk_json_write_opts)
+ *   dk_core_bench read  JSON_FILE [batch_ms]   JSON -> tape (dk_json_read_opts)
+ *
+ * bench/core.mjs builds this with the same sources as the .wasm, writes the
+ * tapes and JSON texts its JS layer produced, runs this on them and puts the
+ * numbers beside the same calls made in WebAssembly, so the cost of the JS
+ * walk, of the boundary and of the C work can be told apart.
+ *
+ * Method: the arena and the output buffer are reused across calls, as the
+ * WebAssembly context reuses them; a read gets its input padded once
+ * (DK_READ_PADDED), as the context's input area is. Seven batches of about
+ * batch_ms each; prints one JSON line with the median ns per call.
+ */
+#define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "darmok.h"
+
+#define BATCHES 7
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The whole file, followed by DK_JSON_PADDING zero bytes. Exits on failure. */
+static uint8_t *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) { perror(path); exit(2); }
+    if (fseek(f, 0, SEEK_END) != 0) { perror(path); exit(2); }
+    long n = ftell(f);
+    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) { perror(path); exit(2); }
+    uint8_t *buf = calloc((size_t)n + DK_JSON_PADDING, 1);
+    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) { fprintf(stderr, "%s: read failed\n", path); exit(2); }
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int call(int is_write, const uint8_t *in, size_t len, dk_arena *scratch, dk_buf *out, dk_err *err) {
+    dk_arena_reset(scratch);
+    memset(err, 0, sizeof *err);
+    if (is_write) return dk_json_write_opts(in, len, NULL, scratch, out, err);
+    return dk_json_read_opts(in, len, DK_READ_PADDED, NULL, scratch, out, err);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3 || (strcmp(argv[1], "write") != 0 && strcmp(argv[1], "read") != 0)) {
+        fprintf(stderr, "usage: %s write|read FILE [batch_ms]\n", argv[0]);
+        return 2;
+    }
+    int is_write = strcmp(argv[1], "write") == 0;
+    double batch_ns = (argc > 3 ? atof(argv[3]) : 50.0) * 1e6;
+    size_t len;
+    uint8_t *in = slurp(argv[2], &len);
+
+    dk_arena scratch;
+    dk_buf out;
+    dk_err err;
+    dk_arena_init(&scratch);
+    dk_buf_init(&out);
+
+    /* Warm up, size the batch, and check the call succeeds at all. */
+    long n = 0;
+    double t0 = now_ns();
+    do {
+        if (call(is_write, in, len, &scratch, &out, &err) != DK_OK) {
+            printf("{\"error\":%d,\"pos\":%lu,\"msg\":\"%s\"}\n", (int)err.code, (unsigned long)err.pos,
+                   err.msg ? err.msg : "");
+            return 1;
+        }
+        n++;
+    } while (now_ns() - t0 < batch_ns);
+    double per = (now_ns() - t0) / (double)n;
+    long iters = (long)(batch_ns / per);
+    if (iters < 1) iters = 1;
+
+    double samples[BATCHES];
+    size_t out_len = 0;
+    for (int b = 0; b < BATCHES; b++) {
+        double s = now_ns();
+        for (long i = 0; i < iters; i++) {
+            if (call(is_write, in, len, &scratch, &out, &err) != DK_OK) return 1;
+        }
+        samples[b] = (now_ns() - s) / (double)iters;
+        out_len = out.len;
+    }
+    qsort(samples, BATCHES, sizeof samples[0], cmp_double);
+    printf("{\"ns_per_op\":%.1f,\"min_ns\":%.1f,\"max_ns\":%.1f,\"iters\":%ld,\"in_len\":%lu,\"out_len\":%lu}\n",
+           samples[BATCHES / 2], samples[0], samples[BATCHES - 1], iters, (unsigned long)len, (unsigned long)out_len);
+    dk_buf_free(&out);
+    dk_arena_free(&scratch);
+    free(in);
+    return 0;
+}

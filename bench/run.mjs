@@ -1,0 +1,231 @@
+/*
+ * run.mjs - run every (peer, workload) pair, each in a fresh child process,
+ * one at a time, and write bench/RESULTS.md (and bench/results.json).
+ *
+ *   node bench/run.mjs                  full run (a few minutes on 2 cores)
+ *   node bench/run.mjs --quick          about a minute: shorter batches, 3 repeats, no 10,000 Posts
+ *   node bench/run.mjs --peers=darmok,superjson --workloads=foo,posts100
+ *   node bench/run.mjs --out=/tmp/R.md --note="machine busy"
+ *   node bench/run.mjs --no-core        skip the core micro-benchmark (core.mjs)
+ *
+ * Numbers are ratios against native JSON measured in the same child process,
+ * interleaved with the peer (see child.mjs for the method), so a busy
+ * machine moves both sides; the absolute ops/s are this machine's only.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PEERS, peerById } from './peers.mjs';
+import { WORKLOADS, WORKLOAD_ORDER } from './workloads.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+function parseArgs(argv) {
+  const args = { quick: false, peers: null, workloads: null, out: path.join(HERE, 'RESULTS.md'), json: null, note: '', core: true };
+  for (const a of argv) {
+    const [k, v] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, ''];
+    if (k === '--quick') args.quick = true;
+    else if (k === '--peers') args.peers = v.split(',').filter(Boolean);
+    else if (k === '--workloads') args.workloads = v.split(',').filter(Boolean);
+    else if (k === '--out') args.out = path.resolve(v);
+    else if (k === '--json') args.json = path.resolve(v);
+    else if (k === '--note') args.note = v;
+    else if (k === '--no-core') args.core = false;
+    else if (k === '--help' || k === '-h') {
+      process.stdout.write('usage: node bench/run.mjs [--quick] [--peers=a,b] [--workloads=x,y] [--out=FILE.md] [--json=FILE.json] [--note=TEXT] [--no-core]\n');
+      process.exit(0);
+    } else throw new Error(`unknown argument ${a}`);
+  }
+  if (!args.json) args.json = args.out.replace(/\.md$/, '') + '.json';
+  return args;
+}
+
+/* Runs one child; returns its parsed RESULT line (or a failure record). */
+function runChild(peer, workload, mode) {
+  const child = path.join(HERE, 'child.mjs');
+  const t0 = Date.now();
+  const r = spawnSync(process.execPath, ['--expose-gc', child, peer, workload, mode], {
+    encoding: 'utf8',
+    timeout: mode === 'quick' ? 60_000 : 180_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const wallMs = Date.now() - t0;
+  const line = (r.stdout || '').split('\n').reverse().find((l) => l.startsWith('RESULT '));
+  if (!line) {
+    const why = r.error ? r.error.message : `exit ${r.status}${r.signal ? ` (${r.signal})` : ''}`;
+    const tail = (r.stderr || '').trim().split('\n').slice(-3).join(' | ');
+    return { peer, workload, fatal: `child failed: ${why}${tail ? `: ${tail}` : ''}`, wallMs };
+  }
+  return { ...JSON.parse(line.slice(7)), wallMs };
+}
+
+/* ---- formatting ----------------------------------------------------------- */
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+function ops(x) {
+  if (x === undefined || !Number.isFinite(x)) return '—';
+  if (x >= 100) return Math.round(x).toLocaleString('en-US');
+  if (x >= 10) return x.toFixed(1);
+  return x.toFixed(2);
+}
+
+function bytes(n) {
+  if (n === undefined || !Number.isFinite(n)) return '—';
+  if (n < 1024) return `${Math.round(n)} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(2)} MiB`;
+}
+
+function ratio(r) {
+  if (r === undefined || !Number.isFinite(r)) return '—';
+  if (r >= 1) return `${r.toFixed(r >= 10 ? 0 : 2)}x faster`;
+  const s = 1 / r;
+  return `${s.toFixed(s >= 10 ? 0 : 1)}x slower`;
+}
+
+const ms = (x) => (x === undefined || !Number.isFinite(x) ? '—' : x < 10 ? x.toFixed(2) : x.toFixed(0));
+const pct = (x) => (x === undefined || !Number.isFinite(x) ? '—' : `${(x * 100).toFixed(0)}%`);
+const cell = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function correctness(r) {
+  if (r.fatal) return `**failed**: ${r.fatal}`;
+  if (r.correct) return 'yes';
+  const first = (r.problems && r.problems[0]) || r.error || 'differs';
+  const more = r.problemCount > 1 ? ` (+${r.problemCount - 1} more)` : '';
+  return `**no**: ${first}${more}`;
+}
+
+function workloadSection(id, results) {
+  const w = WORKLOADS[id];
+  const lines = [];
+  lines.push(`## ${w.title}`, '');
+  lines.push(w.description + '.', '');
+  const baselines = results.filter((r) => r.json && Number.isFinite(r.json.roundTripOps));
+  const jsonRt = baselines.map((r) => r.json.roundTripOps);
+  const jsonBytes = baselines.length ? baselines[0].jsonBytes : undefined;
+  lines.push('| peer | version | round trip ops/s | vs native JSON round trip | encode ops/s | decode ops/s | bytes | heap alloc/op | GC share | first call ms (enc + dec) | correct? |');
+  lines.push('|---|---|--:|---|--:|--:|--:|--:|--:|--:|---|');
+  if (baselines.length) {
+    const enc = median(baselines.map((r) => r.json.encodeOps));
+    const dec = median(baselines.map((r) => r.json.decodeOps));
+    const alloc = median(baselines.map((r) => r.json.allocPerOp));
+    const gc = median(baselines.map((r) => r.json.gcShare));
+    const spread = `${ops(Math.min(...jsonRt))}–${ops(Math.max(...jsonRt))}`;
+    lines.push(`| native JSON (baseline${w.control ? ', on the cycle-free twin' : ''}) | ${process.versions.node} | ${ops(median(jsonRt))} | 1 (range over the ${baselines.length} runs: ${spread}) | ${ops(enc)} | ${ops(dec)} | ${bytes(jsonBytes)} | ${bytes(alloc)} | ${pct(gc)} | — | no: plain data only (prototypes, Maps, Dates${w.cyclic ? ', sharing' : ''} lost) |`);
+  }
+  for (const r of results) {
+    const label = r.label || r.peer;
+    if (r.skipped) { lines.push(`| ${cell(label)} | — | skipped: ${cell(r.skipped)} | | | | | | | | |`); continue; }
+    const first = r.coldEncodeMs !== undefined ? `${ms(r.coldEncodeMs)} + ${ms(r.coldDecodeMs)}` : '—';
+    const cmp = r.ratioToJson !== undefined ? `${ratio(r.ratioToJson)}` : '—';
+    lines.push(`| ${cell(label)} | ${r.version || '—'} | ${ops(r.roundTripOps)} | ${cmp} | ${ops(r.encodeOps)} | ${ops(r.decodeOps)} | ${bytes(r.bytes)} | ${bytes(r.allocPerOp)} | ${pct(r.gcShare)} | ${first} | ${cell(correctness(r))} |`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+function startupSection(all) {
+  const byPeer = new Map();
+  for (const r of all) {
+    if (r.importMs === undefined) continue;
+    if (!byPeer.has(r.peer)) byPeer.set(r.peer, { label: r.label, version: r.version, xs: [] });
+    byPeer.get(r.peer).xs.push(r.importMs);
+  }
+  const lines = ['## Import + instantiation', '',
+    'Time for the first `import`/`require` of the library in a fresh process (for darmok: loading the JS, compiling and instantiating the WebAssembly module, and `init()` if exported), median over the child processes of this run.', '',
+    '| peer | version | import ms (median) | min–max | processes |', '|---|---|--:|---|--:|'];
+  for (const [, p] of byPeer) {
+    lines.push(`| ${cell(p.label)} | ${p.version} | ${ms(median(p.xs))} | ${ms(Math.min(...p.xs))}–${ms(Math.max(...p.xs))} | ${p.xs.length} |`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+/* core.mjs in its own process: its Markdown, or a line saying why not. */
+function runCore(args, workloads) {
+  const r = spawnSync(process.execPath, ['--expose-gc', path.join(HERE, 'core.mjs'),
+    ...(args.quick ? ['--quick'] : []), `--workloads=${workloads.join(',')}`], {
+    encoding: 'utf8', timeout: 300_000, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (r.status === 0 && r.stdout.trim()) return r.stdout;
+  return `## The core alone\n\nNot measured: core.mjs ${r.error ? r.error.message : `exited ${r.status}`}.\n`;
+}
+
+function report(args, all, totalMs, coreMd) {
+  const cpus = os.cpus();
+  const date = new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+  const cmd = ['node bench/run.mjs', ...process.argv.slice(2)].join(' ');
+  const out = [];
+  out.push('# darmok benchmarks against its peers', '');
+  out.push(`- date: ${date}`);
+  out.push(`- machine: ${cpus[0] ? cpus[0].model.trim() : 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}`);
+  out.push(`- Node ${process.version} (V8 ${process.versions.v8})`);
+  out.push(`- command: \`${cmd}\` (${args.quick ? 'quick' : 'full'} mode, ${(totalMs / 1000).toFixed(0)} s)`);
+  if (args.note) out.push(`- note: ${args.note}`);
+  out.push('');
+  out.push('How to read it: every (peer, workload) ran in its own fresh Node process, with native JSON',
+    '(`JSON.parse(JSON.stringify(x))`) timed in the same process on the same value, in interleaved batches',
+    '(peer, JSON, JSON, peer, ...). "vs native JSON round trip" is the median over repeats of',
+    '(JSON round-trip time / peer round-trip time) within one repeat; the native JSON row shows the median',
+    'and range of those in-process baselines. Round trip = encode + decode of one value. Ops/s are medians',
+    'over the repeats and include GC; "GC share" is the part of the round-trip wall time spent in V8',
+    'garbage collection (v8.GCProfiler, summed collection cost). "heap alloc/op" is V8 heap bytes allocated',
+    'per round trip: used-heap growth over a batch plus what each GC in the batch freed, divided by the',
+    'batch size (a full GC runs, untimed, before every batch); Buffer/ArrayBuffer/WebAssembly memory is',
+    'outside the V8 heap and not counted. "first call" is the first encode and first decode in a fresh',
+    'process after import (cold JIT; for darmok, the first calls into WebAssembly). "correct?" compares the',
+    'decoded value with the original: prototypes at every level, Map/Set/Date, values, missing/extra',
+    'properties, and identity of shared references and cycles. Incorrect peers are still timed.',
+    'Machine caveat: the absolute numbers are one shared 2-core machine\'s; compare ratios.', '');
+  for (const id of WORKLOAD_ORDER) {
+    const rs = all.filter((r) => r.workload === id);
+    if (rs.length) out.push(workloadSection(id, rs));
+  }
+  out.push(startupSection(all));
+  if (coreMd) out.push(coreMd);
+  return out.join('\n');
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+const args = parseArgs(process.argv.slice(2));
+const mode = args.quick ? 'quick' : 'full';
+// --quick leaves out the large workload (10,000 Posts) unless it is named.
+const workloads = args.workloads || WORKLOAD_ORDER.filter((w) => !(args.quick && WORKLOADS[w].large));
+for (const w of workloads) if (!WORKLOADS[w]) throw new Error(`unknown workload ${w} (known: ${WORKLOAD_ORDER.join(', ')})`);
+// Native JSON is the baseline inside every child; it needs no child of its own.
+const peerIds = (args.peers || PEERS.map((p) => p.id)).filter((id) => id !== 'json');
+const peers = peerIds.map(peerById);
+const t0 = Date.now();
+const all = [];
+for (const w of workloads) {
+  for (const p of peers) {
+    if (!p.available()) {
+      all.push({ peer: p.id, label: p.label, workload: w, skipped: 'not present' });
+      continue;
+    }
+    process.stderr.write(`${w.padEnd(9)} ${p.id.padEnd(18)} `);
+    const r = runChild(p.id, w, mode);
+    all.push(r);
+    const summary = r.fatal ? `FAILED ${r.fatal}`
+      : `${ops(r.roundTripOps)} rt ops/s, ${ratio(r.ratioToJson)} than JSON, ${r.correct ? 'correct' : 'INCORRECT'}`;
+    process.stderr.write(`${summary} (${(r.wallMs / 1000).toFixed(1)} s)\n`);
+  }
+}
+let coreMd = null;
+if (args.core) {
+  process.stderr.write('core micro-benchmark (core.mjs)\n');
+  coreMd = runCore(args, workloads);
+}
+const totalMs = Date.now() - t0;
+// Samples are for the JSON file only.
+writeFileSync(args.json, JSON.stringify({ date: new Date().toISOString(), mode, node: process.version, results: all }, null, 1) + '\n');
+writeFileSync(args.out, report(args, all, totalMs, coreMd) + '\n');
+process.stderr.write(`wrote ${path.relative(process.cwd(), args.out)} and ${path.relative(process.cwd(), args.json)} in ${(totalMs / 1000).toFixed(0)} s\n`);
