@@ -68,6 +68,36 @@ function byteKind(v, proto) {
   return -1;
 }
 
+/* Slots probed one by one before a run of holes is looked up by key. */
+const HOLE_PROBE = 32;
+
+/*
+ * The first index >= from that is present in the array v (len if none).
+ * Short runs of holes are probed; a long one is found through the array's
+ * own keys, so a sparse array such as `a[1e9] = 1` costs its present
+ * elements, not its length.
+ */
+function nextPresent(v, from, len) {
+  const stop = from + HOLE_PROBE < len ? from + HOLE_PROBE : len;
+  for (let j = from; j < stop; j++) if (j in v) return j;
+  if (stop === len) return len;
+  const keys = Object.keys(v); // integer keys come first, ascending
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) { // first key whose index is >= stop
+    const mid = (lo + hi) >>> 1;
+    const k = keys[mid];
+    if (isIndex(k) && Number(k) < stop) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < keys.length && isIndex(keys[lo]) ? Math.min(Number(keys[lo]), len) : len;
+}
+
+function isIndex(k) {
+  const c = k.charCodeAt(0);
+  return c >= 48 && c <= 57 && String(Number(k)) === k;
+}
+
 function describe(v) {
   if (typeof v === 'function') return 'a function';
   if (typeof v === 'symbol') return 'a symbol';
@@ -246,10 +276,9 @@ class Encoder {
       while (i < len) {
         const x = v[i];
         if (x === undefined && !(i in v)) {
-          let k = 1;
-          while (i + k < len && v[i + k] === undefined && !((i + k) in v)) k++;
-          w.opU32(T.T_HOLE, k);
-          i += k;
+          const next = nextPresent(v, i + 1, len);
+          w.opU32(T.T_HOLE, next - i);
+          i = next;
           continue;
         }
         this.value(x);

@@ -80,3 +80,15 @@ test('plain JSON data is byte-identical to JSON.stringify', { skip }, () => {
     assert.strictEqual(darmok.encodeEntity(v), JSON.stringify(v));
   }
 });
+
+test('a very sparse array costs its present elements, not its length', () => {
+  const a = [];
+  a[5] = 'x';
+  a[1e9] = 1;
+  const text = darmok.encodeEntity(a); // walking 1e9 slots would not finish
+  assert.strictEqual(text, '[{"$hole":5},"x",{"$hole":999999994},1]');
+  assert.throws(() => darmok.decodeEntity(text), (e) => e.code === 'ERR_TOO_LARGE');
+  const back = darmok.decodeEntity(text, { maxLength: 2e9 });
+  assert.strictEqual(back.length, 1e9 + 1);
+  assert.deepStrictEqual(Object.keys(back), ['5', '1000000000']);
+});
