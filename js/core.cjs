@@ -18,7 +18,7 @@
  * at require time; elsewhere, init(bytesOrResponse) compiles asynchronously.
  */
 
-const { DarmokError, coreCode } = require('./errors.cjs');
+const { DarmokError, coreCode, documentPath, pathForMessage } = require('./errors.cjs');
 const { TapeReader, utf8Encoder, utf8Decoder } = require('./tape.cjs');
 
 /* Result words (u32 index into the words at dk_ctx_result). */
@@ -185,9 +185,20 @@ function failure(code, at, len, what) {
   const to = offset + EXCERPT < len ? offset + EXCERPT : len;
   let excerpt = utf8Decoder.decode(heap.subarray(at + from, at + to));
   if (excerpt.length > 2 * EXCERPT) excerpt = excerpt.slice(0, 2 * EXCERPT);
+  // Only now, on the failure path, is the document re-scanned for a path.
+  const path = documentPath(heap.subarray(at, at + len), offset);
+  const where = offset >= len ? `at byte ${offset} (the end of input)` : `at byte ${offset}`;
+  let limit = '';
+  if (jsCode === 'ERR_DEPTH') limit = ` (maxDepth ${limits.maxDepth})`;
+  else if (jsCode === 'ERR_TOO_LARGE') limit = ` (maxLength ${limits.maxLength})`;
   const near = len === 0 ? 'in empty input' : `near ${JSON.stringify(excerpt)}`;
-  return new DarmokError(jsCode, `${msg} at byte ${offset} ${near}`, offset);
+  const err = new DarmokError(jsCode, `${msg}${limit} ${where} in ${pathForMessage(path)} ${near}`, offset);
+  err.path = path;
+  return err;
 }
+
+/* The limits of the decode in progress, for failure() messages. */
+const limits = { maxDepth: 0, maxLength: 0 };
 
 /*
  * Turn the tape tape[0..len) into JSON text. The tape is copied with one
@@ -231,7 +242,11 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
   }
   const code = wasm.dk_json_decode_ctx(ctx, len, maxDepth, maxLength);
   views();
-  if (code !== 0) throw failure(code, p, len, 'decode');
+  if (code !== 0) {
+    limits.maxDepth = maxDepth;
+    limits.maxLength = maxLength;
+    throw failure(code, p, len, 'decode');
+  }
   const out = word(RES_OUT);
   rebuilding = true;
   try {

@@ -15,8 +15,8 @@
  */
 
 const T = require('./tape.cjs');
-const { addSegment, rawSegment, finishPath, pathError, DarmokError } = require('./errors.cjs');
-const { planByKey } = require('./registry.cjs');
+const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten } = require('./errors.cjs');
+const { defaultRegistry, upgrade, newerVersionError, build } = require('./registry.cjs');
 
 const defineProperty = Object.defineProperty;
 const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
@@ -84,13 +84,17 @@ function copyBytes(kind, src) {
 /*
  * Decoder: the state of one rebuild. `reader` is a TapeReader positioned at
  * the tape; `unknownPlain` turns unknown class keys into plain objects
- * instead of ERR_UNKNOWN_CLASS.
+ * instead of ERR_UNKNOWN_CLASS; `registry` (default: the default registry)
+ * maps class keys to plans; `acceptNewer` rebuilds instances written by a
+ * newer version of their class instead of throwing ERR_VERSION.
  */
 class Decoder {
-  constructor(reader, unknownPlain) {
+  constructor(reader, unknownPlain, registry, acceptNewer) {
     this.r = reader;
     this.refs = [];
     this.unknownPlain = unknownPlain;
+    this.registry = registry === undefined ? defaultRegistry : registry;
+    this.acceptNewer = acceptNewer === true;
     /* key -> whether it exists on Object.prototype (see plain()). */
     this.inherited = new Map();
   }
@@ -222,14 +226,55 @@ class Decoder {
   instance() {
     const r = this.r;
     const key = r.str();
-    r.u32(); // version: one version per class until migrations exist
-    const plan = planByKey(key);
+    const version = r.u32();
+    const plan = this.registry.planByKey(key);
     let obj;
-    if (plan !== null) obj = Object.create(plan.proto);
-    else if (this.unknownPlain) obj = {};
-    else throw pathError('ERR_UNKNOWN_CLASS', `unknown class key ${JSON.stringify(key)}: register the class with serializable()`);
+    if (plan !== null) {
+      // The fast path: the current version, no hook to run.
+      if (version !== plan.plainVersion) return this.upgraded(plan, version);
+      obj = Object.create(plan.proto);
+    } else if (this.unknownPlain) obj = {};
+    else throw pathError('ERR_UNKNOWN_CLASS', `unknown class key ${JSON.stringify(shorten(key, 60))}: register the class with serializable()`);
     this.refs.push(obj);
     this.fields(obj);
+    return obj;
+  }
+
+  /*
+   * An instance whose bytes need work before it is built: an older version
+   * (migration steps, run after its nested instances were built, so inner
+   * classes migrate first), a newer one (ERR_VERSION, or built as it is
+   * with acceptNewer), or a class with fromData. Its fields are read into a
+   * plain data object, upgraded, then built (registry.cjs upgrade, build).
+   *
+   * The instance takes its reference index now, before its fields, as the
+   * encoder counted. Without fromData that index holds the object that is
+   * returned, so references from inside its fields (cycles) reach it. With
+   * fromData the object exists only after its fields: until then the index
+   * is an accessor that throws ERR_FORMAT, so a cycle through the instance
+   * fails loudly instead of pointing at a stand-in. (The accessor turns
+   * `refs` into a slow array for the rest of this decode; only documents
+   * with fromData classes pay for it.)
+   */
+  upgraded(plan, version) {
+    if (version > plan.version && !this.acceptNewer) throw newerVersionError(plan, version);
+    const refs = this.refs;
+    const index = refs.length;
+    const target = plan.fromData === null ? Object.create(plan.proto) : null;
+    refs.push(target);
+    if (target === null) {
+      defineProperty(refs, index, {
+        get() {
+          throw pathError('ERR_FORMAT', `an instance of class "${plan.key}" is referred to from inside its own fields, but fromData builds it only after them`);
+        },
+        enumerable: true,
+        configurable: true
+      });
+    }
+    const data = {};
+    this.fields(data);
+    const obj = build(plan, upgrade(plan, data, version, this.acceptNewer), target);
+    if (target === null) defineProperty(refs, index, { value: obj, writable: true, enumerable: true, configurable: true });
     return obj;
   }
 
@@ -272,7 +317,7 @@ class Decoder {
     try {
       re = new RegExp(source, flags);
     } catch {
-      throw pathError('ERR_FORMAT', `invalid RegExp /${source}/${flags}`);
+      throw pathError('ERR_FORMAT', `invalid RegExp /${shorten(source, 60)}/${shorten(flags, 10)}`);
     }
     this.refs.push(re);
     return re;
@@ -327,7 +372,9 @@ class Decoder {
 function decodeTape(u8, options) {
   const reader = new T.TapeReader(u8, new DataView(u8.buffer, u8.byteOffset, u8.byteLength), 0, u8.length);
   const unknownPlain = options !== undefined && options.unknownClass === 'plain';
-  return new Decoder(reader, unknownPlain).run();
+  const registry = options !== undefined ? options.registry : undefined;
+  const acceptNewer = options !== undefined && options.newerVersion === 'accept';
+  return new Decoder(reader, unknownPlain, registry, acceptNewer).run();
 }
 
 module.exports = { Decoder, decodeTape };

@@ -20,7 +20,7 @@
 const T = require('./tape.cjs');
 const { TapeWriter } = T;
 const { DarmokError, addSegment, rawSegment, finishPath, pathError } = require('./errors.cjs');
-const { planOf } = require('./registry.cjs');
+const { defaultRegistry } = require('./registry.cjs');
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const dateGetTime = Date.prototype.getTime;
@@ -119,13 +119,16 @@ class Encoder {
     this.maxDepth = 1000;
     this.strict = false;
     this.busy = false;
+    /* Where instances find their plans (registry.cjs). */
+    this.registry = defaultRegistry;
   }
 
   /*
    * Write the tape of value into this.w (bytes w.buf[0..w.pos)). Throws a
    * DarmokError with its path; the writer is left for release() to reset.
    */
-  run(value, strict, maxDepth) {
+  run(value, strict, maxDepth, registry) {
+    this.registry = registry === undefined ? defaultRegistry : registry;
     this.strict = strict;
     this.maxDepth = maxDepth;
     this.depth = 0;
@@ -222,14 +225,15 @@ class Encoder {
       this.fields(v);
       return;
     }
-    const plan = planOf(proto);
+    const plan = this.registry.planOf(proto);
     if (plan !== null) {
       this.take(v);
       const w = this.w;
       w.op(T.T_INSTANCE);
       w.str(plan.key);
       w.u32(plan.version);
-      this.fields(v);
+      if (plan.simple) this.fields(v);
+      else this.planned(v, plan);
       return;
     }
     this.builtin(v, proto);
@@ -253,6 +257,48 @@ class Encoder {
       for (let i = 0; i < keys.length; i++) {
         key = keys[i];
         const x = v[key];
+        if (this.skipped(x)) continue;
+        w.str(key);
+        this.value(x);
+        n++;
+      }
+    } catch (err) {
+      throw addSegment(err, key);
+    }
+    w.patchU32(at, n);
+    this.depth--;
+  }
+
+  /*
+   * u32 n, then n x (key str, value): the fields of an instance whose class
+   * has toData, fields or exclude (registry.cjs makePlan). toData(v) gives
+   * the object whose fields are written; `fields` fixes which and in what
+   * order (a name the object lacks is skipped); `exclude` drops names.
+   */
+  planned(v, plan) {
+    let data = v;
+    const toData = plan.toData;
+    if (toData !== null) {
+      data = toData(v); // called as a plain function: `this` is undefined
+      if (data === null || typeof data !== 'object') {
+        throw pathError('ERR_UNSUPPORTED_TYPE', `toData of class "${plan.key}" returned ${data === null ? 'null' : typeof data}, not an object`);
+      }
+    }
+    this.enter();
+    const w = this.w;
+    const fixed = plan.fields;
+    const keys = fixed === null ? Object.keys(data) : fixed;
+    const excluded = plan.excluded;
+    const at = w.pos;
+    w.u32(0);
+    let n = 0;
+    let key = '';
+    try {
+      for (let i = 0; i < keys.length; i++) {
+        key = keys[i];
+        if (excluded !== null && excluded.has(key)) continue;
+        if (fixed !== null && !(key in data)) continue;
+        const x = data[key];
         if (this.skipped(x)) continue;
         w.str(key);
         this.value(x);
@@ -491,9 +537,10 @@ function acquire() {
 function encodeTape(value, options) {
   const strict = options !== undefined && options.strict === true;
   const maxDepth = options !== undefined && options.maxDepth !== undefined ? options.maxDepth : 1000;
+  const registry = options !== undefined ? options.registry : undefined;
   const enc = acquire();
   try {
-    enc.run(value, strict, maxDepth);
+    enc.run(value, strict, maxDepth, registry);
     return enc.w.buf.slice(0, enc.w.pos);
   } finally {
     enc.release();

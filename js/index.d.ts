@@ -3,12 +3,37 @@
 /** A class darmok can register: anything constructible with a prototype. */
 export type Class<T = any> = abstract new (...args: any[]) => T;
 
-/** The options form of serializable(). */
-export interface SerializableOptions {
+/** The plain field data of an instance, as migrations, toData and fromData see it. */
+export type FieldData = Record<string, any>;
+
+/** The options form of serializable() (docs/VERSIONING.md). */
+export interface SerializableOptions<T = any> {
   /** The class key written into the bytes. Default: the class name at registration. */
   key?: string;
-  /** Classes used inside this one, registered with it. */
+  /**
+   * Classes used inside this one, registered with it (under their default
+   * keys unless registered already). Name nested types of previous versions
+   * here too, so old bytes that hold them still decode.
+   */
   nested?: ReadonlyArray<Class>;
+  /** The class version, written with every instance: an integer >= 1. Default 1. */
+  version?: number;
+  /**
+   * Migration steps: `migrate[v]` turns the field data of version v into
+   * that of version v + 1. Keys must run without a gap up to version - 1;
+   * checked at registration.
+   */
+  migrate?: { [fromVersion: number]: (data: FieldData) => FieldData };
+  /** Older keys of this class (a renamed class): bytes written under them decode as this class. */
+  aliases?: ReadonlyArray<string>;
+  /** Field names never written. */
+  exclude?: ReadonlyArray<string>;
+  /** The full list of fields to write, in this order (a name the instance lacks is skipped). */
+  fields?: ReadonlyArray<string>;
+  /** The object whose own enumerable fields are written instead of the instance's. */
+  toData?: (instance: T) => FieldData;
+  /** Build the instance from its (migrated) field data; default: Object.create(prototype) plus the fields. */
+  fromData?: (data: FieldData) => T;
 }
 
 /** What serializable() returns in its decorator-factory forms. */
@@ -25,8 +50,8 @@ export interface SerializableDecorator {
  */
 export function serializable<C extends Class>(Class: C, nestedTypes?: ReadonlyArray<Class>, key?: string): C;
 /** Register a class with options. Returns a constructor Proxy, as above. */
-export function serializable<C extends Class>(Class: C, options: SerializableOptions): C;
-/** Decorator factory (tanagra 1.x): `@serializable()`, `@serializable('key')`, `@serializable({ key, nested })`. */
+export function serializable<C extends Class>(Class: C, options: SerializableOptions<InstanceType<C>>): C;
+/** Decorator factory (tanagra 1.x): `@serializable()`, `@serializable('key')`, `@serializable({ key, nested, version, ... })`. */
 export function serializable(keyOrOptions?: string | SerializableOptions): SerializableDecorator;
 
 export interface EncodeOptions {
@@ -43,6 +68,18 @@ export interface EncodeOptions {
 export interface DecodeOptions {
   /** An unregistered class key: 'throw' ERR_UNKNOWN_CLASS (default) or decode as a 'plain' object. */
   unknownClass?: 'throw' | 'plain';
+  /**
+   * An instance written by a newer version of its class: 'reject' throws
+   * ERR_VERSION (default); 'accept' builds it anyway, unknown fields kept
+   * as own properties.
+   */
+  newerVersion?: 'reject' | 'accept';
+  /**
+   * Documents written by tanagra-json (1.x and 0.x). 'auto' (default): read
+   * as tanagra's when the top-level value is a plain object with a
+   * `_serializationKey`; 'tanagra': always; 'none': never.
+   */
+  legacy?: 'auto' | 'tanagra' | 'none';
   /** Deepest nesting allowed; deeper throws ERR_DEPTH. Default 1000. */
   maxDepth?: number;
   /** Largest input in UTF-8 bytes; larger throws ERR_TOO_LARGE. Default 64 MiB. */
@@ -62,6 +99,45 @@ export function encodeEntity(value: unknown, options?: EncodeOptions): string;
 export function decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class<T> | null, options?: DecodeOptions): T;
 export function decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
 
+/** The serializable() forms, bound to one registry. */
+export interface SerializableFunction {
+  <C extends Class>(Class: C, nestedTypes?: ReadonlyArray<Class>, key?: string): C;
+  <C extends Class>(Class: C, options: SerializableOptions<InstanceType<C>>): C;
+  (keyOrOptions?: string | SerializableOptions): SerializableDecorator;
+}
+
+/** A set of registered classes: the default one (serializable) or one from createRegistry(). */
+export interface Registry {
+  /** Register classes in this registry; the same three forms as the top-level serializable(). */
+  readonly serializable: SerializableFunction;
+}
+
+/** A new registry, empty and isolated from every other. */
+export function createRegistry(): Registry;
+
+/** The byte formats createCodec() knows. */
+export type Format = 'json';
+
+export interface CodecOptions {
+  /** Default 'json'. */
+  format?: Format;
+  /** Default: the registry serializable() fills. */
+  registry?: Registry;
+}
+
+/** encodeEntity / decodeEntity for one format over one registry. */
+export interface Codec {
+  readonly format: Format;
+  readonly registry: Registry;
+  /** Registers into this codec's registry. */
+  readonly serializable: SerializableFunction;
+  encodeEntity(value: unknown, options?: EncodeOptions): string;
+  decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class<T> | null, options?: DecodeOptions): T;
+  decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
+}
+
+export function createCodec(options?: CodecOptions): Codec;
+
 /**
  * Ready the WebAssembly core. In Node it is ready at load and this resolves
  * at once; elsewhere pass the .wasm bytes, a WebAssembly.Module or a Response.
@@ -78,7 +154,8 @@ export type DarmokErrorCode =
   | 'ERR_TOO_LARGE'
   | 'ERR_MEMORY'
   | 'ERR_INTERNAL'
-  | 'ERR_INVALID_OPTION';
+  | 'ERR_INVALID_OPTION'
+  | 'ERR_VERSION';
 
 /** Every failure of darmok. */
 export class DarmokError extends Error {
@@ -87,12 +164,20 @@ export class DarmokError extends Error {
   readonly offset?: number;
   /** Where in the value, like `$.bars[1].baz`, when known. */
   readonly path?: string;
+  /** ERR_VERSION: the class key. */
+  readonly classKey?: string;
+  /** ERR_VERSION: the version in the bytes. */
+  readonly version?: number;
+  /** ERR_VERSION: the version of the registered class. */
+  readonly currentVersion?: number;
 }
 
 declare const darmok: {
   serializable: typeof serializable;
   encodeEntity: typeof encodeEntity;
   decodeEntity: typeof decodeEntity;
+  createCodec: typeof createCodec;
+  createRegistry: typeof createRegistry;
   init: typeof init;
   DarmokError: typeof DarmokError;
 };

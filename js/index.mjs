@@ -1,5 +1,7 @@
 // ESM entry: re-exports the CommonJS implementation, so one registry serves both.
 import darmok from './index.cjs';
 
-export const { encodeEntity, decodeEntity, serializable, init, DarmokError } = darmok;
+export const {
+  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, init, DarmokError
+} = darmok;
 export default darmok;

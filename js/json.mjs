@@ -1,5 +1,7 @@
 // ESM entry for darmok/json: re-exports the CommonJS implementation.
 import darmok from './json.cjs';
 
-export const { encodeEntity, decodeEntity, serializable, init, DarmokError } = darmok;
+export const {
+  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, init, DarmokError
+} = darmok;
 export default darmok;

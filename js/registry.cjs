@@ -3,8 +3,13 @@
  * registry.cjs - which classes darmok knows, by key and by prototype.
  *
  * A registered class has a *plan*: everything encode and decode need about
- * it, computed once at registration. A later issue adds version, migrate,
- * aliases, exclude, fields, toData and fromData: they are more plan fields.
+ * it, worked out once at registration (makePlan): its key and version, the
+ * fields to write, the migration steps, the toData/fromData hooks. Encode
+ * and decode only read plans; a class that uses none of the options has a
+ * plan on which both take their fast path (plan.simple, plan.plainVersion).
+ *
+ * A Registry maps keys to plans. serializable() fills the default registry;
+ * createRegistry() makes isolated ones for createCodec({ registry }).
  *
  * Classes are found by prototype, never by constructor.name: an instance
  * made without the Proxy (a subclass, Object.create(Foo.prototype)) encodes
@@ -12,76 +17,262 @@
  * default key, taken once, at registration.
  */
 
-const { DarmokError } = require('./errors.cjs');
+const { DarmokError, pathError } = require('./errors.cjs');
 
-/* key -> plan: what decode looks up. The latest registration of a key wins. */
-const byKey = new Map();
-/* prototype -> plan, for registered prototypes only. */
-const byProto = new Map();
-/* any prototype -> plan of its nearest registered prototype, or null. */
-let protoCache = new WeakMap();
-/* Proxy made by serializable() -> the class it wraps. */
+const U32_MAX = 0xffffffff;
+const defineProperty = Object.defineProperty;
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/* Option names serializable(Class, options) accepts. */
+const OPTIONS = new Set([
+  'key', 'nested', 'version', 'migrate', 'aliases', 'exclude', 'fields', 'toData', 'fromData'
+]);
+/* The options that change how a class is written or rebuilt. */
+const PLAN_OPTIONS = ['version', 'migrate', 'aliases', 'exclude', 'fields', 'toData', 'fromData'];
+
+/* Proxy made by serializable() -> the class it wraps (for every registry). */
 const proxies = new WeakMap();
-/* One-entry cache in front of protoCache: most graphs repeat one class. */
-let lastProto = null;
-let lastPlan = null;
+
+function invalid(message) {
+  return new DarmokError('ERR_INVALID_OPTION', message);
+}
+
+function stringList(value, what, name) {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value) || !value.every((s) => typeof s === 'string' && s !== '')) {
+    throw invalid(`${what}: ${name} must be an array of non-empty strings`);
+  }
+  if (new Set(value).size !== value.length) throw invalid(`${what}: ${name} lists a name twice`);
+  return value.slice();
+}
+
+function optionalFunction(value, what, name) {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'function') throw invalid(`${what}: ${name} must be a function`);
+  return value;
+}
 
 /*
- * Create the plan of Class under key. The plan belongs to the registry;
- * callers read it and never change it.
+ * The migration steps as an array indexed by the version they upgrade from
+ * (steps[v] turns data of version v into data of version v + 1), and the
+ * oldest version they reach back to. A gap, a step from a version that is
+ * not older than the class, or a step that is not a function throws here,
+ * at registration, never at decode time.
  */
-function makePlan(Class, key) {
+function migrationSteps(migrate, version, what) {
+  if (migrate === undefined || migrate === null) return { steps: null, oldest: version };
+  if (typeof migrate !== 'object') throw invalid(`${what}: migrate must be an object { [fromVersion]: (data) => data }`);
+  const froms = [];
+  for (const name of Object.keys(migrate)) {
+    const from = Number(name);
+    if (!Number.isInteger(from) || from < 1 || String(from) !== name) {
+      throw invalid(`${what}: migrate key "${name}" is not a version (a positive integer)`);
+    }
+    if (from >= version) {
+      throw invalid(`${what}: migrate has a step from version ${from}, but the class is at version ${version}`);
+    }
+    if (typeof migrate[name] !== 'function') throw invalid(`${what}: migrate[${from}] must be a function`);
+    froms.push(from);
+  }
+  if (froms.length === 0) return { steps: null, oldest: version };
+  froms.sort((a, b) => a - b);
+  const oldest = froms[0];
+  const steps = [];
+  for (let v = oldest; v < version; v++) {
+    if (!hasOwn.call(migrate, String(v))) {
+      throw invalid(`${what}: migrate has a gap: no step from version ${v} to ${v + 1} (it has steps from ${froms.join(', ')}; the class is at version ${version})`);
+    }
+    steps[v] = migrate[v];
+  }
+  return { steps, oldest };
+}
+
+/*
+ * Create the plan of Class under key with options (validated here). The
+ * plan belongs to its registry; callers read it and never change it.
+ *   simple        true when encode writes the instance's own enumerable
+ *                 fields as they are (no fields, exclude or toData)
+ *   plainVersion  the version whose bytes rebuild as Object.create(proto)
+ *                 plus the fields, with no hook to run: the decode fast
+ *                 path. -1 when fromData is set (every version runs it).
+ */
+function makePlan(Class, key, options) {
+  const what = `serializable(${key})`;
+  let version = 1;
+  if (options.version !== undefined) {
+    version = options.version;
+    if (typeof version !== 'number' || !Number.isInteger(version) || version < 1 || version > U32_MAX) {
+      throw invalid(`${what}: version must be an integer from 1 to ${U32_MAX}`);
+    }
+  }
+  const { steps, oldest } = migrationSteps(options.migrate, version, what);
+  const aliases = stringList(options.aliases, what, 'aliases') || [];
+  if (aliases.includes(key)) throw invalid(`${what}: an alias repeats the key`);
+  const fields = stringList(options.fields, what, 'fields');
+  const exclude = stringList(options.exclude, what, 'exclude');
+  const toData = optionalFunction(options.toData, what, 'toData');
+  const fromData = optionalFunction(options.fromData, what, 'fromData');
   return {
     key,
     Class,
     proto: Class.prototype,
-    version: 1
+    version,
+    aliases,
+    fields,
+    excluded: exclude === null ? null : new Set(exclude),
+    toData,
+    fromData,
+    steps,
+    oldest,
+    simple: fields === null && exclude === null && toData === null,
+    plainVersion: fromData === null ? version : -1
   };
 }
 
-/*
- * Register Class (a constructor, or a Proxy that serializable() returned)
- * under key together with its nested types. Without a key a new class
- * takes its name and a registered class keeps its key; registering again
- * with the same key is a no-op, with another key moves the class there.
- */
-function register(Class, key, nested) {
-  Class = unwrap(Class);
-  if (typeof Class !== 'function' || Class.prototype === null || typeof Class.prototype !== 'object') {
-    throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable() takes a class');
+function hasPlanOptions(options) {
+  for (const name of PLAN_OPTIONS) {
+    if (options[name] !== undefined) return true;
   }
-  const old = byProto.get(Class.prototype);
-  if (key === undefined) key = old === undefined ? Class.name : old.key;
-  if (typeof key !== 'string' || key === '') {
-    throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'a class key must be a non-empty string (an anonymous class needs an explicit key)');
-  }
-  let plan = old;
-  if (old === undefined || old.key !== key) {
-    plan = makePlan(Class, key);
-    byProto.set(plan.proto, plan);
-    byKey.set(key, plan);
-    try {
-      Object.defineProperty(Class, '_serializationKey', {
-        value: key, writable: true, enumerable: false, configurable: true
-      });
-    } catch {
-      // A frozen class still works; it just lacks the informative static.
-    }
-    protoCache = new WeakMap();
-    lastProto = null;
-    lastPlan = null;
-  }
-  if (nested !== undefined && nested !== null) {
-    for (const N of nested) ensure(N);
-  }
-  return plan;
+  return false;
 }
 
-/* Register Class under its default key unless it is registered already. */
-function ensure(Class) {
-  const C = unwrap(Class);
-  if (typeof C === 'function' && C.prototype && byProto.has(C.prototype)) return byProto.get(C.prototype);
-  return register(C, undefined, undefined);
+/* A process warning; outside Node, a console warning. */
+function warn(message, code) {
+  if (typeof process === 'object' && process !== null && typeof process.emitWarning === 'function') {
+    process.emitWarning(message, { code });
+  } else if (typeof console === 'object') {
+    console.warn(`${code}: ${message}`);
+  }
+}
+
+/*
+ * Registry: keys and prototypes to plans. Not shared: each has its own
+ * maps and caches, so two registries may give one key to two classes.
+ */
+class Registry {
+  constructor() {
+    /* key -> plan: what decode looks up. The latest registration of a key wins. */
+    this.byKey = new Map();
+    /* alias -> plan, looked up when no class has the key itself. */
+    this.byAlias = new Map();
+    /* prototype -> plan, for registered prototypes only. */
+    this.byProto = new Map();
+    /* any prototype -> plan of its nearest registered prototype, or null. */
+    this.protoCache = new WeakMap();
+    /* One-entry cache in front of protoCache: most graphs repeat one class. */
+    this.lastProto = null;
+    this.lastPlan = null;
+    /* Keys that have warned DARMOK_KEY_REPLACED (once per key). */
+    this.warned = new Set();
+    // The three forms of serializable(), bound to this registry.
+    this.serializable = makeSerializable(this);
+  }
+
+  /*
+   * Register Class (a constructor, or a Proxy that serializable() returned)
+   * with options { key, nested, version, migrate, aliases, exclude, fields,
+   * toData, fromData }; returns its plan. Without a key a new class takes
+   * its name and a registered class keeps its key. Registering again with
+   * the same key and no other option is a no-op; with another key it moves
+   * the class there (the old key keeps decoding to it). A key that names a
+   * different class is given to this one, with a warning (once per key).
+   */
+  register(Class, options) {
+    Class = unwrap(Class);
+    if (typeof Class !== 'function' || Class.prototype === null || typeof Class.prototype !== 'object') {
+      throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable() takes a class');
+    }
+    if (options === undefined || options === null) options = {};
+    for (const name of Object.keys(options)) {
+      if (!OPTIONS.has(name)) throw invalid(`serializable(): unknown option "${name}"`);
+    }
+    const old = this.byProto.get(Class.prototype);
+    let key = options.key;
+    if (key === undefined) key = old === undefined ? Class.name : old.key;
+    if (typeof key !== 'string' || key === '') {
+      throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'a class key must be a non-empty string (an anonymous class needs an explicit key)');
+    }
+    let plan = old;
+    if (old === undefined || old.key !== key || hasPlanOptions(options)) {
+      plan = makePlan(Class, key, options);
+      this.claim(this.byKey, key, plan);
+      for (const alias of plan.aliases) this.claim(this.byAlias, alias, plan);
+      this.byProto.set(plan.proto, plan);
+      try {
+        defineProperty(Class, '_serializationKey', {
+          value: key, writable: true, enumerable: false, configurable: true
+        });
+      } catch {
+        // A frozen class still works; it just lacks the informative static.
+      }
+      this.protoCache = new WeakMap();
+      this.lastProto = null;
+      this.lastPlan = null;
+    }
+    const nested = options.nested;
+    if (nested !== undefined && nested !== null) {
+      if (typeof nested[Symbol.iterator] !== 'function') throw invalid(`serializable(${key}): nested must be an array of classes`);
+      for (const N of nested) this.ensure(N);
+    }
+    return plan;
+  }
+
+  /* map.set(name, plan), warning when name named another class. */
+  claim(map, name, plan) {
+    const taken = map.get(name);
+    if (taken !== undefined && taken.Class !== plan.Class && !this.warned.has(name)) {
+      this.warned.add(name);
+      const was = taken.Class.name ? ` (was ${taken.Class.name})` : '';
+      warn(`darmok: class key "${name}" is now given to another class${was}; the earlier registration is replaced`,
+        'DARMOK_KEY_REPLACED');
+    }
+    map.set(name, plan);
+  }
+
+  /* Register Class under its default key unless it is registered already. */
+  ensure(Class) {
+    const C = unwrap(Class);
+    if (typeof C === 'function' && C.prototype && this.byProto.has(C.prototype)) return this.byProto.get(C.prototype);
+    return this.register(C, undefined);
+  }
+
+  /*
+   * The plan for an object whose prototype is proto (not Object.prototype,
+   * not null), or null when no prototype on its chain is registered.
+   */
+  planOf(proto) {
+    if (proto === this.lastProto) return this.lastPlan;
+    let plan = this.protoCache.get(proto);
+    if (plan === undefined) {
+      plan = null;
+      for (let p = proto; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+        const found = this.byProto.get(p);
+        if (found !== undefined) { plan = found; break; }
+      }
+      this.protoCache.set(proto, plan);
+    }
+    this.lastProto = proto;
+    this.lastPlan = plan;
+    return plan;
+  }
+
+  /* The plan a class key (or an alias) decodes to, or null. */
+  planByKey(key) {
+    let plan = this.byKey.get(key);
+    if (plan === undefined) plan = this.byAlias.get(key);
+    return plan === undefined ? null : plan;
+  }
+
+  /* For tests: forget every registration. */
+  clear() {
+    this.byKey.clear();
+    this.byAlias.clear();
+    this.byProto.clear();
+    this.warned.clear();
+    this.protoCache = new WeakMap();
+    this.lastProto = null;
+    this.lastPlan = null;
+  }
 }
 
 function unwrap(Class) {
@@ -90,42 +281,17 @@ function unwrap(Class) {
 }
 
 /*
- * The plan for an object whose prototype is proto (not Object.prototype, not
- * null), or null when no prototype on its chain is registered.
- */
-function planOf(proto) {
-  if (proto === lastProto) return lastPlan;
-  let plan = protoCache.get(proto);
-  if (plan === undefined) {
-    plan = null;
-    for (let p = proto; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
-      const found = byProto.get(p);
-      if (found !== undefined) { plan = found; break; }
-    }
-    protoCache.set(proto, plan);
-  }
-  lastProto = proto;
-  lastPlan = plan;
-  return plan;
-}
-
-function planByKey(key) {
-  const plan = byKey.get(key);
-  return plan === undefined ? null : plan;
-}
-
-/*
  * The tanagra 0.x constructor Proxy: instances made through it carry their
  * key as an own, non-enumerable `_serializationKey` (invisible to
  * Object.keys, JSON.stringify and deepStrictEqual). A subclass constructed
  * through it gets the key of its own nearest registered prototype.
  */
-function makeProxy(Class, plan) {
+function makeProxy(Class, plan, registry) {
   const proxy = new Proxy(Class, {
     construct(target, args, newTarget) {
       const obj = Reflect.construct(target, args, newTarget);
-      const own = newTarget === proxy ? plan : planOf(Object.getPrototypeOf(obj));
-      Object.defineProperty(obj, '_serializationKey', {
+      const own = newTarget === proxy ? plan : registry.planOf(Object.getPrototypeOf(obj));
+      defineProperty(obj, '_serializationKey', {
         value: own === null ? plan.key : own.key,
         writable: true, enumerable: false, configurable: true
       });
@@ -137,56 +303,147 @@ function makeProxy(Class, plan) {
 }
 
 /*
- * serializable - register a class. Three forms:
+ * serializable - register a class in `registry`. Three forms:
  *   serializable(Class, nestedTypes?, key?)   tanagra 0.x; returns a Proxy
- *   serializable(Class, { key, nested })      options; returns a Proxy
- *   serializable(key?) / serializable({...})  decorator factory (tanagra 1.x):
- *       works as serializable()(Class), as a legacy/TypeScript @decorator
- *       and as a TC39 decorator (value, context) with context.kind 'class'.
+ *   serializable(Class, options)              options; returns a Proxy
+ *   serializable(key?) / serializable(options) decorator factory (tanagra
+ *       1.x): works as serializable()(Class), as a legacy/TypeScript
+ *       @decorator and as a TC39 decorator (value, context) with
+ *       context.kind 'class'.
+ * options: { key, nested, version, migrate, aliases, exclude, fields,
+ * toData, fromData } (docs/VERSIONING.md).
  */
-function serializable(Class, second, third) {
-  if (typeof Class === 'function') {
-    let key = third;
-    let nested = second;
-    if (second !== undefined && second !== null && !Array.isArray(second)) {
-      if (typeof second !== 'object') {
-        throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable(Class, nested) takes an array of classes or an options object');
+function makeSerializable(registry) {
+  return function serializable(Class, second, third) {
+    if (typeof Class === 'function') {
+      let options;
+      if (second !== undefined && second !== null && !Array.isArray(second)) {
+        if (typeof second !== 'object') {
+          throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable(Class, nested) takes an array of classes or an options object');
+        }
+        options = second;
+      } else {
+        options = { key: third, nested: second };
       }
-      key = second.key;
-      nested = second.nested;
+      const target = unwrap(Class);
+      const plan = registry.register(target, options);
+      return makeProxy(target, plan, registry);
     }
-    const target = unwrap(Class);
-    const plan = register(target, key, nested);
-    return makeProxy(target, plan);
-  }
-  let options = Class;
-  if (typeof options === 'string') options = { key: options };
-  else if (options === undefined || options === null) options = {};
-  else if (typeof options !== 'object') {
-    throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable() takes a class, a key or an options object');
-  }
-  const { key, nested } = options;
-  return function decorate(value, context) {
-    if (context !== undefined && context !== null && typeof context === 'object' && 'kind' in context) {
-      if (context.kind !== 'class') {
-        throw new DarmokError('ERR_UNSUPPORTED_TYPE', `@serializable decorates classes, not a ${context.kind}`);
+    let options = Class;
+    if (typeof options === 'string') options = { key: options };
+    else if (options === undefined || options === null) options = {};
+    else if (typeof options !== 'object') {
+      throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable() takes a class, a key or an options object');
+    }
+    for (const name of Object.keys(options)) {
+      if (!OPTIONS.has(name)) throw invalid(`serializable(): unknown option "${name}"`);
+    }
+    return function decorate(value, context) {
+      if (context !== undefined && context !== null && typeof context === 'object' && 'kind' in context) {
+        if (context.kind !== 'class') {
+          throw new DarmokError('ERR_UNSUPPORTED_TYPE', `@serializable decorates classes, not a ${context.kind}`);
+        }
+        const name = typeof context.name === 'string' ? context.name : undefined;
+        const key = options.key === undefined && !value.name ? name : options.key;
+        registry.register(value, { ...options, key });
+        return undefined;
       }
-      const name = typeof context.name === 'string' ? context.name : undefined;
-      register(value, key === undefined && !value.name ? name : key, nested);
-      return undefined;
-    }
-    register(value, key, nested);
-    return value;
+      registry.register(value, options);
+      return value;
+    };
   };
 }
 
-/* For tests: forget every registration. */
-function clear() {
-  byKey.clear();
-  byProto.clear();
-  protoCache = new WeakMap();
-  lastProto = null;
-  lastPlan = null;
+/*
+ * Bring `data` - the plain object of the fields of an instance written at
+ * `version` - to plan.version by running the migration steps in order
+ * (steps[v] takes version v to v + 1), and return the data to build from.
+ * A newer version is returned as it is when acceptNewer (unknown fields
+ * become own properties), else throws ERR_VERSION, as does a version older
+ * than the oldest step. Errors carry a path (pathError) for the caller to
+ * finish; errors thrown by a step pass through untouched.
+ */
+function upgrade(plan, data, version, acceptNewer) {
+  if (version === plan.version) return data;
+  if (version > plan.version) {
+    if (acceptNewer) return data;
+    throw newerVersionError(plan, version);
+  }
+  if (version < plan.oldest) {
+    throw versionError(plan, version, plan.steps === null
+      ? `class "${plan.key}" is at version ${plan.version} and has no migrate step from version ${version}`
+      : `class "${plan.key}" migrates from version ${plan.oldest} on, not from version ${version}`);
+  }
+  const steps = plan.steps;
+  for (let v = version; v < plan.version; v++) {
+    const step = steps[v]; // called as a plain function: `this` is undefined
+    data = step(data);
+    if (data === null || typeof data !== 'object') {
+      throw versionError(plan, version, `migrate[${v}] of class "${plan.key}" returned ${data === null ? 'null' : typeof data}, not an object of fields`);
+    }
+  }
+  return data;
 }
 
-module.exports = { serializable, register, ensure, planOf, planByKey, unwrap, clear };
+/* ERR_VERSION for bytes of a newer version than the registered class. */
+function newerVersionError(plan, version) {
+  return versionError(plan, version,
+    `class "${plan.key}" was written at version ${version}, newer than the registered version ${plan.version} ` +
+    "(deploy the new class, or decode with { newerVersion: 'accept' })");
+}
+
+function versionError(plan, version, message) {
+  const err = pathError('ERR_VERSION', message);
+  err.classKey = plan.key;
+  err.version = version;
+  err.currentVersion = plan.version;
+  return err;
+}
+
+/* Set own data property key of obj to x without running a setter. */
+function setOwn(obj, key, x) {
+  if (key in obj) {
+    defineProperty(obj, key, { value: x, writable: true, enumerable: true, configurable: true });
+  } else {
+    obj[key] = x;
+  }
+}
+
+/*
+ * The instance for (already upgraded) data: plan.fromData(data) when the
+ * class has it, else `target` - an Object.create(plan.proto) the caller
+ * made - with the own enumerable fields of data copied on.
+ */
+function build(plan, data, target) {
+  const fromData = plan.fromData;
+  if (fromData !== null) {
+    const obj = fromData(data);
+    if (obj === null || (typeof obj !== 'object' && typeof obj !== 'function')) {
+      throw pathError('ERR_UNSUPPORTED_TYPE', `fromData of class "${plan.key}" returned ${obj === null ? 'null' : typeof obj}, not an object`);
+    }
+    return obj;
+  }
+  const keys = Object.keys(data);
+  for (let i = 0; i < keys.length; i++) setOwn(target, keys[i], data[keys[i]]);
+  return target;
+}
+
+/* A new, empty registry for createCodec({ registry }). */
+function createRegistry() {
+  return new Registry();
+}
+
+/* The registry serializable() fills. */
+const defaultRegistry = new Registry();
+
+module.exports = {
+  Registry,
+  createRegistry,
+  defaultRegistry,
+  serializable: defaultRegistry.serializable,
+  unwrap,
+  upgrade,
+  newerVersionError,
+  build,
+  setOwn
+};

@@ -1,0 +1,177 @@
+'use strict';
+/*
+ * codec.cjs - createCodec({ format, registry }): encodeEntity and
+ * decodeEntity for one byte format over one class registry.
+ *
+ * A format is one entry of FORMATS: how a tape becomes bytes and bytes
+ * become a tape, both in the core (core.cjs). Everything else - the walk
+ * (encode.cjs), the rebuild (decode.cjs), options, limits, registries,
+ * reading tanagra's documents (tanagra.cjs) - is shared by every format.
+ */
+
+const core = require('./core.cjs');
+const { acquire } = require('./encode.cjs');
+const { Decoder } = require('./decode.cjs');
+const { DarmokError } = require('./errors.cjs');
+const { Registry, defaultRegistry } = require('./registry.cjs');
+const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
+
+/*
+ * The byte formats, by name. An entry:
+ *   encode(tape, len, maxDepth) -> the document (string or bytes) for the
+ *       tape bytes tape[0..len).
+ *   decode(blob, maxDepth, maxLength, maxBytes, rebuild) -> rebuild(reader)
+ *       called on the tape of blob while that tape is valid; throws
+ *       ERR_UNSUPPORTED_TYPE for a blob of the wrong type.
+ *   tanagra: true when tanagra-json documents can arrive in this format
+ *       (decodeEntity's `legacy` option).
+ */
+const FORMATS = {
+  json: {
+    encode(tape, len, maxDepth) {
+      return core.jsonEncode(tape, len, maxDepth);
+    },
+    decode(blob, maxDepth, maxLength, maxBytes, rebuild) {
+      if (typeof blob !== 'string' && !(blob instanceof Uint8Array)) {
+        throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'decodeEntity takes a string, a Buffer or a Uint8Array');
+      }
+      return core.jsonDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
+    },
+    tanagra: true
+  }
+};
+
+/*
+ * Defaults. Decoding reads untrusted bytes, so every limit is on by default:
+ *   maxDepth   1000          nesting of arrays/objects/Maps/Sets/instances/
+ *                            errors (the top-level value is depth 0)
+ *   maxBytes   64 MiB        the input's byte length (UTF-8 for JSON text)
+ *   maxLength  16 Mi (2^24)  bytes of one string, elements of one array
+ *                            (holes included), entries of one Map or Set,
+ *                            bytes of one binary value
+ */
+const MAX_DEPTH = 1000;
+const MAX_BYTES = 64 * 1024 * 1024;
+const MAX_LENGTH = 16 * 1024 * 1024;
+const U32_MAX = 0xffffffff;
+
+function limit(options, name, fallback) {
+  const v = options[name];
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > U32_MAX) {
+    throw new DarmokError('ERR_INVALID_OPTION', `${name} must be an integer from 1 to ${U32_MAX}`);
+  }
+  return v;
+}
+
+function choice(options, name, values) {
+  const v = options[name];
+  if (v === undefined) return values[0];
+  if (!values.includes(v)) {
+    throw new DarmokError('ERR_INVALID_OPTION', `${name} must be ${values.map((x) => `'${x}'`).join(' or ')}`);
+  }
+  return v;
+}
+
+/*
+ * createCodec({ format = 'json', registry = the default registry }) ->
+ * { format, registry, encodeEntity, decodeEntity, serializable }.
+ * `serializable` registers into the codec's registry.
+ */
+function createCodec(options) {
+  let format = 'json';
+  let registry = defaultRegistry;
+  if (options !== undefined && options !== null) {
+    if (typeof options !== 'object') throw new DarmokError('ERR_INVALID_OPTION', 'createCodec takes { format, registry }');
+    if (options.format !== undefined) format = options.format;
+    if (options.registry !== undefined) registry = options.registry;
+  }
+  if (typeof format !== 'string' || !Object.prototype.hasOwnProperty.call(FORMATS, format)) {
+    throw new DarmokError('ERR_INVALID_OPTION', `unknown format ${JSON.stringify(format)}: one of ${Object.keys(FORMATS).join(', ')}`);
+  }
+  if (!(registry instanceof Registry)) {
+    throw new DarmokError('ERR_INVALID_OPTION', 'registry must come from createRegistry()');
+  }
+  const impl = FORMATS[format];
+
+  /*
+   * encodeEntity(value, { strict?, maxDepth? }) -> the document.
+   *   strict    throw ERR_UNSUPPORTED_TYPE for functions, symbols and objects
+   *             darmok cannot round-trip (WeakMap, Promise, boxed primitives),
+   *             and ERR_UNREGISTERED_CLASS for instances of unregistered
+   *             classes, instead of skipping them / writing plain objects.
+   *   maxDepth  default 1000; deeper nesting throws ERR_DEPTH.
+   * The value is only read. Re-entrant: a getter may call encodeEntity.
+   */
+  function encodeEntity(value, options) {
+    let strict = false;
+    let maxDepth = MAX_DEPTH;
+    if (options !== undefined && options !== null) {
+      strict = options.strict === true;
+      maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
+    }
+    const enc = acquire();
+    try {
+      enc.run(value, strict, maxDepth, registry);
+      return impl.encode(enc.w.buf, enc.w.pos, maxDepth);
+    } finally {
+      enc.release();
+    }
+  }
+
+  /*
+   * decodeEntity(blob, Class?, options?) -> value. Class, when given, is
+   * registered (with its nested types) if it is not yet, as tanagra does.
+   * options:
+   *   unknownClass  'throw' (default): ERR_UNKNOWN_CLASS for an unregistered
+   *                 class key; 'plain': a plain object of its fields.
+   *   newerVersion  'reject' (default): ERR_VERSION for an instance written
+   *                 by a newer version of its class; 'accept': build it
+   *                 anyway, unknown fields kept as own properties.
+   *   legacy        'auto' (default): a document whose top-level value is
+   *                 a plain object with a `_serializationKey` is read as
+   *                 tanagra-json wrote it (tanagra.cjs); 'tanagra': every
+   *                 document is; 'none': none is.
+   *   maxDepth, maxBytes, maxLength: limits, defaults above.
+   * The options may also come second, without Class.
+   */
+  function decodeEntity(blob, Class, options) {
+    if (Class !== undefined && Class !== null) {
+      if (typeof Class === 'function') registry.ensure(Class);
+      else if (options === undefined && typeof Class === 'object') options = Class;
+      else throw new DarmokError('ERR_INVALID_OPTION', 'decodeEntity(blob, Class?, options?): Class must be a class');
+    }
+    let unknownPlain = false;
+    let acceptNewer = false;
+    let legacy = 'auto';
+    let maxDepth = MAX_DEPTH;
+    let maxBytes = MAX_BYTES;
+    let maxLength = MAX_LENGTH;
+    if (options !== undefined && options !== null) {
+      unknownPlain = choice(options, 'unknownClass', ['throw', 'plain']) === 'plain';
+      acceptNewer = choice(options, 'newerVersion', ['reject', 'accept']) === 'accept';
+      legacy = choice(options, 'legacy', ['auto', 'tanagra', 'none']);
+      maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
+      maxBytes = limit(options, 'maxBytes', MAX_BYTES);
+      maxLength = limit(options, 'maxLength', MAX_LENGTH);
+    }
+    if (!impl.tanagra) {
+      if (legacy === 'tanagra') throw new DarmokError('ERR_INVALID_OPTION', `the ${format} format has no tanagra documents`);
+      legacy = 'none';
+    }
+    const value = impl.decode(blob, maxDepth, maxLength, maxBytes,
+      (reader) => new Decoder(reader, unknownPlain, registry, acceptNewer).run());
+    if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value))) return value;
+    return fromTanagra(value, registry, unknownPlain, acceptNewer);
+  }
+
+  return Object.freeze({
+    format,
+    registry,
+    encodeEntity,
+    decodeEntity,
+    serializable: registry.serializable
+  });
+}
+
+module.exports = { createCodec, FORMATS, MAX_DEPTH, MAX_BYTES, MAX_LENGTH };
