@@ -70,7 +70,7 @@ $(BUILD)/darmok.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt | $(SETUP_STAMP)
 
 # --- tests -----------------------------------------------------------------
 
-test: test-c test-c32 test-js
+test: test-c test-c32 test-js test-fuzz
 
 # Native C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 $(BUILD)/c/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) | $(SETUP_STAMP)
@@ -89,6 +89,64 @@ test-c32: $(addprefix $(BUILD)/c32/,$(C_TESTS))
 
 test-js: $(BUILD)/darmok.wasm
 	node --test test/js/
+
+# --- fuzzing ---------------------------------------------------------------
+# One libFuzzer target per decoder: test/fuzz/fuzz_<name>.c (found by that
+# name: a new target is one new file), seeded from the committed corpus
+# test/fuzz/corpus/<name>/ (`make fuzz-corpus` regenerates it from the test
+# fixtures), with test/fuzz/<name>.dict as its dictionary when present.
+# Inputs libFuzzer finds go to $(BUILD)/fuzz/corpus/<name>/, never into the
+# committed seeds; a crash is saved as $(BUILD)/fuzz/crash-<name>-<hash>
+# and belongs in the C tests as a regression fixture.
+#   make fuzz        every target for FUZZ_SECONDS (default 60) each
+#   make test-fuzz   every target briefly (FUZZ_QUICK_SECONDS, default 5)
+FUZZ_SECONDS ?= 60
+FUZZ_QUICK_SECONDS ?= 5
+FUZZ_TARGETS := $(patsubst test/fuzz/fuzz_%.c,%,$(sort $(wildcard test/fuzz/fuzz_*.c)))
+# More sources or libraries a target needs (e.g. protobuf-c generated code).
+FUZZ_EXTRA_SRC ?=
+FUZZ_LIBS ?= -lm
+FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror \
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+               -fno-omit-frame-pointer
+FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_TARGETS))
+
+.PHONY: fuzz test-fuzz fuzz-build fuzz-corpus
+
+$(BUILD)/fuzz/%: test/fuzz/fuzz_%.c test/fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR) $(FUZZ_EXTRA_SRC) | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -Iwasm -Itest/fuzz $< $(CORE_SRC) $(FUZZ_EXTRA_SRC) $(FUZZ_LIBS) -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+# $(1): seconds per target. Prints one line per target (runs, coverage);
+# on a failure, the end of libFuzzer's log and the crash artifact's name.
+define FUZZ_RUN
+@set -e; for t in $(FUZZ_TARGETS); do \
+  mkdir -p $(BUILD)/fuzz/corpus/$$t test/fuzz/corpus/$$t; \
+  dict=; if [ -f test/fuzz/$$t.dict ]; then dict=-dict=test/fuzz/$$t.dict; fi; \
+  log=$(BUILD)/fuzz/$$t.log; \
+  if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     $(BUILD)/fuzz/$$t -max_total_time=$(1) -timeout=10 -rss_limit_mb=2048 \
+       -print_final_stats=1 $$dict -artifact_prefix=$(BUILD)/fuzz/crash-$$t- \
+       $(BUILD)/fuzz/corpus/$$t test/fuzz/corpus/$$t >$$log 2>&1; then \
+    echo "fuzz $$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' $$log) runs in $(1) s," \
+         "$$(grep -o 'cov: [0-9]*' $$log | tail -1), no failure"; \
+  else \
+    tail -n 60 $$log; echo "fuzz $$t: FAILED (log: $$log)" >&2; exit 1; \
+  fi; \
+done
+endef
+
+fuzz: $(FUZZ_BINS)
+	$(call FUZZ_RUN,$(FUZZ_SECONDS))
+
+test-fuzz: $(FUZZ_BINS)
+	$(call FUZZ_RUN,$(FUZZ_QUICK_SECONDS))
+
+# Rewrites the committed seed corpora from the test fixtures.
+fuzz-corpus: $(BUILD)/darmok.wasm
+	node test/fuzz/make_corpus.cjs
 
 # --- demo ------------------------------------------------------------------
 

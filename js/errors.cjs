@@ -1,7 +1,11 @@
 'use strict';
 /*
- * errors.cjs - DarmokError, the one error type darmok throws, and the table
- * that maps the core's numeric codes (C enum dk_code) to JS string codes.
+ * errors.cjs - DarmokError, the one error type darmok throws; the table
+ * that maps the core's numeric codes (C enum dk_code) to JS string codes;
+ * paths (`$.bars[1].baz`): rendered from segments collected while an error
+ * unwinds (encode, rebuild), or found by re-scanning JSON text up to a
+ * parse error's offset (documentPath). Everything shown from the input is
+ * cut short: a message never carries more than a short excerpt of it.
  */
 
 /*

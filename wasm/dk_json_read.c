@@ -68,13 +68,13 @@ static int fail(reader *r, dk_code code, const char *msg, size_t pos)
 }
 
 /*
- * Fails with DK_ERR_SYNTAX at the cursor: msg, or "unexpected end of
- * input" at the input length when the cursor is past the text.
+ * Fails with DK_ERR_SYNTAX at the cursor, or at the input length when the
+ * cursor is past the text (the padding): msg says what was expected there,
+ * and an offset equal to the input length means the input ended.
  */
 static int unexpected(reader *r, const char *msg)
 {
-    if (POS(r) >= r->len)
-        return fail(r, DK_ERR_SYNTAX, "unexpected end of input", r->len);
+    if (POS(r) >= r->len) return fail(r, DK_ERR_SYNTAX, msg, r->len);
     return fail(r, DK_ERR_SYNTAX, msg, POS(r));
 }
 
@@ -237,7 +237,7 @@ DK_MUST static int unescape(reader *r, const uint8_t **pp, uint32_t *flags,
         k = hex4(p + 2, &cp);
         if (k < 4) {
             r->p = p + 2 + k;
-            return unexpected(r, "bad \\u escape");
+            return unexpected(r, "expected 4 hex digits after \\u");
         }
         p += 4;
         if (cp >= 0xD800 && cp <= 0xDBFF && p[2] == '\\' && p[3] == 'u' &&
@@ -267,7 +267,7 @@ DK_MUST static int unescape(reader *r, const uint8_t **pp, uint32_t *flags,
         }
         if (cp >= 0x80) *flags &= ~DK_STR_ASCII;
         break;
-    default: r->p = p + 1; return unexpected(r, "bad escape");
+    default: r->p = p + 1; return unexpected(r, "expected an escape: \\\" \\\\ / b f n r t u");
     }
     if (t->len - base + n > limit)
         return fail(r, DK_ERR_TOO_LARGE, "string too long", qat);
@@ -307,7 +307,7 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
             len = utf8_len(p, &bad);
             if (len == 0) {
                 r->p = p + bad;
-                return unexpected(r, "invalid UTF-8");
+                return unexpected(r, "expected well-formed UTF-8");
             }
             *flags &= ~DK_STR_ASCII;
             p += len;
@@ -328,7 +328,7 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
             continue;
         }
         r->p = p;
-        return unexpected(r, "control character in string");
+        return unexpected(r, "expected a control character to be escaped");
     }
 }
 
@@ -528,7 +528,7 @@ DK_MUST static int match_literal(reader *r, const char *lit)
     for (size_t i = 0; lit[i]; i++) {
         if (r->p[i] != (uint8_t)lit[i]) {
             r->p += i;
-            return unexpected(r, "invalid literal");
+            return unexpected(r, "expected true, false or null");
         }
     }
     r->p += strlen(lit);
@@ -1071,7 +1071,8 @@ DK_MUST static int parse(reader *r)
             if (r->sp == 0) {
                 skip_ws(r);
                 if (POS(r) < r->len)
-                    return fail(r, DK_ERR_SYNTAX, "junk after the value",
+                    return fail(r, DK_ERR_SYNTAX,
+                                "expected the end of input after the value",
                                 POS(r));
                 return DK_OK;
             }

@@ -149,6 +149,11 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
         if (c >= 0x80) {
             len = wtf8_len(s + i, n - i, &sur);
             if (len == 0) return bad_tape(w, "invalid WTF-8 in string", at + i);
+            /* WTF-8 encodes a surrogate pair as one 4-byte sequence, never
+             * as two 3-byte ones (JSON would read them back as the pair). */
+            if (sur && s[i + 1] <= 0xAF && n - i >= 6 && s[i + 3] == 0xED &&
+                s[i + 4] >= 0xB0 && s[i + 4] <= 0xBF)
+                return bad_tape(w, "surrogate pair split in WTF-8", at + i);
             if (!sur) {
                 i += len;
                 continue;

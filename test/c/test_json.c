@@ -396,6 +396,9 @@ static const wbad writer_bad[] = {
     {"s'\\xc3'", DK_ERR_TAPE, 5},
     {"s'\\xc0\\x80'", DK_ERR_TAPE, 5},
     {"s'\\xf4\\x90\\x80\\x80'", DK_ERR_TAPE, 5},
+    /* fuzz (json_write): a pair as two 3-byte sequences is not WTF-8 */
+    {"s'\\xed\\xa0\\x80\\xed\\xb0\\x80'", DK_ERR_TAPE, 5},
+    {"s'ab\\xed\\xaf\\xbf\\xed\\xbf\\xbf'", DK_ERR_TAPE, 7},
     {"B'-0'", DK_ERR_TAPE, 5},
     {"B'01'", DK_ERR_TAPE, 5},
     {"B''", DK_ERR_TAPE, 5},

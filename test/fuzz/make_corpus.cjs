@@ -1,0 +1,72 @@
+'use strict';
+/*
+ * make_corpus.cjs - write the seed corpora of the fuzz targets from the
+ * test fixtures (test/js/fixtures.cjs): `make fuzz-corpus`.
+ *
+ *   corpus/json_read/   darmok JSON: every fixture's text, every invalid
+ *                       input, and a few hand-picked edge cases
+ *   corpus/json_write/  tapes: every fixture's tape (js/encode.cjs), the
+ *                       tapes of the JSON seeds that decode
+ *
+ * Files are named by the SHA-1 of their content, as libFuzzer names its own;
+ * the directories are rewritten, so a seed whose fixture is gone goes too.
+ * A future target gets its seeds here with one more `write(...)` block.
+ */
+const fs = require('fs');
+const path = require('path');
+const crypto = require('crypto');
+const { fixtures, invalid } = require('../js/fixtures.cjs');
+const { encodeEntity } = require('../../js/index.cjs');
+const { encodeTape } = require('../../js/encode.cjs');
+const core = require('../../js/core.cjs');
+
+const root = path.join(__dirname, 'corpus');
+
+function write(target, seeds) {
+  const dir = path.join(root, target);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const names = new Set();
+  for (const seed of seeds) {
+    const bytes = typeof seed === 'string' ? Buffer.from(seed, 'utf8') : Buffer.from(seed);
+    if (bytes.length > 4096) continue; // seeds stay small
+    const name = crypto.createHash('sha1').update(bytes).digest('hex');
+    if (names.has(name)) continue;
+    names.add(name);
+    fs.writeFileSync(path.join(dir, name), bytes);
+  }
+  console.log(`fuzz-corpus: ${target}: ${names.size} seeds`);
+}
+
+/* Edge cases the fixtures do not spell out. */
+const extra = [
+  '[]', '{}', '""', '"\\u0000\\ud83d\\ude00\\ud800\\udfff\\/\\b\\f\\n\\r\\t"', '-0', '-0.0e-0', '1E+400',
+  '123456789012345678901234567890', '0.1e1', ' \t\r\n[ \t\r\n1 \t\r\n] ',
+  '{"$Map":[[{"$Set":[]},{"$ref":1}]]}', '{"$NullProto":{"$$":1,"a":{"$ref":0}}}',
+  '{"$Error":{"name":"TypeError","message":"m","cause":{"$ref":0}}}',
+  '[{"$hole":3},1,{"$hole":1}]', '{"$":"Foo","$v":2,"name":"n"}', '{"$$ref":0,"b":[]}',
+  '{"$BigInt":"-123456789012345678901234567890"}', '{"$RegExp":["a+\\\\/","gimsuy"]}',
+  '{"$Date":null}', '{"$Date":"+275760-09-13T00:00:00.000Z"}', '{"$Float64Array":"AAAAAAAA8D8="}',
+  '{"$BigInt64Array":"AAAAAAAAAIA="}', '{"$DataView":""}', '{"$Buffer":"3q2+7w=="}',
+  '"é😀\u07ff\uffff"', '[' .repeat(40) + ']'.repeat(40)
+];
+
+const jsonSeeds = [];
+const tapeSeeds = [];
+for (const f of fixtures) {
+  const v = f.make();
+  jsonSeeds.push(f.json !== undefined ? f.json : encodeEntity(v));
+  tapeSeeds.push(encodeTape(v));
+}
+for (const bad of invalid) jsonSeeds.push(bad.bytes ? Uint8Array.from(bad.bytes) : bad.text);
+jsonSeeds.push(...extra);
+for (const text of extra) {
+  try {
+    core.jsonDecode(text, 1000, 1 << 24, 1 << 26, (r) => tapeSeeds.push(r.buf.slice(r.pos, r.end)));
+  } catch {
+    // an invalid seed has no tape
+  }
+}
+
+write('json_read', jsonSeeds);
+write('json_write', tapeSeeds);

@@ -1,0 +1,190 @@
+'use strict';
+/*
+ * Limits (issue 6): every decode limit has a safe default, is enforced by
+ * the core before the work it bounds is done, and fails with its own code;
+ * after any failure the core is reset (the next call works, WebAssembly
+ * memory does not grow).
+ */
+const { test } = require('node:test');
+const { assert, haveWasm } = require('./helpers.cjs');
+const darmok = require('../../js/index.cjs');
+const core = require('../../js/core.cjs');
+
+const { encodeEntity, decodeEntity, serializable, DarmokError, MAX_DEPTH, MAX_BYTES, MAX_LENGTH } = darmok;
+const skip = haveWasm ? false : 'build/darmok.wasm is not built';
+
+function throwsCode(fn, code, check) {
+  assert.throws(fn, (err) => {
+    assert.ok(err instanceof DarmokError, `not a DarmokError: ${err && err.stack}`);
+    assert.strictEqual(err.code, code, err.message);
+    if (check) check(err);
+    return true;
+  });
+}
+
+function elapsed(fn) {
+  const t = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+
+test('defaults: maxDepth 1000, maxBytes 64 MiB, maxLength 16 Mi', () => {
+  assert.strictEqual(MAX_DEPTH, 1000);
+  assert.strictEqual(MAX_BYTES, 64 * 1024 * 1024);
+  assert.strictEqual(MAX_LENGTH, 16 * 1024 * 1024);
+});
+
+test('maxDepth: a 1,000,000-deep [[[[ input throws ERR_DEPTH quickly at byte 1000', { skip }, () => {
+  const text = '['.repeat(1e6);
+  let ms = elapsed(() => throwsCode(() => decodeEntity(text), 'ERR_DEPTH', (e) => {
+    assert.strictEqual(e.offset, 1000); // the 1001st '[' is one too many
+    assert.ok(e.message.length < 300, 'a short message');
+    assert.ok(e.path.startsWith('$[0][0]'));
+  }));
+  assert.ok(ms < 1000, `took ${ms} ms`);
+  ms = elapsed(() => throwsCode(() => decodeEntity(Buffer.from('{"a":'.repeat(1e6))), 'ERR_DEPTH'));
+  assert.ok(ms < 1000, `took ${ms} ms`);
+  // The process is healthy: the same core decodes at once.
+  assert.deepStrictEqual(decodeEntity('[[1]]'), [[1]]);
+});
+
+test('maxDepth: every kind of container counts once, tag wrappers included', { skip }, () => {
+  const kinds = {
+    array: ['[', ']'], object: ['{"a":', '}'], map: ['{"$Map":[["k",', ']]}'], set: ['{"$Set":[', ']}'],
+    nullproto: ['{"$NullProto":{"a":', '}}'], instance: ['{"$":"limits.Box","v":', '}'],
+    error: ['{"$Error":{"name":"Error","message":"m","cause":', '}}']
+  };
+  class Box {}
+  serializable(Box, [], 'limits.Box');
+  for (const [name, [open, close]] of Object.entries(kinds)) {
+    const doc = (n) => open.repeat(n) + '0' + close.repeat(n);
+    decodeEntity(doc(5), { maxDepth: 5 });
+    throwsCode(() => decodeEntity(doc(6), { maxDepth: 5 }), 'ERR_DEPTH', (e) => {
+      assert.strictEqual(e.offset, open.length * 5, name);
+      assert.match(e.message, /maxDepth 5/);
+    });
+  }
+  // The default holds at 1000 and stops at 1001.
+  decodeEntity('['.repeat(1000) + ']'.repeat(1000));
+  throwsCode(() => decodeEntity('['.repeat(1001) + ']'.repeat(1001)), 'ERR_DEPTH');
+});
+
+test('maxDepth on encode: a self-nested structure without refs throws ERR_DEPTH, never a stack overflow', () => {
+  const deep = (n, wrap) => { let v = 0; for (let i = 0; i < n; i++) v = wrap(v); return v; };
+  for (const wrap of [(v) => [v], (v) => ({ v }), (v) => new Set([v]), (v) => new Map([['k', v]])]) {
+    throwsCode(() => encodeEntity(deep(1e6, wrap)), 'ERR_DEPTH');
+    throwsCode(() => encodeEntity(deep(11, wrap), { maxDepth: 10 }), 'ERR_DEPTH');
+    encodeEntity(deep(10, wrap), { maxDepth: 10 });
+  }
+  // A cycle is not depth: it is a reference.
+  const a = [];
+  a.push(a);
+  assert.strictEqual(encodeEntity(a), '[{"$ref":0}]');
+});
+
+test('maxBytes: the input size is checked before it is copied into the core', { skip }, () => {
+  let calls = 0;
+  const real = core.exportsForTest();
+  const counting = { ...real, dk_ctx_input: (...args) => { calls++; return real.dk_ctx_input(...args); } };
+  core.useExportsForTest(counting, { keepContext: true });
+  try {
+    throwsCode(() => decodeEntity('[1,2,3]', { maxBytes: 6 }), 'ERR_TOO_LARGE');
+    throwsCode(() => decodeEntity(Buffer.from('[1,2,3]'), { maxBytes: 6 }), 'ERR_TOO_LARGE');
+    // 3 characters, 9 UTF-8 bytes: the byte length is what counts.
+    throwsCode(() => decodeEntity('"\u20ac\u20ac\u20ac"', { maxBytes: 10 }), 'ERR_TOO_LARGE');
+    assert.strictEqual(calls, 0, 'nothing reached the core');
+    assert.deepStrictEqual(decodeEntity('[1,2,3]', { maxBytes: 7 }), [1, 2, 3]);
+    assert.strictEqual(decodeEntity('"\u20ac\u20ac\u20ac"', { maxBytes: 11 }), '\u20ac\u20ac\u20ac');
+  } finally {
+    core.useExportsForTest(real, { keepContext: true });
+  }
+});
+
+test('maxLength: strings, arrays, holes, Maps, Sets, keys and binary values', { skip }, () => {
+  const o = { maxLength: 4 };
+  const ok = ['"abcd"', '[1,2,3,4]', '[{"$hole":4}]', '{"$Map":[[1,1],[2,2],[3,3],[4,4]]}', '{"$Set":[1,2,3,4]}',
+    '{"abcd":1}', '{"$Uint8Array":"AAAAAA=="}', '{"$BigInt":"1234"}', '"\\u00e9\\u00e9"'];
+  const bad = [['"abcde"', 0], ['[1,2,3,4,5]', 0], ['[{"$hole":5}]', 0], ['[1,{"$hole":4}]', 0],
+    ['{"$Map":[[1,1],[2,2],[3,3],[4,4],[5,5]]}', 0], ['{"$Set":[1,2,3,4,5]}', 0], ['{"abcde":1}', 1],
+    ['{"$Uint8Array":"AAAAAAA="}', 15], ['{"$BigInt":"12345"}', 11], ['"\\u00e9\\u00e9\\u00e9"', 0]];
+  for (const text of ok) decodeEntity(text, o);
+  for (const [text, offset] of bad) {
+    throwsCode(() => decodeEntity(text, o), 'ERR_TOO_LARGE', (e) => {
+      assert.strictEqual(e.offset, offset, text);
+      assert.match(e.message, /maxLength 4/);
+    });
+  }
+});
+
+test('maxLength: a hostile length is refused before any allocation', { skip }, () => {
+  // A 20-byte input announcing 4 billion holes: refused by count, no array made.
+  const before = core.wasmMemory().buffer.byteLength;
+  throwsCode(() => decodeEntity('[{"$hole":4294967295}]'), 'ERR_TOO_LARGE');
+  throwsCode(() => decodeEntity('[{"$hole":4294967295},1]', { maxLength: 0xffffffff }), 'ERR_TOO_LARGE');
+  assert.strictEqual(core.wasmMemory().buffer.byteLength, before);
+  // Within maxLength a sparse array is cheap: its holes are never touched.
+  assert.strictEqual(decodeEntity('[{"$hole":16777216}]').length, 16777216);
+});
+
+test('bad limit values are ERR_INVALID_OPTION', () => {
+  for (const name of ['maxDepth', 'maxBytes', 'maxLength']) {
+    for (const v of [0, -1, 1.5, NaN, Infinity, '10', 2 ** 32, null]) {
+      throwsCode(() => decodeEntity('1', { [name]: v }), 'ERR_INVALID_OPTION');
+    }
+  }
+});
+
+test('after a failed call the core is reset: 100,000 mixed calls, memory stable after warm-up', { skip }, () => {
+  class Item { constructor(i) { this.i = i; this.at = new Date(i); this.tags = new Set(['x']); } }
+  serializable(Item, [], 'limits.Item');
+  const value = { items: [new Item(1), new Item(2)], m: new Map([['k', 1n]]), s: 'é😀', b: new Uint8Array(8) };
+  const text = encodeEntity(value);
+  const bytes = Buffer.from(text);
+  const bad = [
+    '', '[1,', '{"a":tru}', '"\\x"', '{"$Date":"x"}', '{"$":"limits.Nope"}', '[[[[[[[[[[', text.slice(0, -1),
+    text + ' x', '{"a":1,}', Buffer.from([0x22, 0xc0, 0xaf, 0x22]), '{"$ref":0}', '"abcdefghijklmnopqrstuvwxyz"'
+  ];
+  const opts = { maxDepth: 8, maxLength: 20 };
+  const round = (n) => {
+    let failures = 0;
+    for (let i = 0; i < n; i++) {
+      switch (i % 5) {
+        case 0: assert.strictEqual(encodeEntity(value), text); break;
+        case 1: decodeEntity(i & 8 ? bytes : text); break;
+        case 2:
+        case 3:
+          try {
+            decodeEntity(bad[i % bad.length], opts);
+            assert.fail('should have failed');
+          } catch (e) {
+            if (!(e instanceof DarmokError)) throw e;
+            failures++;
+          }
+          break;
+        default:
+          try { encodeEntity({ a: [() => 1] }, { strict: true }); } catch (e) { if (!(e instanceof DarmokError)) throw e; failures++; }
+      }
+    }
+    return failures;
+  };
+  round(5000);
+  const size = core.wasmMemory().buffer.byteLength;
+  const failures = round(100000);
+  assert.strictEqual(failures, 60000);
+  assert.strictEqual(core.wasmMemory().buffer.byteLength, size, 'WebAssembly memory grew');
+  // And the core still answers correctly.
+  assert.strictEqual(encodeEntity(decodeEntity(text)), text);
+});
+
+test('a large input then small ones: memory is reused, not grown again', { skip }, () => {
+  const big = JSON.stringify(Array.from({ length: 200000 }, (_, i) => `s${i}`));
+  decodeEntity(big);
+  try { decodeEntity(big.slice(0, -1)); } catch (e) { assert.strictEqual(e.code, 'ERR_SYNTAX'); }
+  const size = core.wasmMemory().buffer.byteLength;
+  for (let i = 0; i < 50; i++) {
+    decodeEntity(big);
+    try { decodeEntity(big.slice(0, -1)); } catch (e) { assert.strictEqual(e.code, 'ERR_SYNTAX'); }
+    decodeEntity('[1]');
+  }
+  assert.strictEqual(core.wasmMemory().buffer.byteLength, size);
+});
