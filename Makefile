@@ -13,18 +13,26 @@ BUILD := build
 # Debian packages the build and the tests need. `make setup` installs the
 # missing ones (as root, or through sudo when it is there).
 DEB_PACKAGES := emscripten node-acorn gcc gcc-multilib clang libclang-rt-14-dev \
-                protobuf-c-compiler protobuf-compiler make
+                protobuf-c-compiler protobuf-compiler make \
+                apt debian-archive-keyring tar gzip
 
 # Debian's emcc 3.1.6 runs its JS tools under the machine's Node, which finds
 # acorn only here.
 EMCC := NODE_PATH=/usr/share/nodejs emcc
+
+SETUP_STAMP := $(BUILD)/.setup
+
+# protobuf-c's runtime (Debian's source package, sha256-pinned) and the code
+# protoc-c generates from proto/darmok.proto, all in $(BUILD): PB_CFLAGS,
+# PB_HEADERS, $(call PB_OBJS,<variant>), PROTOBUF_C_LICENSE.
+include proto/protobuf.mk
 
 CORE_SRC := $(sort $(wildcard wasm/*.c))
 CORE_HDR := $(sort $(wildcard wasm/*.h))
 # The functions JS calls: one name a line in wasm/exports.txt, the only list.
 EXPORTS := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' -e 's/^[[:space:]]*/_/' wasm/exports.txt 2>/dev/null | paste -sd, -)
 
-WASM_FLAGS := -O3 -std=c11 -sSTANDALONE_WASM --no-entry -sALLOW_MEMORY_GROWTH=1 \
+WASM_FLAGS := -O3 -mbulk-memory -msimd128 -std=c11 -sSTANDALONE_WASM --no-entry -sALLOW_MEMORY_GROWTH=1 \
               -sINITIAL_MEMORY=1048576 -sTOTAL_STACK=262144 -sMALLOC=emmalloc \
               -sEXPORTED_FUNCTIONS=$(EXPORTS) -Wall -Wextra -Werror
 
@@ -34,11 +42,9 @@ NATIVE_WARN := -std=c11 -Wall -Wextra -Werror -Wconversion -Wshadow -Wno-unused-
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 C_TESTS := $(patsubst test/c/%.c,%,$(sort $(wildcard test/c/*.c)))
 
-SETUP_STAMP := $(BUILD)/.setup
-
 .PHONY: build setup demo test test-c test-c32 test-js wasm clean distclean
 
-build: $(BUILD)/darmok.wasm
+build: $(BUILD)/darmok.wasm $(PROTOBUF_C_LICENSE)
 
 wasm: $(BUILD)/darmok.wasm
 
@@ -64,22 +70,22 @@ $(SETUP_STAMP): package.json package-lock.json Makefile
 
 # --- the WebAssembly core ----------------------------------------------------
 
-$(BUILD)/darmok.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt | $(SETUP_STAMP)
+$(BUILD)/darmok.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt $(PB_HEADERS) $(call PB_OBJS,wasm) | $(SETUP_STAMP)
 	@mkdir -p $(BUILD)
-	$(EMCC) $(WASM_FLAGS) $(CORE_SRC) -o $@
+	$(EMCC) $(WASM_FLAGS) $(PB_CFLAGS) $(CORE_SRC) $(call PB_OBJS,wasm) -o $@
 
 # --- tests -----------------------------------------------------------------
 
 test: test-c test-c32 test-js test-fuzz
 
 # Native C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer.
-$(BUILD)/c/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) | $(SETUP_STAMP)
+$(BUILD)/c/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(call PB_OBJS,native) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	gcc $(NATIVE_WARN) $(SAN) -g -O1 -Iwasm $< $(CORE_SRC) -lm -o $@
+	gcc $(NATIVE_WARN) $(SAN) -g -O1 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native) -lm -o $@
 
-$(BUILD)/c32/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) | $(SETUP_STAMP)
+$(BUILD)/c32/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(call PB_OBJS,native32) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	gcc -m32 $(NATIVE_WARN) -O2 -Iwasm $< $(CORE_SRC) -lm -o $@
+	gcc -m32 $(NATIVE_WARN) -O2 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native32) -lm -o $@
 
 test-c: $(addprefix $(BUILD)/c/,$(C_TESTS))
 	@set -e; for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
@@ -104,7 +110,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_QUICK_SECONDS ?= 5
 FUZZ_TARGETS := $(patsubst test/fuzz/fuzz_%.c,%,$(sort $(wildcard test/fuzz/fuzz_*.c)))
 # More sources or libraries a target needs (e.g. protobuf-c generated code).
-FUZZ_EXTRA_SRC ?=
+FUZZ_EXTRA_SRC ?= $(call PB_OBJS,fuzz)
 FUZZ_LIBS ?= -lm
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -113,9 +119,9 @@ FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_TARGETS))
 
 .PHONY: fuzz test-fuzz fuzz-build fuzz-corpus
 
-$(BUILD)/fuzz/%: test/fuzz/fuzz_%.c test/fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR) $(FUZZ_EXTRA_SRC) | $(SETUP_STAMP)
+$(BUILD)/fuzz/%: test/fuzz/fuzz_%.c test/fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(FUZZ_EXTRA_SRC) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -Iwasm -Itest/fuzz $< $(CORE_SRC) $(FUZZ_EXTRA_SRC) $(FUZZ_LIBS) -o $@
+	clang $(FUZZ_CFLAGS) -Iwasm -Itest/fuzz $(PB_CFLAGS) $< $(CORE_SRC) $(FUZZ_EXTRA_SRC) $(FUZZ_LIBS) -o $@
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -131,7 +137,7 @@ define FUZZ_RUN
        -print_final_stats=1 $$dict -artifact_prefix=$(BUILD)/fuzz/crash-$$t- \
        $(BUILD)/fuzz/corpus/$$t test/fuzz/corpus/$$t >$$log 2>&1; then \
     echo "fuzz $$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' $$log) runs in $(1) s," \
-         "$$(grep -o 'cov: [0-9]*' $$log | tail -1), no failure"; \
+         "$$(grep -ao 'cov: [0-9]*' $$log | tail -1), no failure"; \
   else \
     tail -n 60 $$log; echo "fuzz $$t: FAILED (log: $$log)" >&2; exit 1; \
   fi; \
@@ -154,7 +160,7 @@ demo: $(BUILD)/darmok.wasm
 	node examples/demo.cjs
 
 clean:
-	rm -rf $(BUILD)/c $(BUILD)/c32 $(BUILD)/darmok.wasm
+	rm -rf $(BUILD)/c $(BUILD)/c32 $(BUILD)/pb $(BUILD)/gen $(BUILD)/darmok.wasm
 
 distclean:
 	rm -rf $(BUILD) node_modules

@@ -38,6 +38,19 @@ const FORMATS = {
       return core.jsonDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
     },
     tanagra: true
+  },
+  // proto/darmok.proto; docs/FORMAT.md "Protobuf". Bytes in, bytes out.
+  protobuf: {
+    encode(tape, len, maxDepth) {
+      return core.pbEncode(tape, len, maxDepth);
+    },
+    decode(blob, maxDepth, maxLength, maxBytes, rebuild) {
+      if (!(blob instanceof Uint8Array)) {
+        throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'decodeEntity takes a Buffer or a Uint8Array in the protobuf format');
+      }
+      return core.pbDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
+    },
+    tanagra: false
   }
 };
 
@@ -62,6 +75,16 @@ function limit(options, name, fallback) {
     throw new DarmokError('ERR_INVALID_OPTION', `${name} must be an integer from 1 to ${U32_MAX}`);
   }
   return v;
+}
+
+/* The format named by options.format, or the codec's own. */
+function formatOf(options, fallback) {
+  const f = options.format;
+  if (f === undefined) return fallback;
+  if (typeof f !== 'string' || !Object.prototype.hasOwnProperty.call(FORMATS, f)) {
+    throw new DarmokError('ERR_INVALID_OPTION', `unknown format ${JSON.stringify(f)}: one of ${Object.keys(FORMATS).join(', ')}`);
+  }
+  return f;
 }
 
 function choice(options, name, values) {
@@ -101,19 +124,22 @@ function createCodec(options) {
    *             and ERR_UNREGISTERED_CLASS for instances of unregistered
    *             classes, instead of skipping them / writing plain objects.
    *   maxDepth  default 1000; deeper nesting throws ERR_DEPTH.
+   *   format    this call's format instead of the codec's ('json', 'protobuf').
    * The value is only read. Re-entrant: a getter may call encodeEntity.
    */
   function encodeEntity(value, options) {
     let strict = false;
     let maxDepth = MAX_DEPTH;
+    let how = impl;
     if (options !== undefined && options !== null) {
       strict = options.strict === true;
       maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
+      if (options.format !== undefined) how = FORMATS[formatOf(options, format)];
     }
     const enc = acquire();
     try {
       enc.run(value, strict, maxDepth, registry);
-      return impl.encode(enc.w.buf, enc.w.pos, maxDepth);
+      return how.encode(enc.w.buf, enc.w.pos, maxDepth);
     } finally {
       enc.release();
     }
@@ -133,6 +159,7 @@ function createCodec(options) {
    *                 tanagra-json wrote it (tanagra.cjs); 'tanagra': every
    *                 document is; 'none': none is.
    *   maxDepth, maxBytes, maxLength: limits, defaults above.
+   *   format        this call's format instead of the codec's.
    * The options may also come second, without Class.
    */
   function decodeEntity(blob, Class, options) {
@@ -147,7 +174,13 @@ function createCodec(options) {
     let maxDepth = MAX_DEPTH;
     let maxBytes = MAX_BYTES;
     let maxLength = MAX_LENGTH;
+    let how = impl;
+    let name = format;
     if (options !== undefined && options !== null) {
+      if (options.format !== undefined) {
+        name = formatOf(options, format);
+        how = FORMATS[name];
+      }
       unknownPlain = choice(options, 'unknownClass', ['throw', 'plain']) === 'plain';
       acceptNewer = choice(options, 'newerVersion', ['reject', 'accept']) === 'accept';
       legacy = choice(options, 'legacy', ['auto', 'tanagra', 'none']);
@@ -155,11 +188,11 @@ function createCodec(options) {
       maxBytes = limit(options, 'maxBytes', MAX_BYTES);
       maxLength = limit(options, 'maxLength', MAX_LENGTH);
     }
-    if (!impl.tanagra) {
-      if (legacy === 'tanagra') throw new DarmokError('ERR_INVALID_OPTION', `the ${format} format has no tanagra documents`);
+    if (!how.tanagra) {
+      if (legacy === 'tanagra') throw new DarmokError('ERR_INVALID_OPTION', `the ${name} format has no tanagra documents`);
       legacy = 'none';
     }
-    const value = impl.decode(blob, maxDepth, maxLength, maxBytes,
+    const value = how.decode(blob, maxDepth, maxLength, maxBytes,
       (reader) => new Decoder(reader, unknownPlain, registry, acceptNewer).run());
     if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value))) return value;
     return fromTanagra(value, registry, unknownPlain, acceptNewer);
@@ -174,4 +207,33 @@ function createCodec(options) {
   });
 }
 
-module.exports = { createCodec, FORMATS, MAX_DEPTH, MAX_BYTES, MAX_LENGTH };
+/*
+ * transcode(blob, { from, to, maxDepth?, maxBytes?, maxLength? }) -> the
+ * same document in the other format, converted inside the core without
+ * building JS values (no registry involved): 'json' -> 'protobuf' gives
+ * bytes (a Buffer in Node), 'protobuf' -> 'json' a string. JSON comes as a
+ * string or UTF-8 bytes, protobuf as a Uint8Array/Buffer. The input is
+ * untrusted and checked as decodeEntity checks it, with the same limits;
+ * a document darmok wrote comes back byte for byte after a round trip.
+ */
+function transcode(blob, options) {
+  if (options === undefined || options === null || typeof options !== 'object') {
+    throw new DarmokError('ERR_INVALID_OPTION', "transcode(blob, { from, to }) needs from and to: 'json' or 'protobuf'");
+  }
+  const from = choice(options, 'from', ['json', 'protobuf']);
+  const to = choice(options, 'to', ['protobuf', 'json']);
+  if (options.from === undefined || options.to === undefined || from === to) {
+    throw new DarmokError('ERR_INVALID_OPTION', "transcode converts between 'json' and 'protobuf': give from and to, different");
+  }
+  const maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
+  const maxBytes = limit(options, 'maxBytes', MAX_BYTES);
+  const maxLength = limit(options, 'maxLength', MAX_LENGTH);
+  if (from === 'json' ? typeof blob !== 'string' && !(blob instanceof Uint8Array) : !(blob instanceof Uint8Array)) {
+    throw new DarmokError('ERR_UNSUPPORTED_TYPE', from === 'json'
+      ? 'transcode from json takes a string, a Buffer or a Uint8Array'
+      : 'transcode from protobuf takes a Buffer or a Uint8Array');
+  }
+  return core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes);
+}
+
+module.exports = { createCodec, transcode, FORMATS, MAX_DEPTH, MAX_BYTES, MAX_LENGTH };

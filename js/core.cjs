@@ -8,6 +8,8 @@
  *   dk_ctx_result(ctx) -> ptr        8 u32 result words, stable for the ctx lifetime
  *   dk_json_encode_ctx(ctx, tape_len, max_depth) -> code
  *   dk_json_decode_ctx(ctx, json_len, max_depth, max_length) -> code
+ *   dk_pb_encode_ctx / dk_pb_decode_ctx     the same for protobuf
+ *   dk_pb_from_json_ctx / dk_pb_to_json_ctx (ctx, len, max_depth, max_length) -> code
  *
  * One encode or decode crosses the boundary twice: dk_ctx_input to reserve
  * the input area, then the work call. Growing WebAssembly memory detaches
@@ -19,7 +21,7 @@
  */
 
 const { DarmokError, coreCode, documentPath, pathForMessage } = require('./errors.cjs');
-const { TapeReader, utf8Encoder, utf8Decoder } = require('./tape.cjs');
+const { TapeReader, utf8Encoder, utf8Decoder, nodeBufferOf } = require('./tape.cjs');
 
 /* Result words (u32 index into the words at dk_ctx_result). */
 const RES_CODE = 0; //     error code (0 = ok)
@@ -28,6 +30,9 @@ const RES_OUT = 2; //      address of the output bytes
 const RES_OUT_LEN = 3; //  length of the output
 const RES_MSG = 4; //      address of the static ASCII error message (0 when ok)
 const RES_MSG_LEN = 5; //  its length
+const RES_U16 = 6; //      decode: address of the UTF-16 side table of the tape's strings;
+//                         encode: the output as UTF-16, or 0 when it is all ASCII
+const RES_U16_LEN = 7; //  its length in bytes
 
 /* Bytes of input shown on each side of an error offset. */
 const EXCERPT = 20;
@@ -37,7 +42,7 @@ let memory = null;
 let ctx = 0;
 let resAddr = 0;
 let heapBuffer = null; //  the ArrayBuffer the views below were taken on
-let heap = null; //        Uint8Array over all of memory
+let heap = null; //        Uint8Array over all of memory (a Buffer under Node)
 let heapView = null; //    DataView over all of memory
 let loadError = null; //   why the synchronous load failed, for the message
 let rebuilding = false; // a decode's tape in memory is being read by JS
@@ -48,6 +53,7 @@ function views() {
   if (memory.buffer !== heapBuffer) {
     heapBuffer = memory.buffer;
     heap = new Uint8Array(heapBuffer);
+    heap = nodeBufferOf(heap) || heap;
     heapView = new DataView(heapBuffer);
   }
 }
@@ -213,7 +219,17 @@ function jsonEncode(tape, len, maxDepth) {
   views();
   if (code !== 0) throw failure(code, p, len, 'encode');
   const out = word(RES_OUT);
-  return utf8Decoder.decode(heap.subarray(out, out + word(RES_OUT_LEN)));
+  const end = out + word(RES_OUT_LEN);
+  // Under Node the string is made with one copy: from the core's UTF-16
+  // copy of the output (ucs2Slice, several times faster than decoding
+  // non-ASCII UTF-8), or from the output itself when it is all ASCII (no
+  // UTF-16 copy then: Latin-1 is the same bytes, a one-byte string).
+  if (typeof heap.ucs2Slice === 'function') {
+    const u16 = word(RES_U16);
+    if (u16 !== 0) return heap.ucs2Slice(u16, u16 + word(RES_U16_LEN));
+    return heap.latin1Slice(out, end);
+  }
+  return utf8Decoder.decode(heap.subarray(out, end));
 }
 
 /*
@@ -250,10 +266,123 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
   const out = word(RES_OUT);
   rebuilding = true;
   try {
+    const reader = new TapeReader(heap, heapView, out, out + word(RES_OUT_LEN));
+    const u16 = word(RES_U16);
+    if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN));
+    return rebuild(reader);
+  } finally {
+    rebuilding = false;
+  }
+}
+
+/* --- protobuf (proto/darmok.proto) and transcoding --------------------------- */
+
+/* A copy of the output bytes of the last call: a Buffer under Node. */
+function outputBytes() {
+  const out = word(RES_OUT);
+  const n = word(RES_OUT_LEN);
+  const bytes = typeof Buffer === 'function' ? Buffer.allocUnsafe(n) : new Uint8Array(n);
+  bytes.set(heap.subarray(out, out + n));
+  return bytes;
+}
+
+/* The DarmokError of a failed protobuf decode: offset and a hex excerpt. */
+function pbFailure(code, at, len) {
+  const jsCode = coreCode(code);
+  const offset = word(RES_OFFSET);
+  const msgAt = word(RES_MSG);
+  const msg = msgAt === 0 ? 'failed' : utf8Decoder.decode(heap.subarray(msgAt, msgAt + word(RES_MSG_LEN)));
+  let limit = '';
+  if (jsCode === 'ERR_DEPTH') limit = ` (maxDepth ${limits.maxDepth})`;
+  else if (jsCode === 'ERR_TOO_LARGE' && msg.includes('max_length')) limit = ` (maxLength ${limits.maxLength})`;
+  const from = offset > 8 ? offset - 8 : 0;
+  const to = offset + 8 < len ? offset + 8 : len;
+  const hex = Array.from(heap.subarray(at + from, at + to), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  const where = offset >= len ? `at byte ${offset} (the end of input)` : `at byte ${offset}`;
+  return new DarmokError(jsCode, `${msg}${limit} ${where} of the protobuf document${len === 0 ? ' (empty input)' : ` near [${hex}]`}`, offset);
+}
+
+/* Copy bytes (a Uint8Array) into the input area; returns its address. */
+function putBytes(bytes, maxBytes) {
+  if (bytes.length > maxBytes) throw tooLarge(bytes.length, maxBytes);
+  const p = input(bytes.length);
+  heap.set(bytes, p);
+  return p;
+}
+
+/* Write JSON text (a string, or UTF-8 bytes) into the input area: [p, len]. */
+function putText(text, maxBytes) {
+  if (typeof text !== 'string') return [putBytes(text, maxBytes), text.length];
+  if (text.length > maxBytes) throw tooLarge(text.length, maxBytes);
+  let room = text.length * 3;
+  if (room > maxBytes) {
+    room = typeof Buffer === 'function' ? Buffer.byteLength(text, 'utf8') : utf8Encoder.encode(text).length;
+    if (room > maxBytes) throw tooLarge(room, maxBytes);
+  }
+  const p = input(room);
+  return [p, utf8Encoder.encodeInto(text, heap.subarray(p, p + room)).written];
+}
+
+/* Turn the tape tape[0..len) into a darmok.Document: a copy of the bytes. */
+function pbEncode(tape, len, maxDepth) {
+  ready();
+  const p = input(len);
+  heap.set(tape.subarray(0, len), p);
+  const code = wasm.dk_pb_encode_ctx(ctx, len, maxDepth);
+  views();
+  if (code !== 0) throw failure(code, p, len, 'encode');
+  return outputBytes();
+}
+
+/*
+ * Parse a darmok.Document (a Uint8Array/Buffer) into a tape and call
+ * rebuild(reader) on it while it is valid.
+ */
+function pbDecode(bytes, maxDepth, maxLength, maxBytes, rebuild) {
+  ready();
+  const p = putBytes(bytes, maxBytes);
+  const len = bytes.length;
+  const code = wasm.dk_pb_decode_ctx(ctx, len, maxDepth, maxLength);
+  views();
+  if (code !== 0) {
+    limits.maxDepth = maxDepth;
+    limits.maxLength = maxLength;
+    throw pbFailure(code, p, len);
+  }
+  const out = word(RES_OUT);
+  rebuilding = true;
+  try {
     return rebuild(new TapeReader(heap, heapView, out, out + word(RES_OUT_LEN)));
   } finally {
     rebuilding = false;
   }
+}
+
+/*
+ * JSON text -> protobuf bytes (toProtobuf) or protobuf bytes -> JSON text,
+ * inside the core: no JS value is built. Errors point into the input.
+ */
+function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes) {
+  ready();
+  let p;
+  let len;
+  if (toProtobuf) [p, len] = putText(blob, maxBytes);
+  else {
+    p = putBytes(blob, maxBytes);
+    len = blob.length;
+  }
+  const code = toProtobuf
+    ? wasm.dk_pb_from_json_ctx(ctx, len, maxDepth, maxLength)
+    : wasm.dk_pb_to_json_ctx(ctx, len, maxDepth, maxLength);
+  views();
+  if (code !== 0) {
+    limits.maxDepth = maxDepth;
+    limits.maxLength = maxLength;
+    throw toProtobuf ? failure(code, p, len, 'decode') : pbFailure(code, p, len);
+  }
+  if (toProtobuf) return outputBytes();
+  const out = word(RES_OUT);
+  return utf8Decoder.decode(heap.subarray(out, out + word(RES_OUT_LEN)));
 }
 
 function tooLarge(n, max) {
@@ -285,4 +414,6 @@ function useExportsForTest(exports, { keepContext = false } = {}) {
 
 loadSync();
 
-module.exports = { init, isReady, jsonEncode, jsonDecode, wasmMemory, exportsForTest, useExportsForTest };
+module.exports = {
+  init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, wasmMemory, exportsForTest, useExportsForTest
+};

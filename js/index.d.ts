@@ -1,4 +1,5 @@
-// Types for darmok and darmok/json (the same functions).
+// Types for darmok and darmok/json (the same functions); darmok/protobuf's
+// are in protobuf.d.ts, which shares everything here but the byte type.
 
 /** A class darmok can register: anything constructible with a prototype. */
 export type Class<T = any> = abstract new (...args: any[]) => T;
@@ -63,6 +64,8 @@ export interface EncodeOptions {
   strict?: boolean;
   /** Deepest nesting allowed; deeper throws ERR_DEPTH. Default 1000. */
   maxDepth?: number;
+  /** This call's format instead of the entry point's or codec's. */
+  format?: Format;
 }
 
 export interface DecodeOptions {
@@ -90,12 +93,19 @@ export interface DecodeOptions {
    * Default 16 Mi (16777216).
    */
   maxLength?: number;
+  /** This call's format instead of the entry point's or codec's. */
+  format?: Format;
 }
 
+/** Encode a value to darmok protobuf bytes (a Buffer in Node). */
+export function encodeEntity(value: unknown, options: EncodeOptions & { format: 'protobuf' }): Uint8Array;
 /** Encode a value to darmok JSON text. */
 export function encodeEntity(value: unknown, options?: EncodeOptions): string;
 
-/** Decode darmok JSON text (a string, or UTF-8 bytes). Class, when given, is registered first. */
+/**
+ * Decode darmok JSON text (a string, or UTF-8 bytes), or protobuf bytes with
+ * `{ format: 'protobuf' }`. Class, when given, is registered first.
+ */
 export function decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class<T> | null, options?: DecodeOptions): T;
 export function decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
 
@@ -115,28 +125,49 @@ export interface Registry {
 /** A new registry, empty and isolated from every other. */
 export function createRegistry(): Registry;
 
-/** The byte formats createCodec() knows. */
-export type Format = 'json';
+/** The byte formats: darmok JSON (text) and protobuf (proto/darmok.proto, bytes). */
+export type Format = 'json' | 'protobuf';
 
-export interface CodecOptions {
+/** What a format's encodeEntity returns. */
+export type Encoded<F extends Format> = F extends 'protobuf' ? Uint8Array : string;
+
+export interface CodecOptions<F extends Format = Format> {
   /** Default 'json'. */
-  format?: Format;
+  format?: F;
   /** Default: the registry serializable() fills. */
   registry?: Registry;
 }
 
 /** encodeEntity / decodeEntity for one format over one registry. */
-export interface Codec {
-  readonly format: Format;
+export interface Codec<F extends Format = 'json'> {
+  readonly format: F;
   readonly registry: Registry;
   /** Registers into this codec's registry. */
   readonly serializable: SerializableFunction;
-  encodeEntity(value: unknown, options?: EncodeOptions): string;
+  encodeEntity(value: unknown, options?: EncodeOptions): Encoded<F>;
   decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class<T> | null, options?: DecodeOptions): T;
   decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
 }
 
-export function createCodec(options?: CodecOptions): Codec;
+export function createCodec(options: CodecOptions<'protobuf'> & { format: 'protobuf' }): Codec<'protobuf'>;
+export function createCodec(options?: CodecOptions<'json'>): Codec<'json'>;
+
+export interface TranscodeOptions {
+  from: Format;
+  to: Format;
+  /** Limits on the input, as decodeEntity's. */
+  maxDepth?: number;
+  maxBytes?: number;
+  maxLength?: number;
+}
+
+/**
+ * Convert a document between darmok JSON and protobuf inside the core,
+ * without building JS values: to 'protobuf' gives bytes (a Buffer in Node),
+ * to 'json' a string. A round trip gives back identical bytes.
+ */
+export function transcode(blob: string | Uint8Array, options: TranscodeOptions & { to: 'protobuf' }): Uint8Array;
+export function transcode(blob: Uint8Array, options: TranscodeOptions & { to: 'json' }): string;
 
 /**
  * Ready the WebAssembly core. In Node it is ready at load and this resolves
@@ -178,6 +209,7 @@ declare const darmok: {
   decodeEntity: typeof decodeEntity;
   createCodec: typeof createCodec;
   createRegistry: typeof createRegistry;
+  transcode: typeof transcode;
   init: typeof init;
   DarmokError: typeof DarmokError;
 };

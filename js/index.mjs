@@ -2,6 +2,6 @@
 import darmok from './index.cjs';
 
 export const {
-  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, init, DarmokError
+  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, transcode, init, DarmokError
 } = darmok;
 export default darmok;

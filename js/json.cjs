@@ -2,12 +2,13 @@
 /*
  * json.cjs - darmok's JSON format (docs/FORMAT.md) over the default
  * registry: the codec createCodec({ format: 'json' }) (codec.cjs), plus
- * serializable, createCodec, createRegistry, init and DarmokError.
+ * serializable, createCodec, createRegistry, transcode (JSON <-> protobuf),
+ * init and DarmokError.
  */
 
 const core = require('./core.cjs');
 const { DarmokError } = require('./errors.cjs');
-const { createCodec, MAX_DEPTH, MAX_BYTES, MAX_LENGTH } = require('./codec.cjs');
+const { createCodec, transcode, MAX_DEPTH, MAX_BYTES, MAX_LENGTH } = require('./codec.cjs');
 const { createRegistry, defaultRegistry } = require('./registry.cjs');
 
 const codec = createCodec({ format: 'json', registry: defaultRegistry });
@@ -18,6 +19,7 @@ module.exports = {
   serializable: defaultRegistry.serializable,
   createCodec,
   createRegistry,
+  transcode,
   init: core.init,
   DarmokError,
   MAX_DEPTH,

@@ -5,6 +5,9 @@
  *
  *   dk_json_write   tape -> JSON text   (docs/FORMAT.md)
  *   dk_json_read    JSON text -> tape   (strict RFC 8259, then darmok tags)
+ *   dk_pb_write     tape -> protobuf darmok.Document (proto/darmok.proto)
+ *   dk_pb_read      protobuf darmok.Document -> tape
+ *   dk_pb_from_json, dk_pb_to_json   JSON <-> protobuf, through a tape
  *
  * Everything public starts with dk_. Calls share no global state: all
  * memory comes from the caller's dk_arena (scratch, reset per call) and
@@ -129,5 +132,62 @@ int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
 /* dk_json_read_opts without flags and with a private scratch arena. */
 int dk_json_read(const uint8_t *json, size_t len, const dk_limits *lim,
                  dk_buf *tape_out, dk_err *err);
+
+/* --- protobuf (proto/darmok.proto, docs/FORMAT.md "Protobuf") ----------- */
+
+/*
+ * The decode amplification bound of dk_pb_read_opts. The string table lets
+ * a few bytes of protobuf name a long key many times (a 6 KB document can
+ * ask for ~1 GB of tape), so the tape a decode writes is bounded by
+ * max_out; max_out = 0 means DK_PB_EXPANSION * len + DK_PB_EXPANSION_FLOOR
+ * bytes. Real documents expand 1.5-4x (long keys over tiny values ~10x).
+ */
+#define DK_PB_EXPANSION 64u
+#define DK_PB_EXPANSION_FLOOR (1u << 20)
+
+/*
+ * Writes the tape tape[0..len) as a darmok.Document into out (replacing
+ * its content). The tape is untrusted: a malformed one fails with
+ * DK_ERR_TAPE (err->pos a tape offset); more than lim->max_depth open
+ * containers fail with DK_ERR_DEPTH. String flags in the tape are hints:
+ * the bytes are checked as WTF-8 and classified here. Raw strings and
+ * binary data are packed straight from the tape, which must stay put for
+ * the call. scratch holds protobuf-c's structs and the explicit stack; the
+ * caller may reset it after the call. Returns err->code; on failure
+ * out->len is 0.
+ */
+int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
+                     dk_arena *scratch, dk_buf *out, dk_err *err);
+
+/*
+ * Parses the darmok.Document pb[0..len) and writes its tape into tape_out
+ * (replacing its content). The bytes are untrusted: wire errors are
+ * DK_ERR_SYNTAX at their exact offset; a valid protobuf message that is not
+ * a valid document is DK_ERR_FORMAT at the start of the offending node,
+ * shape or string-table entry (0 for document-level faults); lengths over
+ * lim->max_length, and a tape over max_out bytes (0: the default bound
+ * above), are DK_ERR_TOO_LARGE; nesting (through node indexes) over
+ * lim->max_depth is DK_ERR_DEPTH. No padding is needed. protobuf-c's
+ * unpacked structs live in scratch; nothing points into pb after the call.
+ * Returns err->code; on failure tape_out->len is 0.
+ */
+int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
+                    size_t max_out, dk_arena *scratch, dk_buf *tape_out,
+                    dk_err *err);
+
+/*
+ * JSON text -> darmok.Document: dk_json_read_opts into tape (a caller-owned
+ * buffer, reused), then dk_pb_write_opts into out. flags as for
+ * dk_json_read_opts. Errors of the first step carry JSON offsets; the
+ * second can only fail for memory, size or depth (offset 0).
+ */
+int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags,
+                         const dk_limits *lim, dk_arena *scratch, dk_buf *tape,
+                         dk_buf *out, dk_err *err);
+
+/* darmok.Document -> JSON text through tape, likewise (default max_out). */
+int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
+                       dk_arena *scratch, dk_buf *tape, dk_buf *out,
+                       dk_err *err);
 
 #endif

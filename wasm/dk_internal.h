@@ -82,6 +82,59 @@ static inline double dk_rdf64(const uint8_t *p)
     return d;
 }
 
+/*
+ * The index (0..8) of the first of the 8 bytes at p that a JSON string
+ * cannot carry as it is: a control byte (< 0x20), '"', '\\' or a byte >=
+ * 0x80; 8 when all 8 are plain. Eight bytes are read: the caller makes sure
+ * they exist. SWAR: each test sets the top bit of a byte's lane; a lane
+ * above a hit may be set falsely by a borrow, the lowest set lane never is.
+ */
+static inline unsigned dk_plain8(const uint8_t *p)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    uint64_t x = (uint64_t)dk_rd32(p) | (uint64_t)dk_rd32(p + 4) << 32;
+    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+    uint64_t m = (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) |
+                  ((b - ones) & ~b) | x) & high;
+    unsigned i = 0;
+
+    if (m == 0) return 8;
+#if defined(__GNUC__) || defined(__clang__)
+    i = (unsigned)__builtin_ctzll(m) >> 3;
+#else
+    while (!(m & 0x80u)) {
+        m >>= 8;
+        i++;
+    }
+#endif
+    return i;
+}
+
+/*
+ * DK_PLAIN_RUN bytes tested at once by dk_plain_run(p): the index of the
+ * first byte of p[0..DK_PLAIN_RUN) that a JSON string cannot carry as it is
+ * (see dk_plain8), DK_PLAIN_RUN when none. With WebAssembly SIMD (emcc
+ * -msimd128) 16 bytes, else dk_plain8. DK_JSON_PADDING covers the read.
+ */
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#define DK_PLAIN_RUN 16u
+static inline unsigned dk_plain_run(const uint8_t *p)
+{
+    v128_t x = wasm_v128_load(p);
+    v128_t bad = wasm_v128_or(
+        wasm_u8x16_lt(x, wasm_i8x16_splat(0x20)),
+        wasm_v128_or(wasm_i8x16_eq(x, wasm_i8x16_splat('"')),
+                     wasm_i8x16_eq(x, wasm_i8x16_splat('\\'))));
+    uint32_t m = wasm_i8x16_bitmask(bad) | wasm_i8x16_bitmask(x);
+
+    return m ? (unsigned)__builtin_ctz(m) : 16u;
+}
+#else
+#define DK_PLAIN_RUN 8u
+#define dk_plain_run dk_plain8
+#endif
+
 static inline void dk_wrf64(uint8_t *p, double d)
 {
     uint64_t u;
@@ -89,6 +142,18 @@ static inline void dk_wrf64(uint8_t *p, double d)
     dk_wr32(p, (uint32_t)u);
     dk_wr32(p + 4, (uint32_t)(u >> 32));
 }
+
+/*
+ * dk_json_read_opts plus a UTF-16 side table for JS: unless u16_out is
+ * NULL it is emptied and gets, for every non-ASCII str of the tape in tape
+ * order, an entry: u32 tape offset of the str's header, u32 count of
+ * UTF-16 code units, the units (LE, 2 bytes each). A later entry never has
+ * a smaller offset. JS makes such strings with one copy (Buffer#ucs2Slice)
+ * instead of decoding UTF-8, which V8 does slowly. Emptied on failure.
+ */
+int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
+                    const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
+                    dk_buf *u16_out, dk_err *err);
 
 /* ---- text helpers (dk_text.c) ------------------------------------------ */
 
@@ -101,6 +166,16 @@ static inline void dk_wrf64(uint8_t *p, double d)
  * length. No terminating zero.
  */
 size_t dk_fmt_double(double x, char out[DK_NUM_MAX]);
+
+/*
+ * Writes the WTF-8 bytes s[0..n) (trusted: complete, minimal sequences, as
+ * the core validated or wrote them) as UTF-16 code units, little-endian, to
+ * d (room for 2n bytes: a byte gives at most one unit); returns the count
+ * of units. Encoded lone surrogates become lone surrogate units. JS makes a
+ * string of them with one copy (Buffer#ucs2Slice), which is several times
+ * faster than its UTF-8 decoding of non-ASCII text.
+ */
+size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d);
 
 /* Writes the int32 v in decimal into out; returns the length. */
 size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX]);

@@ -56,6 +56,8 @@ typedef struct reader {
     uint64_t refs;    /* referenceable values opened so far */
     char *num;        /* scratch copy of a long number token */
     size_t num_cap;
+    dk_buf *u16;      /* UTF-16 side table (dk_json_read_ex), or NULL */
+    size_t u16_last;  /* offset of its last entry */
 } reader;
 
 /* The cursor's input offset. */
@@ -108,6 +110,7 @@ static void skip_ws(reader *r)
 /* Makes room for n more tape bytes. */
 DK_MUST static int room(reader *r, size_t n)
 {
+    if (r->tape->cap - r->tape->len >= n) return DK_OK;
     return dk_buf_reserve(r->tape, n, r->err, POS(r));
 }
 
@@ -296,9 +299,14 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
         size_t n;
 
         for (;;) {
-            uint8_t c = *p;
+            uint8_t c;
             size_t len, bad;
+            /* plain bytes a run at a time; the load stays in the padding */
+            unsigned k = dk_plain_run(p);
 
+            p += k;
+            if (k == DK_PLAIN_RUN) continue;
+            c = *p;
             if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
                 p++;
                 continue;
@@ -336,6 +344,30 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
  * Reads the string at the cursor onto the tape as a str (header, bytes) of
  * at most limit bytes.
  */
+/*
+ * Appends to the side table r->u16 the entry of the str at tape offset at,
+ * whose bytes are WTF-8 that read_str_bytes validated or wrote itself
+ * (hence no checks): u32 at, u32 unit count, the UTF-16 units (LE). A
+ * byte gives at most one unit (a 4-byte sequence two), so 2n bytes do.
+ */
+DK_MUST static int put_utf16(reader *r, size_t at)
+{
+    dk_buf *u = r->u16;
+    const uint8_t *s = r->tape->data + at + 4;
+    size_t n = dk_rd32(r->tape->data + at) >> DK_STR_SHIFT, units;
+
+    if (n > (SIZE_MAX - 8) / 2)
+        return fail(r, DK_ERR_TOO_LARGE, "string too long", POS(r));
+    if (u->cap - u->len < 8 + 2 * n)
+        DK_TRY(dk_buf_reserve(u, 8 + 2 * n, r->err, POS(r)));
+    units = dk_wtf8_to_utf16(s, n, u->data + u->len + 8);
+    r->u16_last = u->len;
+    dk_wr32(u->data + u->len, (uint32_t)at);
+    dk_wr32(u->data + u->len + 4, (uint32_t)units);
+    u->len += 8 + 2 * units;
+    return DK_OK;
+}
+
 DK_MUST static int read_str_max(reader *r, uint64_t limit)
 {
     size_t at = r->tape->len;
@@ -346,6 +378,7 @@ DK_MUST static int read_str_max(reader *r, uint64_t limit)
     DK_TRY(read_str_bytes(r, limit, &flags));
     dk_wr32(r->tape->data + at,
             (uint32_t)(r->tape->len - at - 4) << DK_STR_SHIFT | flags);
+    if (r->u16 && !(flags & DK_STR_ASCII)) DK_TRY(put_utf16(r, at));
     return DK_OK;
 }
 
@@ -364,6 +397,28 @@ static void strip_dollar(dk_buf *t, size_t at)
     memmove(t->data + at + 4, t->data + at + 5, n - 1);
     dk_wr32(t->data + at, h - (1u << DK_STR_SHIFT));
     t->len--;
+}
+
+/*
+ * strip_dollar for the key just read at tape offset at, and the same for
+ * its side-table entry (the last one) when it has one.
+ */
+static void strip_key_dollar(reader *r, size_t at)
+{
+    dk_buf *u = r->u16;
+
+    strip_dollar(r->tape, at);
+    if (u && !(dk_rd32(r->tape->data + at) & DK_STR_ASCII) &&
+        u->len >= r->u16_last + 8) {
+        size_t e = r->u16_last;
+        uint32_t units = dk_rd32(u->data + e + 4);
+
+        if (dk_rd32(u->data + e) == (uint32_t)at && units >= 1) {
+            memmove(u->data + e + 8, u->data + e + 10, 2 * (size_t)(units - 1));
+            dk_wr32(u->data + e + 4, units - 1);
+            u->len -= 2;
+        }
+    }
 }
 
 /* A scanned number token. */
@@ -651,7 +706,7 @@ DK_MUST static int member_key(reader *r, rframe *f, int *state, uint64_t *slots)
     skip_ws(r);
     if (f->kind == F_FIELDS && n > 0 && key[0] == '$') {
         if (n >= 2 && key[1] == '$') {
-            strip_dollar(r->tape, mark);
+            strip_key_dollar(r, mark);
             n--;
             key = r->tape->data + mark + 4;
         } else if (f->meta && n == 2 && key[1] == 'v') {
@@ -970,7 +1025,7 @@ DK_MUST static int read_object(reader *r, int *state, uint64_t *slots)
             return read_instance(r, open, state, slots);
         }
         if (key[1] == '$') {
-            strip_dollar(r->tape, mark + 5);
+            strip_key_dollar(r, mark + 5);
             n--;
         } else if ((tag = find_tag(key + 1, n - 1)) >= 0) {
             r->tape->len = mark;
@@ -1118,9 +1173,9 @@ DK_MUST static int parse(reader *r)
 }
 
 /* See darmok.h. */
-int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
-                      const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                      dk_err *err)
+int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
+                    const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
+                    dk_buf *u16_out, dk_err *err)
 {
     reader r;
     int rc;
@@ -1128,6 +1183,8 @@ int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
     memset(err, 0, sizeof *err);
     memset(&r, 0, sizeof r);
     tape_out->len = 0;
+    if (u16_out) u16_out->len = 0;
+    r.u16 = u16_out;
     if (!(flags & DK_READ_PADDED)) {
         uint8_t *copy;
 
@@ -1151,8 +1208,19 @@ int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
     r.max_str =
         r.max_len < DK_DEFAULT_MAX_LENGTH ? r.max_len : DK_DEFAULT_MAX_LENGTH;
     rc = parse(&r);
-    if (rc != DK_OK) tape_out->len = 0;
+    if (rc != DK_OK) {
+        tape_out->len = 0;
+        if (u16_out) u16_out->len = 0;
+    }
     return rc;
+}
+
+/* See darmok.h. */
+int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
+                      const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
+                      dk_err *err)
+{
+    return dk_json_read_ex(json, len, flags, lim, scratch, tape_out, NULL, err);
 }
 
 /* See darmok.h. */

@@ -79,7 +79,8 @@ DK_MUST static int read_str(writer *w, const uint8_t **s, size_t *n, size_t *at)
 /* Appends n bytes to the output. */
 DK_MUST static int put(writer *w, const void *s, size_t n)
 {
-    DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
+    if (w->out->cap - w->out->len < n)
+        DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
     dk_put_unsafe(w->out, s, n);
     return DK_OK;
 }
@@ -138,10 +139,17 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
     o->data[o->len++] = '"';
     if (dollar) o->data[o->len++] = '$';
     while (i < n) {
-        uint8_t c = s[i], esc[6];
+        uint8_t c, esc[6];
         size_t len = 1, elen = 2;
         int sur = 0;
 
+        if (n - i >= DK_PLAIN_RUN) { /* skip plain bytes a run at a time */
+            unsigned k = dk_plain_run(s + i);
+
+            i += k;
+            if (k == DK_PLAIN_RUN) continue;
+        }
+        c = s[i];
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
             i++;
             continue;

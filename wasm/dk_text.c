@@ -204,6 +204,94 @@ size_t dk_fmt_double(double x, char out[DK_NUM_MAX])
     return o;
 }
 
+/*
+ * Stores the UTF-16 unit v at d (unaligned), little-endian: on little-endian
+ * hosts (wasm) a plain 2-byte store, which byte stores would not become.
+ */
+static inline void put_u16(uint8_t *d, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint16_t u = (uint16_t)v;
+    memcpy(d, &u, 2);
+#else
+    d[0] = (uint8_t)v;
+    d[1] = (uint8_t)(v >> 8);
+#endif
+}
+
+/* The 4 ASCII bytes of a (LE) widened to 4 UTF-16 units, as 8 LE bytes. */
+static inline uint64_t widen4(uint32_t a)
+{
+    return (uint64_t)(a & 0xFFu) | (uint64_t)(a & 0xFF00u) << 8 |
+           (uint64_t)(a & 0xFF0000u) << 16 | (uint64_t)(a & 0xFF000000u) << 24;
+}
+
+/* See dk_internal.h. */
+size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
+{
+    uint8_t *d0 = d;
+    size_t i = 0;
+
+    while (i < n) {
+        uint32_t c = s[i];
+
+        if (c < 0x80) {
+            /* an ASCII run widens 16 (SIMD) or 8 bytes at a time */
+#ifdef __wasm_simd128__
+            while (n - i >= 16) {
+                v128_t x = wasm_v128_load(s + i);
+
+                if (wasm_i8x16_bitmask(x)) break;
+                wasm_v128_store(d, wasm_u16x8_extend_low_u8x16(x));
+                wasm_v128_store(d + 16, wasm_u16x8_extend_high_u8x16(x));
+                d += 32;
+                i += 16;
+            }
+#endif
+            while (n - i >= 8) {
+                uint32_t a = dk_rd32(s + i), b = dk_rd32(s + i + 4);
+                uint64_t wa, wb;
+
+                if ((a | b) & 0x80808080u) break;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                wa = widen4(a);
+                wb = widen4(b);
+                memcpy(d, &wa, 8);
+                memcpy(d + 8, &wb, 8);
+#else
+                for (int k = 0; k < 8; k++) put_u16(d + 2 * k, s[i + (size_t)k]);
+                (void)wa;
+                (void)wb;
+#endif
+                d += 16;
+                i += 8;
+            }
+            while (i < n && s[i] < 0x80) {
+                put_u16(d, s[i++]);
+                d += 2;
+            }
+            continue;
+        }
+        if (c < 0xE0) {
+            c = (c & 0x1F) << 6 | (s[i + 1] & 0x3Fu);
+            i += 2;
+        } else if (c < 0xF0) {
+            c = (c & 0x0F) << 12 | (s[i + 1] & 0x3Fu) << 6 | (s[i + 2] & 0x3Fu);
+            i += 3;
+        } else {
+            c = ((c & 0x07) << 18 | (s[i + 1] & 0x3Fu) << 12 |
+                 (s[i + 2] & 0x3Fu) << 6 | (s[i + 3] & 0x3Fu)) - 0x10000;
+            i += 4;
+            put_u16(d, 0xD800 + (c >> 10));
+            d += 2;
+            c = 0xDC00 + (c & 0x3FF);
+        }
+        put_u16(d, c);
+        d += 2;
+    }
+    return (size_t)(d - d0) / 2;
+}
+
 /* a / b rounded towards minus infinity (b > 0). */
 static int64_t floor_div(int64_t a, int64_t b)
 {

@@ -38,6 +38,19 @@
  *                                        (UTF-8) of json_len bytes; writes
  *                                        a tape as the output. Returns the
  *                                        error code.
+ *    int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len,
+ *                         uint32_t max_depth);
+ *    int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
+ *                         uint32_t max_length);
+ *                                        the same for the protobuf format
+ *                                        (proto/darmok.proto): a
+ *                                        darmok.Document instead of JSON.
+ *    int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len,
+ *                            uint32_t max_depth, uint32_t max_length);
+ *    int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len,
+ *                          uint32_t max_depth, uint32_t max_length);
+ *                                        transcoding inside the core: JSON
+ *                                        text -> Document bytes, and back.
  *
  *  Result words (u32, index: meaning), filled by every call, zeroed except
  *  as stated:
@@ -47,7 +60,12 @@
  *    3 DK_RES_OUT_LEN length of the output
  *    4 DK_RES_MSG     address of the static, ASCII error message (0 when ok)
  *    5 DK_RES_MSG_LEN its length
- *    6, 7 reserved (0)
+ *    6 DK_RES_U16     decode: address of the UTF-16 side table (entries
+ *                     u32 tape offset, u32 units, units; see
+ *                     dk_json_read_ex in dk_internal.h). encode: address
+ *                     of the output as UTF-16 (LE), or 0 when the output
+ *                     is all ASCII (then it reads as Latin-1 too)
+ *    7 DK_RES_U16_LEN its length in bytes
  *  The output stays valid until the next call on the same ctx. Memory:
  *  arenas/buffers reused per ctx, reset at the start of each call (also
  *  after a failed call); no malloc per value; WASM memory does not keep
@@ -93,6 +111,8 @@ enum {
     DK_RES_OUT_LEN,
     DK_RES_MSG,
     DK_RES_MSG_LEN,
+    DK_RES_U16,
+    DK_RES_U16_LEN,
     DK_RES_WORDS = 8
 };
 
@@ -100,6 +120,9 @@ typedef struct dk_ctx {
     dk_arena arena; /* scratch, reset per call */
     dk_buf in;      /* input area: in.cap - DK_JSON_PADDING usable */
     dk_buf out;     /* output of the last call */
+    dk_buf tape;    /* transcoding's intermediate tape, reused */
+    dk_buf u16;     /* JSON decode: UTF-16 side table of the tape's strings;
+                       JSON encode: the output as UTF-16 when not ASCII */
     uint32_t res[DK_RES_WORDS]; /* result words */
 } dk_ctx;
 
@@ -160,6 +183,43 @@ static int reject(dk_ctx *c, dk_err *err)
     return finish(c, err);
 }
 
+/* 1 when b[0..n) has a byte >= 0x80; 8 bytes at a time. */
+static int has_high(const uint8_t *b, size_t n)
+{
+    size_t i = 0;
+    uint32_t acc = 0;
+
+    for (; n - i >= 8; i += 8) acc |= dk_rd32(b + i) | dk_rd32(b + i + 4);
+    for (; i < n; i++) acc |= b[i];
+    return (acc & 0x80808080u) != 0;
+}
+
+/*
+ * After a successful JSON encode: unless the output is all ASCII, also
+ * writes it as UTF-16 for JS (result words 6, 7). The output is valid
+ * UTF-8 (the writer escapes every surrogate). Out of memory here fails the
+ * call like any other.
+ */
+static int out_utf16(dk_ctx *c)
+{
+    dk_err err = {DK_OK, NULL, 0};
+    size_t n = c->out.len;
+
+    c->u16.len = 0;
+    if (!has_high(c->out.data, n)) return DK_OK;
+    if (n > SIZE_MAX / 2 ||
+        dk_buf_reserve(&c->u16, 2 * n, &err, 0) != DK_OK) {
+        c->res[DK_RES_OUT] = 0;
+        c->res[DK_RES_OUT_LEN] = 0;
+        (void)dk_fail(&err, DK_ERR_MEMORY, "out of memory", 0);
+        return finish(c, &err);
+    }
+    c->u16.len = 2 * dk_wtf8_to_utf16(c->out.data, n, c->u16.data);
+    c->res[DK_RES_U16] = (uint32_t)(uintptr_t)c->u16.data;
+    c->res[DK_RES_U16_LEN] = (uint32_t)c->u16.len;
+    return DK_OK;
+}
+
 /* Encodes the tape in the input area as JSON into the output. */
 EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 {
@@ -171,7 +231,8 @@ EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
         return reject(c, &err);
     (void)dk_json_write_opts(c->in.data, tape_len, &lim, &c->arena, &c->out,
                              &err);
-    return finish(c, &err);
+    if (finish(c, &err) != DK_OK) return (int)err.code;
+    return out_utf16(c);
 }
 
 /* Decodes the JSON text in the input area into a tape in the output. */
@@ -185,7 +246,73 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
     if (!c->in.data || json_len > c->in.cap - DK_JSON_PADDING)
         return reject(c, &err);
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
-    (void)dk_json_read_opts(c->in.data, json_len, DK_READ_PADDED, &lim,
-                            &c->arena, &c->out, &err);
+    (void)dk_json_read_ex(c->in.data, json_len, DK_READ_PADDED, &lim,
+                          &c->arena, &c->out, &c->u16, &err);
+    if (finish(c, &err) != DK_OK) return (int)err.code;
+    c->res[DK_RES_U16] = (uint32_t)(uintptr_t)c->u16.data;
+    c->res[DK_RES_U16_LEN] = (uint32_t)c->u16.len;
+    return DK_OK;
+}
+
+/* Encodes the tape in the input area as a darmok.Document into the output. */
+EXPORT int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
+{
+    dk_limits lim = {max_depth, 0};
+    dk_err err = {DK_OK, NULL, 0};
+
+    begin(c);
+    if (!c->in.data || tape_len > c->in.cap - DK_JSON_PADDING)
+        return reject(c, &err);
+    (void)dk_pb_write_opts(c->in.data, tape_len, &lim, &c->arena, &c->out,
+                           &err);
+    return finish(c, &err);
+}
+
+/*
+ * Decodes the darmok.Document in the input area into a tape in the output,
+ * within the default amplification bound (darmok.h, DK_PB_EXPANSION).
+ */
+EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
+                            uint32_t max_length)
+{
+    dk_limits lim = {max_depth, max_length};
+    dk_err err = {DK_OK, NULL, 0};
+
+    begin(c);
+    if (!c->in.data || pb_len > c->in.cap - DK_JSON_PADDING)
+        return reject(c, &err);
+    (void)dk_pb_read_opts(c->in.data, pb_len, &lim, 0, &c->arena, &c->out,
+                          &err);
+    return finish(c, &err);
+}
+
+/* Transcodes the JSON text in the input area to a darmok.Document. */
+EXPORT int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len,
+                               uint32_t max_depth, uint32_t max_length)
+{
+    dk_limits lim = {max_depth, max_length};
+    dk_err err = {DK_OK, NULL, 0};
+
+    begin(c);
+    if (!c->in.data || json_len > c->in.cap - DK_JSON_PADDING)
+        return reject(c, &err);
+    memset(c->in.data + json_len, 0, DK_JSON_PADDING);
+    (void)dk_pb_from_json_opts(c->in.data, json_len, DK_READ_PADDED, &lim,
+                               &c->arena, &c->tape, &c->out, &err);
+    return finish(c, &err);
+}
+
+/* Transcodes the darmok.Document in the input area to JSON text. */
+EXPORT int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
+                             uint32_t max_length)
+{
+    dk_limits lim = {max_depth, max_length};
+    dk_err err = {DK_OK, NULL, 0};
+
+    begin(c);
+    if (!c->in.data || pb_len > c->in.cap - DK_JSON_PADDING)
+        return reject(c, &err);
+    (void)dk_pb_to_json_opts(c->in.data, pb_len, &lim, &c->arena, &c->tape,
+                             &c->out, &err);
     return finish(c, &err);
 }

@@ -7,6 +7,10 @@
  *                       input, and a few hand-picked edge cases
  *   corpus/json_write/  tapes: every fixture's tape (js/encode.cjs), the
  *                       tapes of the JSON seeds that decode
+ *   corpus/pb_read/     protobuf documents: every fixture's (js/protobuf.cjs)
+ *                       and the protobuf of the JSON seeds that transcode
+ *   corpus/pb_write/    the json_write tapes (the same encoder input)
+ *   corpus/pb_transcode/ the json_read texts
  *
  * Files are named by the SHA-1 of their content, as libFuzzer names its own;
  * the directories are rewritten, so a seed whose fixture is gone goes too.
@@ -16,7 +20,8 @@ const fs = require('fs');
 const path = require('path');
 const crypto = require('crypto');
 const { fixtures, invalid } = require('../js/fixtures.cjs');
-const { encodeEntity } = require('../../js/index.cjs');
+const { encodeEntity, transcode } = require('../../js/index.cjs');
+const protobuf = require('../../js/protobuf.cjs');
 const { encodeTape } = require('../../js/encode.cjs');
 const core = require('../../js/core.cjs');
 
@@ -53,10 +58,12 @@ const extra = [
 
 const jsonSeeds = [];
 const tapeSeeds = [];
+const pbSeeds = [];
 for (const f of fixtures) {
   const v = f.make();
   jsonSeeds.push(f.json !== undefined ? f.json : encodeEntity(v));
   tapeSeeds.push(encodeTape(v));
+  pbSeeds.push(protobuf.encodeEntity(v));
 }
 for (const bad of invalid) jsonSeeds.push(bad.bytes ? Uint8Array.from(bad.bytes) : bad.text);
 jsonSeeds.push(...extra);
@@ -68,5 +75,16 @@ for (const text of extra) {
   }
 }
 
+for (const text of jsonSeeds) {
+  try {
+    pbSeeds.push(transcode(text, { from: 'json', to: 'protobuf' }));
+  } catch {
+    // an invalid seed has no protobuf
+  }
+}
+
 write('json_read', jsonSeeds);
 write('json_write', tapeSeeds);
+write('pb_read', pbSeeds);
+write('pb_write', tapeSeeds);
+write('pb_transcode', jsonSeeds);

@@ -20,7 +20,8 @@ test('npm pack ships the core; an installed copy works from require and import',
     const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
       { cwd: root, encoding: 'utf8' }));
     const files = packed[0].files.map((f) => f.path);
-    for (const f of ['build/darmok.wasm', 'js/index.cjs', 'js/index.mjs', 'js/json.cjs', 'js/index.d.ts', 'package.json']) {
+    for (const f of ['build/darmok.wasm', 'js/index.cjs', 'js/index.mjs', 'js/json.cjs', 'js/index.d.ts', 'package.json',
+      'js/protobuf.cjs', 'js/protobuf.mjs', 'js/protobuf.d.ts', 'build/protobuf-c/LICENSE']) {
       assert.ok(files.includes(f), `${f} is in the tarball`);
     }
     assert.ok(!files.some((f) => f.startsWith('test/') || f.startsWith('wasm/') || f.startsWith('bench/')), 'no sources or tests shipped');
@@ -39,15 +40,17 @@ test('npm pack ships the core; an installed copy works from require and import',
     fs.writeFileSync(path.join(app, 'main.mjs'), `
       import { encodeEntity } from 'darmok';
       import json from 'darmok/json';
+      import { encodeEntity as pbEncode, decodeEntity as pbDecode } from 'darmok/protobuf';
       import { createRequire } from 'node:module';
       const require = createRequire(import.meta.url);
       const Point = require('./model.cjs');
       const text = encodeEntity({ p: new Point(3, 4), at: new Date(0) });
       const back = json.decodeEntity(text);
-      console.log(JSON.stringify([text, back.p instanceof Point, back.p.len(), back.at.getTime()]));
+      const pbBack = pbDecode(pbEncode({ p: new Point(3, 4) }));
+      console.log(JSON.stringify([text, back.p instanceof Point, back.p.len(), back.at.getTime(), pbBack.p instanceof Point]));
     `);
     const out = JSON.parse(execFileSync(process.execPath, ['main.mjs'], { cwd: app, encoding: 'utf8' }));
-    assert.deepStrictEqual(out, ['{"p":{"$":"Point","x":3,"y":4},"at":{"$Date":"1970-01-01T00:00:00.000Z"}}', true, 5, 0]);
+    assert.deepStrictEqual(out, ['{"p":{"$":"Point","x":3,"y":4},"at":{"$Date":"1970-01-01T00:00:00.000Z"}}', true, 5, 0, true]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

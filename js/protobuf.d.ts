@@ -1,0 +1,28 @@
+// Types for darmok/protobuf: the functions of darmok/json (index.d.ts) with
+// protobuf bytes in place of JSON text.
+import type { Class, EncodeOptions, DecodeOptions } from './index';
+
+export type {
+  Class, FieldData, SerializableOptions, SerializableDecorator, EncodeOptions, DecodeOptions,
+  SerializableFunction, Registry, Format, Encoded, CodecOptions, Codec, TranscodeOptions, DarmokErrorCode
+} from './index';
+export { serializable, createRegistry, createCodec, transcode, init, DarmokError } from './index';
+
+/** Encode a value to darmok protobuf bytes (a darmok.Document; a Buffer in Node). */
+export function encodeEntity(value: unknown, options?: EncodeOptions): Uint8Array;
+
+/** Decode darmok protobuf bytes. Class, when given, is registered first. */
+export function decodeEntity<T = any>(blob: Uint8Array, Class?: Class<T> | null, options?: DecodeOptions): T;
+export function decodeEntity<T = any>(blob: Uint8Array, options: DecodeOptions): T;
+
+declare const darmok: {
+  serializable: typeof import('./index').serializable;
+  encodeEntity: typeof encodeEntity;
+  decodeEntity: typeof decodeEntity;
+  createCodec: typeof import('./index').createCodec;
+  createRegistry: typeof import('./index').createRegistry;
+  transcode: typeof import('./index').transcode;
+  init: typeof import('./index').init;
+  DarmokError: typeof import('./index').DarmokError;
+};
+export default darmok;

@@ -1,0 +1,8 @@
+// ESM entry for darmok/protobuf: re-exports the CommonJS implementation, so
+// `require` and `import` share one class registry.
+import darmok from './protobuf.cjs';
+
+export const {
+  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, transcode, init, DarmokError
+} = darmok;
+export default darmok;

@@ -1,0 +1,1512 @@
+/*
+ * test_proto.c - native tests of the protobuf format (wasm/dk_proto.c), run
+ * by `make test` under ASan/UBSan and as -m32.
+ *
+ *   test_proto                      run the tests; last line "c-proto: N passed, M failed"
+ *   test_proto --sample FILE [N]    write the Foo/Bar/Baz sample (N Foos; default 1)
+ *                                   as protobuf to FILE and as JSON to FILE.json
+ *   test_proto --decode FILE        decode FILE (darmok.Document) and print its tape
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "darmok.h"
+#include "darmok.pb-c.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                   \
+    do {                                                   \
+        if (cond) {                                        \
+            passed++;                                      \
+        } else {                                           \
+            failed++;                                      \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);    \
+            printf(__VA_ARGS__);                           \
+            printf("\n");                                  \
+        }                                                  \
+    } while (0)
+
+/* ---- tape builder ------------------------------------------------------ */
+
+typedef struct tb {
+    uint8_t *p;
+    size_t n, cap;
+} tb;
+
+static void tb_raw(tb *t, const void *p, size_t n)
+{
+    if (t->n + n > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < t->n + n)
+            cap *= 2;
+        t->p = realloc(t->p, cap);
+        if (t->p == NULL)
+            abort();
+        t->cap = cap;
+    }
+    if (n)
+        memcpy(t->p + t->n, p, n);
+    t->n += n;
+}
+
+static void tb_op(tb *t, int op)
+{
+    uint8_t b = (uint8_t)op;
+    tb_raw(t, &b, 1);
+}
+
+static void tb_u32(tb *t, uint32_t v)
+{
+    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    tb_raw(t, b, 4);
+}
+
+static void tb_bits(tb *t, uint64_t u)
+{
+    uint8_t b[8];
+    int i;
+    for (i = 0; i < 8; i++)
+        b[i] = (uint8_t)(u >> (8 * i));
+    tb_raw(t, b, 8);
+}
+
+/* A tape str with canonical flags: ASCII when all bytes < 0x80, WTF8 when an
+ * ED A0..BF sequence is present. */
+static void tb_strn(tb *t, const char *s, size_t n)
+{
+    uint32_t flags = DK_STR_ASCII;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint8_t c = (uint8_t)s[i];
+        if (c >= 0x80)
+            flags &= ~DK_STR_ASCII;
+        if (c == 0xED && i + 1 < n && (uint8_t)s[i + 1] >= 0xA0)
+            flags |= DK_STR_WTF8;
+    }
+    tb_u32(t, (uint32_t)n << DK_STR_SHIFT | flags);
+    tb_raw(t, s, n);
+}
+
+#define S(lit) lit, sizeof(lit) - 1
+static void tb_f64(tb *t, double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, 8);
+    tb_bits(t, u);
+}
+
+static void tb_str(tb *t, const char *s, size_t n) { tb_strn(t, s, n); }
+static void v_str(tb *t, const char *s, size_t n) { tb_op(t, DK_T_STR); tb_strn(t, s, n); }
+static void v_int(tb *t, int32_t i) { tb_op(t, DK_T_INT); tb_u32(t, (uint32_t)i); }
+static void v_f64(tb *t, double x) { tb_op(t, DK_T_F64); tb_f64(t, x); }
+static void v_hdr(tb *t, int op, uint32_t n) { tb_op(t, op); tb_u32(t, n); }
+static void v_inst(tb *t, const char *key, size_t kn, uint32_t version, uint32_t n)
+{
+    tb_op(t, DK_T_INSTANCE);
+    tb_strn(t, key, kn);
+    tb_u32(t, version);
+    tb_u32(t, n);
+}
+static void tb_free(tb *t) { free(t->p); memset(t, 0, sizeof *t); }
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* One arena and output buffer per direction, reused by every call, as a
+ * dk_ctx does. */
+typedef struct side {
+    dk_arena arena;
+    dk_buf out;
+    dk_buf tape; /* transcoding's intermediate tape */
+} side;
+static side enc_side, dec_side, json_side;
+
+static dk_code t_encode(const uint8_t *tape, size_t n, uint32_t depth, const uint8_t **out,
+                        size_t *out_len, dk_err *err)
+{
+    dk_limits lim = {depth, 0};
+    int rc;
+    dk_arena_reset(&enc_side.arena);
+    memset(err, 0, sizeof *err);
+    rc = dk_pb_write_opts(tape, n, &lim, &enc_side.arena, &enc_side.out, err);
+    *out = enc_side.out.data;
+    *out_len = enc_side.out.len;
+    return (dk_code)rc;
+}
+
+static dk_code t_decode(const uint8_t *pb, size_t n, uint32_t depth, uint32_t maxlen,
+                        const uint8_t **out, size_t *out_len, dk_err *err)
+{
+    dk_limits lim = {depth, maxlen};
+    int rc;
+    dk_arena_reset(&dec_side.arena);
+    memset(err, 0, sizeof *err);
+    rc = dk_pb_read_opts(pb, n, &lim, 0, &dec_side.arena, &dec_side.out, err);
+    *out = dec_side.out.data;
+    *out_len = dec_side.out.len;
+    return (dk_code)rc;
+}
+
+/* JSON -> protobuf (to_pb) or protobuf -> JSON, through a tape. */
+static dk_code t_transcode(int to_pb, const uint8_t *in, size_t n, const uint8_t **out,
+                           size_t *out_len, dk_err *err)
+{
+    int rc;
+    dk_arena_reset(&json_side.arena);
+    memset(err, 0, sizeof *err);
+    rc = to_pb ? dk_pb_from_json_opts(in, n, 0, NULL, &json_side.arena, &json_side.tape,
+                                      &json_side.out, err)
+               : dk_pb_to_json_opts(in, n, NULL, &json_side.arena, &json_side.tape,
+                                    &json_side.out, err);
+    *out = json_side.out.data;
+    *out_len = json_side.out.len;
+    return (dk_code)rc;
+}
+
+static uint8_t *dup(const uint8_t *p, size_t n)
+{
+    uint8_t *q = malloc(n ? n : 1);
+    if (q == NULL)
+        abort();
+    if (n)
+        memcpy(q, p, n);
+    return q;
+}
+
+/* pb -> JSON -> pb gives the same bytes. */
+static void json_identity(const char *name, const uint8_t *pb, size_t pb_len)
+{
+    const uint8_t *json, *pb2;
+    size_t json_len, pb2_len;
+    dk_err err;
+    uint8_t *jc;
+    dk_code rc = t_transcode(0, pb, pb_len, &json, &json_len, &err);
+    CHECK(rc == DK_OK, "%s: pb -> JSON: code %d %s at %zu", name, rc, err.msg, err.pos);
+    if (rc != DK_OK)
+        return;
+    jc = dup(json, json_len);
+    rc = t_transcode(1, jc, json_len, &pb2, &pb2_len, &err);
+    CHECK(rc == DK_OK && pb2_len == pb_len && memcmp(pb2, pb, pb_len) == 0,
+          "%s: pb -> JSON -> pb differs (code %d %s)", name, rc, err.msg ? err.msg : "");
+    free(jc);
+}
+
+/* tape -> pb -> tape (identical) -> pb (identical); and, unless the tape
+ * holds what JSON cannot say (NaN payloads), pb -> JSON -> pb identical. */
+static void roundtrip_x(const char *name, const tb *t, int via_json);
+static void roundtrip(const char *name, const tb *t)
+{
+    roundtrip_x(name, t, 1);
+}
+
+static void roundtrip_x(const char *name, const tb *t, int via_json)
+{
+    const uint8_t *pb, *tape2, *pb2;
+    size_t pb_len, tape2_len, pb2_len;
+    dk_err err;
+    uint8_t *pbc;
+    dk_code rc = t_encode(t->p, t->n, 0, &pb, &pb_len, &err);
+    CHECK(rc == DK_OK, "%s: encode: code %d %s at %zu", name, rc, err.msg, err.pos);
+    if (rc != DK_OK)
+        return;
+    pbc = dup(pb, pb_len);
+    rc = t_decode(pbc, pb_len, 0, 0, &tape2, &tape2_len, &err);
+    CHECK(rc == DK_OK, "%s: decode: code %d %s at %zu", name, rc, err.msg, err.pos);
+    if (rc == DK_OK) {
+        CHECK(tape2_len == t->n && memcmp(tape2, t->p, t->n) == 0,
+              "%s: tape differs after round trip (%zu vs %zu bytes)", name, tape2_len, t->n);
+        rc = t_encode(tape2, tape2_len, 0, &pb2, &pb2_len, &err);
+        CHECK(rc == DK_OK && pb2_len == pb_len && memcmp(pb2, pbc, pb_len) == 0,
+              "%s: protobuf differs on re-encode", name);
+    }
+    if (via_json)
+        json_identity(name, pbc, pb_len);
+    free(pbc);
+}
+
+/* Set for one check: the error message must contain it. */
+static const char *want_msg;
+
+static void expect_decode(const char *name, const uint8_t *p, size_t n, uint32_t depth,
+                          uint32_t maxlen, dk_code want, long want_pos)
+{
+    const uint8_t *out;
+    size_t out_len;
+    dk_err err;
+    uint8_t *copy = dup(p, n); /* exact-size heap copy: ASan sees overreads */
+    dk_code rc = t_decode(copy, n, depth, maxlen, &out, &out_len, &err);
+    CHECK(rc == want && err.code == want && (want == DK_OK || err.msg != NULL) &&
+              (want_pos < 0 || err.pos == (size_t)want_pos) &&
+              (want_msg == NULL || (err.msg != NULL && strstr(err.msg, want_msg) != NULL)),
+          "%s: decode gave code %d (%s) at %zu, want %d at %ld", name, rc,
+          err.msg ? err.msg : "-", err.pos, want, want_pos);
+    free(copy);
+}
+
+static void expect_encode(const char *name, const tb *t, uint32_t depth, dk_code want, long want_pos)
+{
+    const uint8_t *out;
+    size_t out_len;
+    dk_err err;
+    uint8_t *copy = dup(t->p, t->n);
+    dk_code rc = t_encode(copy, t->n, depth, &out, &out_len, &err);
+    CHECK(rc == want && (want_pos < 0 || err.pos == (size_t)want_pos),
+          "%s: encode gave code %d (%s) at %zu, want %d at %ld", name, rc,
+          err.msg ? err.msg : "-", err.pos, want, want_pos);
+    free(copy);
+}
+
+/* Pack a hand-built Document (for invalid-document tests). */
+static uint8_t *pack_doc(const Darmok__Document *doc, size_t *n)
+{
+    uint8_t *p;
+    *n = darmok__document__get_packed_size(doc);
+    p = malloc(*n ? *n : 1);
+    if (p == NULL)
+        abort();
+    darmok__document__pack(doc, p);
+    return p;
+}
+
+/* ---- the Foo/Bar/Baz sample ---------------------------------------------- */
+
+/* One Foo, as in docs/FORMAT.md's example; node indexes start at base. */
+static void sample_foo(tb *t, uint32_t base, int i, FILE *json)
+{
+    char name[32];
+    int n = snprintf(name, sizeof name, "foo%d", i);
+    v_inst(t, S("Foo"), 1, 3);
+    tb_str(t, S("name"));
+    v_str(t, name, (size_t)n);
+    tb_str(t, S("bars"));
+    v_hdr(t, DK_T_ARRAY, 2);
+    v_inst(t, S("Bar"), 1, 1);
+    tb_str(t, S("when"));
+    tb_op(t, DK_T_DATE);
+    tb_f64(t, 1577836800000.0 + i);
+    tb_op(t, DK_T_REF);
+    tb_u32(t, base + 2);
+    tb_str(t, S("lookup"));
+    v_hdr(t, DK_T_MAP, 1);
+    v_str(t, S("a"));
+    v_inst(t, S("Baz"), 1, 1);
+    tb_str(t, S("n"));
+    v_int(t, i);
+    if (json)
+        fprintf(json,
+                "{\"$\":\"Foo\",\"name\":\"%s\",\"bars\":[{\"$\":\"Bar\",\"when\":{\"$Date\":"
+                "\"2020-01-01T00:00:00.%03dZ\"}},{\"$ref\":%u}],\"lookup\":{\"$Map\":[[\"a\","
+                "{\"$\":\"Baz\",\"n\":%d}]]}}",
+                name, i % 1000, base + 2, i);
+}
+
+/* count == 1: a single Foo at the root; else an array of count Foos. */
+static void sample(tb *t, int count, FILE *json)
+{
+    int i;
+    if (count == 1) {
+        sample_foo(t, 0, 0, json);
+        return;
+    }
+    v_hdr(t, DK_T_ARRAY, (uint32_t)count);
+    if (json)
+        fputc('[', json);
+    for (i = 0; i < count; i++) {
+        if (json && i)
+            fputc(',', json);
+        sample_foo(t, 1 + 6 * (uint32_t)i, i, json);
+    }
+    if (json)
+        fputc(']', json);
+}
+
+/* ---- tape printer (for --decode) ----------------------------------------- */
+
+static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+static size_t print_str(const uint8_t *p)
+{
+    uint32_t h = rd32(p), n = h >> DK_STR_SHIFT, i;
+    putchar('"');
+    for (i = 0; i < n; i++) {
+        uint8_t c = p[4 + i];
+        if (c < 0x20 || c == '"' || c == '\\')
+            printf("\\x%02x", c);
+        else
+            putchar(c);
+    }
+    printf("\"%s", (h & DK_STR_WTF8) ? "(wtf8)" : "");
+    return 4 + n;
+}
+
+/* Linear dump; indentation from a stack of remaining child counts. */
+static void print_tape(const uint8_t *p, size_t n)
+{
+    static const char *names[] = {"?", "undefined", "null", "false", "true", "int", "f64", "bigint", "str",
+                                  "array", "hole", "object", "nullproto", "instance", "map", "set", "date",
+                                  "regexp", "bytes", "error", "ref"};
+    uint64_t left[4096];
+    int rec[4096];
+    int depth = 0, key_next = 0;
+    size_t i = 0;
+    while (i < n) {
+        uint8_t op = p[i++];
+        uint64_t kids = 0;
+        int is_rec = 0;
+        double x;
+        printf("%*s", depth * 2, "");
+        if (key_next) {
+            i--;
+            i += print_str(p + i);
+            printf(": ");
+            op = p[i++];
+        }
+        printf("%s", op <= 20 ? names[op] : "??");
+        switch (op) {
+        case DK_T_INT: printf(" %d", (int32_t)rd32(p + i)); i += 4; break;
+        case DK_T_F64: case DK_T_DATE: memcpy(&x, p + i, 8); printf(" %.17g", x); i += 8; break;
+        case DK_T_BIGINT: case DK_T_STR: putchar(' '); i += print_str(p + i); break;
+        case DK_T_REF: case DK_T_HOLE: printf(" %u", rd32(p + i)); i += 4; break;
+        case DK_T_ARRAY: case DK_T_SET: kids = rd32(p + i); printf(" %u", rd32(p + i)); i += 4; break;
+        case DK_T_MAP: kids = 2 * (uint64_t)rd32(p + i); printf(" %u", rd32(p + i)); i += 4; break;
+        case DK_T_OBJECT: case DK_T_NULLPROTO: case DK_T_ERROR:
+            kids = rd32(p + i); is_rec = 1; printf(" %u", rd32(p + i)); i += 4; break;
+        case DK_T_INSTANCE:
+            putchar(' '); i += print_str(p + i);
+            printf(" v%u", rd32(p + i)); kids = rd32(p + i + 4); is_rec = 1;
+            printf(" %u", rd32(p + i + 4)); i += 8; break;
+        case DK_T_REGEXP: putchar(' '); i += print_str(p + i); putchar(' '); i += print_str(p + i); break;
+        case DK_T_BYTES: printf(" kind=%u len=%u", p[i], rd32(p + i + 1)); i += 5 + rd32(p + i + 1); break;
+        default: break;
+        }
+        putchar('\n');
+        /* this value fills one slot of its parent (a hole fills k) */
+        if (depth > 0) {
+            uint64_t used = op == DK_T_HOLE ? rd32(p + i - 4) : 1;
+            left[depth - 1] -= used;
+        }
+        if (op == DK_T_ARRAY || op == DK_T_SET || op == DK_T_MAP || is_rec) {
+            if (depth < 4096) {
+                left[depth] = kids;
+                rec[depth] = is_rec;
+                depth++;
+            }
+        }
+        while (depth > 0 && left[depth - 1] == 0)
+            depth--;
+        key_next = depth > 0 && rec[depth - 1];
+    }
+}
+
+static int read_file(const char *path, uint8_t **p, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    long len;
+    if (f == NULL)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *p = malloc((size_t)len + 1);
+    *n = fread(*p, 1, (size_t)len, f);
+    fclose(f);
+    return 0;
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+static void test_scalars(void)
+{
+    static const int32_t ints[] = {0, 1, -1, 127, 128, -64, -65, 2147483647, -2147483647 - 1};
+    static const double nums[] = {0.5, -0.0, 1e308, 5e-324, -1.25, 1e21};
+    static const int ops[] = {DK_T_UNDEF, DK_T_NULL, DK_T_FALSE, DK_T_TRUE};
+    static const char *bigints[] = {"0", "-1", "123456789012345678901234567890", "-98765432109876543210"};
+    struct { const char *s; size_t n; const char *what; } strs[] = {
+        {S(""), "empty"}, {S("abc"), "ascii"}, {S("h\xc3\xa9llo"), "latin"},
+        {S("\xf0\x9f\x98\x80"), "emoji"}, {S("\xed\xa0\x80"), "lone high"},
+        {S("a\xed\xb0\x80z"), "lone low"}, {S("\xed\xb0\x80\xed\xa0\x80"), "low then high"},
+        {S("a\0b"), "nul"}, {S("\0\xed\xa0\x80"), "nul+surrogate"}, {S("\x7f\xef\xbf\xbf"), "del+U+FFFF"},
+    };
+    size_t i;
+    tb t = {0};
+    for (i = 0; i < sizeof ops / sizeof *ops; i++) {
+        t.n = 0;
+        tb_op(&t, ops[i]);
+        roundtrip("special", &t);
+    }
+    for (i = 0; i < sizeof ints / sizeof *ints; i++) {
+        t.n = 0;
+        v_int(&t, ints[i]);
+        roundtrip("int", &t);
+    }
+    for (i = 0; i < sizeof nums / sizeof *nums; i++) {
+        t.n = 0;
+        v_f64(&t, nums[i]);
+        roundtrip("f64", &t);
+    }
+    {
+        /* NaN with a payload, +-Infinity: bits preserved */
+        uint64_t bits[] = {0x7ff8000000000000u, 0x7ff0000000000001u, 0xfff8000000000123u,
+                           0x7ff0000000000000u, 0xfff0000000000000u};
+        for (i = 0; i < 5; i++) {
+            t.n = 0;
+            tb_op(&t, DK_T_F64);
+            tb_bits(&t, bits[i]);
+            roundtrip_x("f64 special bits", &t, i >= 3);
+        }
+    }
+    for (i = 0; i < sizeof bigints / sizeof *bigints; i++) {
+        t.n = 0;
+        tb_op(&t, DK_T_BIGINT);
+        tb_strn(&t, bigints[i], strlen(bigints[i]));
+        roundtrip("bigint", &t);
+    }
+    for (i = 0; i < sizeof strs / sizeof *strs; i++) {
+        t.n = 0;
+        v_str(&t, strs[i].s, strs[i].n);
+        roundtrip(strs[i].what, &t);
+    }
+    tb_free(&t);
+}
+
+static void test_containers(void)
+{
+    tb t = {0};
+    int k;
+
+    /* arrays, holes */
+    v_hdr(&t, DK_T_ARRAY, 0);
+    roundtrip("empty array", &t);
+    t.n = 0;
+    v_hdr(&t, DK_T_ARRAY, 5);
+    v_int(&t, 1);
+    v_hdr(&t, DK_T_HOLE, 2);
+    tb_op(&t, DK_T_UNDEF);
+    v_hdr(&t, DK_T_HOLE, 1);
+    roundtrip("array with holes", &t);
+    t.n = 0;
+    v_hdr(&t, DK_T_ARRAY, 1000000);
+    v_hdr(&t, DK_T_HOLE, 1000000);
+    roundtrip("sparse array", &t);
+
+    /* objects: empty, keys needing raw strings, nested */
+    t.n = 0;
+    v_hdr(&t, DK_T_OBJECT, 0);
+    roundtrip("empty object", &t);
+    t.n = 0;
+    v_hdr(&t, DK_T_OBJECT, 5);
+    tb_str(&t, S("a"));
+    v_int(&t, 1);
+    tb_str(&t, S(""));
+    v_str(&t, S("empty key"));
+    tb_str(&t, S("k\xed\xa0\x80"));
+    tb_op(&t, DK_T_TRUE);
+    tb_str(&t, S("n\0l"));
+    tb_op(&t, DK_T_NULL);
+    tb_str(&t, S("nested"));
+    v_hdr(&t, DK_T_OBJECT, 1);
+    tb_str(&t, S("a"));
+    v_hdr(&t, DK_T_ARRAY, 1);
+    v_hdr(&t, DK_T_OBJECT, 1);
+    tb_str(&t, S("k\xed\xa0\x80"));
+    tb_op(&t, DK_T_FALSE);
+    roundtrip("objects", &t);
+
+    /* null-proto, instances, shape reuse across classes and objects */
+    t.n = 0;
+    v_hdr(&t, DK_T_ARRAY, 6);
+    v_hdr(&t, DK_T_NULLPROTO, 1);
+    tb_str(&t, S("x"));
+    v_int(&t, 1);
+    v_inst(&t, S("Foo"), 3, 1);
+    tb_str(&t, S("x"));
+    v_int(&t, 2);
+    v_inst(&t, S("Foo"), 3, 1);
+    tb_str(&t, S("x"));
+    v_int(&t, 3);
+    v_inst(&t, S("Foo"), 1, 0);
+    v_inst(&t, S("Cl\xed\xa0\x80ss"), 7, 1);
+    tb_str(&t, S("x"));
+    v_hdr(&t, DK_T_OBJECT, 1);
+    tb_str(&t, S("x"));
+    v_int(&t, 4);
+    v_hdr(&t, DK_T_OBJECT, 1);
+    tb_str(&t, S("x"));
+    v_int(&t, 5);
+    roundtrip("instances", &t);
+
+    /* Map with object keys, Set */
+    t.n = 0;
+    v_hdr(&t, DK_T_MAP, 3);
+    v_str(&t, S("a"));
+    v_int(&t, 1);
+    v_hdr(&t, DK_T_OBJECT, 0);
+    v_hdr(&t, DK_T_SET, 2);
+    v_int(&t, 1);
+    tb_op(&t, DK_T_REF);
+    tb_u32(&t, 1);
+    tb_op(&t, DK_T_REF);
+    tb_u32(&t, 0);
+    tb_op(&t, DK_T_UNDEF);
+    roundtrip("map and set", &t);
+    t.n = 0;
+    v_hdr(&t, DK_T_MAP, 0);
+    roundtrip("empty map", &t);
+
+    /* Date, RegExp */
+    t.n = 0;
+    v_hdr(&t, DK_T_ARRAY, 5);
+    tb_op(&t, DK_T_DATE);
+    tb_f64(&t, 1577836800000.0);
+    tb_op(&t, DK_T_DATE);
+    tb_f64(&t, NAN);
+    tb_op(&t, DK_T_REGEXP);
+    tb_str(&t, S("a+b"));
+    tb_str(&t, S("gi"));
+    tb_op(&t, DK_T_REGEXP);
+    tb_str(&t, S("\xed\xa0\x80|\0"));
+    tb_str(&t, S(""));
+    tb_op(&t, DK_T_DATE);
+    tb_f64(&t, 0.0);
+    roundtrip("date and regexp", &t);
+
+    /* every binary kind */
+    for (k = 0; k < DK_BYTES_KIND_COUNT; k++) {
+        static const uint8_t data[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 255};
+        t.n = 0;
+        v_hdr(&t, DK_T_ARRAY, 2);
+        tb_op(&t, DK_T_BYTES);
+        tb_op(&t, k);
+        tb_u32(&t, 16);
+        tb_raw(&t, data, 16);
+        tb_op(&t, DK_T_BYTES);
+        tb_op(&t, k);
+        tb_u32(&t, 0);
+        roundtrip("binary", &t);
+    }
+
+    /* Error with cause, errors and an extra property */
+    t.n = 0;
+    v_hdr(&t, DK_T_ERROR, 6);
+    tb_str(&t, S("name"));
+    v_str(&t, S("TypeError"));
+    tb_str(&t, S("message"));
+    v_str(&t, S("bad \xed\xa0\x80"));
+    tb_str(&t, S("stack"));
+    v_str(&t, S("TypeError: bad\n    at x"));
+    tb_str(&t, S("cause"));
+    tb_op(&t, DK_T_REF);
+    tb_u32(&t, 0);
+    tb_str(&t, S("errors"));
+    v_hdr(&t, DK_T_ARRAY, 0);
+    tb_str(&t, S("code"));
+    v_str(&t, S("E_X"));
+    roundtrip("error", &t);
+
+    /* cycles and shared references */
+    t.n = 0;
+    v_hdr(&t, DK_T_ARRAY, 2);
+    tb_op(&t, DK_T_REF);
+    tb_u32(&t, 0);
+    v_hdr(&t, DK_T_OBJECT, 2);
+    tb_str(&t, S("self"));
+    tb_op(&t, DK_T_REF);
+    tb_u32(&t, 1);
+    tb_str(&t, S("root"));
+    tb_op(&t, DK_T_REF);
+    tb_u32(&t, 0);
+    roundtrip("cycles", &t);
+
+    t.n = 0;
+    sample(&t, 1, NULL);
+    roundtrip("Foo/Bar/Baz", &t);
+    t.n = 0;
+    sample(&t, 50, NULL);
+    roundtrip("50 Foos", &t);
+    tb_free(&t);
+}
+
+static void test_depth(void)
+{
+    tb t = {0};
+    int i;
+    const uint8_t *pb;
+    size_t pb_len;
+    dk_err err;
+    uint8_t *copy;
+
+    for (i = 0; i < 999; i++)
+        v_hdr(&t, DK_T_ARRAY, 1);
+    v_int(&t, 7);
+    roundtrip("999 nested arrays", &t);
+    expect_encode("depth limit on encode", &t, 10, DK_ERR_DEPTH, 50);
+    expect_encode("depth exactly max", &t, 999, DK_OK, -1);
+
+    if (t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK) {
+        copy = dup(pb, pb_len);
+        expect_decode("depth limit on decode", copy, pb_len, 10, 0, DK_ERR_DEPTH, -1);
+        expect_decode("depth at max on decode", copy, pb_len, 999, 0, DK_OK, -1);
+        expect_decode("depth one below", copy, pb_len, 998, 0, DK_ERR_DEPTH, -1);
+        free(copy);
+    }
+    t.n = 0;
+    for (i = 0; i < 1001; i++)
+        v_hdr(&t, DK_T_ARRAY, 1);
+    v_int(&t, 7);
+    expect_encode("default depth 1000", &t, 0, DK_ERR_DEPTH, 5000);
+    tb_free(&t);
+}
+
+static void test_bad_tapes(void)
+{
+    tb t = {0};
+    size_t i;
+    const uint8_t *out;
+    size_t out_len;
+    dk_err err;
+    int all_clean = 1;
+
+    /* every proper prefix of a valid tape is an error (TAPE) */
+    sample(&t, 3, NULL);
+    for (i = 0; i < t.n; i++) {
+        uint8_t *copy = dup(t.p, i);
+        dk_code rc = t_encode(copy, i, 0, &out, &out_len, &err);
+        if (rc != DK_ERR_TAPE || err.msg == NULL || err.pos > i) {
+            all_clean = 0;
+            printf("  prefix %zu: code %d\n", i, rc);
+        }
+        free(copy);
+    }
+    CHECK(all_clean, "every tape prefix gives DK_ERR_TAPE");
+
+#define BAD_TAPE(name, pos, ...)            \
+    do {                                    \
+        t.n = 0;                            \
+        __VA_ARGS__;                        \
+        expect_encode(name, &t, 0, DK_ERR_TAPE, pos); \
+    } while (0)
+    BAD_TAPE("unknown op", 0, tb_op(&t, 99));
+    BAD_TAPE("op 0", 0, tb_op(&t, 0));
+    BAD_TAPE("trailing bytes", 1, tb_op(&t, DK_T_NULL); tb_op(&t, DK_T_NULL));
+    BAD_TAPE("forward REF", 5, v_hdr(&t, DK_T_ARRAY, 1); tb_op(&t, DK_T_REF); tb_u32(&t, 1));
+    BAD_TAPE("REF at root", 0, tb_op(&t, DK_T_REF); tb_u32(&t, 0));
+    BAD_TAPE("hole at root", 0, v_hdr(&t, DK_T_HOLE, 1));
+    BAD_TAPE("hole in object", 10, v_hdr(&t, DK_T_OBJECT, 1); tb_str(&t, S("a")); v_hdr(&t, DK_T_HOLE, 1));
+    BAD_TAPE("hole past length", 5, v_hdr(&t, DK_T_ARRAY, 2); v_hdr(&t, DK_T_HOLE, 3));
+    BAD_TAPE("hole 0", 5, v_hdr(&t, DK_T_ARRAY, 2); v_hdr(&t, DK_T_HOLE, 0));
+    /* str flags are hints (as for the JSON writer): wrong ones are fine */
+    t.n = 0;
+    tb_op(&t, DK_T_STR);
+    tb_u32(&t, 2u << 2 | DK_STR_ASCII);
+    tb_raw(&t, "\xc3\xa9", 2);
+    expect_encode("ascii flag wrong", &t, 0, DK_OK, -1);
+    t.n = 0;
+    tb_op(&t, DK_T_STR);
+    tb_u32(&t, 3u << 2);
+    tb_raw(&t, "\xed\xa0\x80", 3);
+    expect_encode("wtf8 flag missing", &t, 0, DK_OK, -1);
+    BAD_TAPE("invalid utf8", 1, tb_op(&t, DK_T_STR); tb_u32(&t, 1u << 2); tb_raw(&t, "\xff", 1));
+    BAD_TAPE("split surrogate pair", 1, tb_op(&t, DK_T_STR); tb_u32(&t, 6u << 2 | DK_STR_WTF8);
+             tb_raw(&t, "\xed\xa0\xbd\xed\xb8\x80", 6));
+    BAD_TAPE("string past end", 1, tb_op(&t, DK_T_STR); tb_u32(&t, 100u << 2));
+    BAD_TAPE("bigint leading zero", 0, tb_op(&t, DK_T_BIGINT); tb_str(&t, S("01")));
+    BAD_TAPE("bigint -0", 0, tb_op(&t, DK_T_BIGINT); tb_str(&t, S("-0")));
+    BAD_TAPE("bigint empty", 0, tb_op(&t, DK_T_BIGINT); tb_str(&t, S("")));
+    BAD_TAPE("bytes kind", 0, tb_op(&t, DK_T_BYTES); tb_op(&t, 14); tb_u32(&t, 0));
+    BAD_TAPE("bytes length", 0, tb_op(&t, DK_T_BYTES); tb_op(&t, DK_BYTES_FLOAT64); tb_u32(&t, 4); tb_u32(&t, 0));
+    BAD_TAPE("instance v0", 0, v_inst(&t, S("A"), 0, 0));
+    BAD_TAPE("error order", 5, v_hdr(&t, DK_T_ERROR, 2); tb_str(&t, S("message")); v_str(&t, S("m"));
+             tb_str(&t, S("name")); v_str(&t, S("E")));
+    BAD_TAPE("error without fields", 5, v_hdr(&t, DK_T_ARRAY, 1); v_hdr(&t, DK_T_ERROR, 0));
+    BAD_TAPE("regexp flags nul", 0, tb_op(&t, DK_T_REGEXP); tb_str(&t, S("a")); tb_str(&t, S("g\0")));
+    BAD_TAPE("huge object count", 5, v_hdr(&t, DK_T_OBJECT, 0xFFFFFFFFu));
+    tb_free(&t);
+}
+
+/* Build Values/Nodes on the stack for hand-made documents. */
+#define VAL(name) Darmok__Value name = DARMOK__VALUE__INIT
+#define NODE(name) Darmok__Node name = DARMOK__NODE__INIT
+
+static void decode_doc(const char *name, Darmok__Document *doc, uint32_t depth, uint32_t maxlen,
+                       dk_code want)
+{
+    size_t n;
+    uint8_t *p = pack_doc(doc, &n);
+    expect_decode(name, p, n, depth, maxlen, want, -1);
+    want_msg = NULL;
+    free(p);
+}
+
+static void test_bad_documents(void)
+{
+    Darmok__Document doc = DARMOK__DOCUMENT__INIT;
+    VAL(root);
+    VAL(v0);
+    VAL(v1);
+    VAL(v2);
+    Darmok__Value *items[3] = {&v0, &v1, &v2};
+    Darmok__Array arr = DARMOK__ARRAY__INIT;
+    Darmok__Array arr2 = DARMOK__ARRAY__INIT;
+    NODE(n0);
+    NODE(n1);
+    NODE(n2);
+    Darmok__Node *nodes[3] = {&n0, &n1, &n2};
+    Darmok__Shape shape = DARMOK__SHAPE__INIT;
+    Darmok__Shape *shapes[1] = {&shape};
+    Darmok__Record rec = DARMOK__RECORD__INIT;
+    Darmok__Map map = DARMOK__MAP__INIT;
+    Darmok__Binary bin = DARMOK__BINARY__INIT;
+    char *strings[2] = {"name", "message"};
+    uint32_t fields[2] = {0, 1};
+
+    doc.format = 1;
+    doc.root = &root;
+    root.kind_case = DARMOK__VALUE__KIND_NODE;
+    root.node = 0;
+    doc.nodes = nodes;
+    doc.n_nodes = 1;
+    n0.kind_case = DARMOK__NODE__KIND_ARRAY;
+    n0.array = &arr;
+    arr.items = items;
+    arr.n_items = 0;
+    decode_doc("baseline valid", &doc, 0, 0, DK_OK);
+
+    doc.format = 2;
+    want_msg = "revision";
+    decode_doc("format 2", &doc, 0, 0, DK_ERR_FORMAT);
+    doc.format = 0;
+    decode_doc("format missing", &doc, 0, 0, DK_ERR_FORMAT);
+    doc.format = 1;
+    doc.root = NULL;
+    want_msg = "root";
+    decode_doc("no root", &doc, 0, 0, DK_ERR_FORMAT);
+    doc.root = &root;
+
+    root.node = 1;
+    want_msg = "out of range";
+    decode_doc("root node out of range", &doc, 0, 0, DK_ERR_FORMAT);
+    root.node = 0;
+    doc.n_nodes = 2;
+    n1.kind_case = DARMOK__NODE__KIND_DATE;
+    want_msg = "not reachable";
+    decode_doc("unreachable node", &doc, 0, 0, DK_ERR_FORMAT);
+
+    /* forward reference: [node 2, node 1] */
+    doc.n_nodes = 3;
+    n2.kind_case = DARMOK__NODE__KIND_DATE;
+    arr.n_items = 2;
+    v0.kind_case = v1.kind_case = DARMOK__VALUE__KIND_NODE;
+    v0.node = 2;
+    v1.node = 1;
+    want_msg = "skips ahead";
+    decode_doc("forward reference", &doc, 0, 0, DK_ERR_FORMAT);
+    v0.node = 1;
+    v1.node = 2;
+    decode_doc("in order", &doc, 0, 0, DK_OK);
+    v1.node = 7;
+    want_msg = "out of range";
+    decode_doc("bad index", &doc, 0, 0, DK_ERR_FORMAT);
+    v1.node = 0;
+    doc.n_nodes = 2;
+    decode_doc("cycle to root", &doc, 0, 0, DK_OK);
+
+    /* values */
+    doc.n_nodes = 1;
+    arr.n_items = 1;
+    v0.kind_case = DARMOK__VALUE__KIND__NOT_SET;
+    decode_doc("value without kind", &doc, 0, 0, DK_ERR_FORMAT);
+    v0.kind_case = DARMOK__VALUE__KIND_SPECIAL;
+    v0.special = (Darmok__Special)7;
+    want_msg = "Special";
+    decode_doc("unknown Special", &doc, 0, 0, DK_ERR_FORMAT);
+    v0.kind_case = DARMOK__VALUE__KIND_BIGINT;
+    v0.bigint = "007";
+    want_msg = "BigInt";
+    decode_doc("bad bigint", &doc, 0, 0, DK_ERR_FORMAT);
+    v0.kind_case = DARMOK__VALUE__KIND_STR_RAW;
+    v0.str_raw.data = (uint8_t *)"\xed\xa0\xbd\xed\xb8\x80";
+    v0.str_raw.len = 6;
+    want_msg = "WTF-8";
+    decode_doc("raw string: split pair", &doc, 0, 0, DK_ERR_FORMAT);
+    v0.str_raw.data = (uint8_t *)"\xc0\x80";
+    v0.str_raw.len = 2;
+    decode_doc("raw string: overlong NUL", &doc, 0, 0, DK_ERR_FORMAT);
+    v0.kind_case = DARMOK__VALUE__KIND_HOLE;
+    v0.hole = 0;
+    decode_doc("hole 0", &doc, 0, 0, DK_ERR_FORMAT);
+    v0.hole = 5;
+    decode_doc("hole 5", &doc, 0, 0, DK_OK);
+    decode_doc("array over max_length", &doc, 0, 4, DK_ERR_TOO_LARGE);
+    v0.hole = 0xFFFFFFFFu;
+    arr.n_items = 3;
+    v1 = v0;
+    v2 = v0;
+    decode_doc("array slots overflow", &doc, 0, 0, DK_ERR_TOO_LARGE);
+    root.kind_case = DARMOK__VALUE__KIND_HOLE;
+    root.hole = 1;
+    doc.n_nodes = 0;
+    decode_doc("hole at root", &doc, 0, 0, DK_ERR_FORMAT);
+    root.kind_case = DARMOK__VALUE__KIND_STR;
+    root.str = "abcdef";
+    decode_doc("string over max_length", &doc, 0, 5, DK_ERR_TOO_LARGE);
+    decode_doc("string at max_length", &doc, 0, 6, DK_OK);
+
+    /* nodes */
+    root.kind_case = DARMOK__VALUE__KIND_NODE;
+    root.node = 0;
+    doc.n_nodes = 1;
+    n0.kind_case = DARMOK__NODE__KIND__NOT_SET;
+    decode_doc("node without kind", &doc, 0, 0, DK_ERR_FORMAT);
+    n0.kind_case = DARMOK__NODE__KIND_BINARY;
+    n0.binary = &bin;
+    bin.kind = (Darmok__BinaryKind)14;
+    want_msg = "binary kind";
+    decode_doc("unknown binary kind", &doc, 0, 0, DK_ERR_FORMAT);
+    bin.kind = DARMOK__BINARY_KIND__BINARY_INT32;
+    bin.data.data = (uint8_t *)"abcdef";
+    bin.data.len = 6;
+    want_msg = "multiple";
+    decode_doc("binary length", &doc, 0, 0, DK_ERR_FORMAT);
+    bin.data.len = 4;
+    decode_doc("binary ok", &doc, 0, 0, DK_OK);
+    decode_doc("binary over max_length", &doc, 0, 3, DK_ERR_TOO_LARGE);
+
+    n0.kind_case = DARMOK__NODE__KIND_MAP;
+    n0.map = &map;
+    map.keys = items;
+    map.values = items;
+    map.n_keys = 2;
+    map.n_values = 1;
+    v0.kind_case = v1.kind_case = DARMOK__VALUE__KIND_INTEGER;
+    want_msg = "counts differ";
+    decode_doc("map counts differ", &doc, 0, 0, DK_ERR_FORMAT);
+    map.n_values = 2;
+    decode_doc("map ok", &doc, 0, 0, DK_OK);
+    decode_doc("map over max_length", &doc, 0, 1, DK_ERR_TOO_LARGE);
+    v1.kind_case = DARMOK__VALUE__KIND_HOLE;
+    v1.hole = 1;
+    want_msg = "hole outside";
+    decode_doc("hole in a map", &doc, 0, 0, DK_ERR_FORMAT);
+
+    /* records and shapes */
+    n0.kind_case = DARMOK__NODE__KIND_ERROR;
+    n0.error = &rec;
+    rec.shape = 0;
+    rec.values = items;
+    rec.n_values = 2;
+    v0.kind_case = v1.kind_case = DARMOK__VALUE__KIND_STR;
+    v0.str = "E";
+    v1.str = "m";
+    doc.strings = strings;
+    doc.n_strings = 2;
+    doc.shapes = shapes;
+    doc.n_shapes = 1;
+    shape.fields = fields;
+    shape.n_fields = 2;
+    decode_doc("error ok", &doc, 0, 0, DK_OK);
+    fields[0] = 1;
+    fields[1] = 0;
+    want_msg = "name and message";
+    decode_doc("error field order", &doc, 0, 0, DK_ERR_FORMAT);
+    fields[0] = 0;
+    fields[1] = 1;
+    rec.n_values = 1;
+    want_msg = "count differs";
+    decode_doc("record count differs from shape", &doc, 0, 0, DK_ERR_FORMAT);
+    rec.n_values = 2;
+    rec.shape = 1;
+    want_msg = "shape out of range";
+    decode_doc("shape out of range", &doc, 0, 0, DK_ERR_FORMAT);
+    rec.shape = 0;
+    fields[1] = 2;
+    want_msg = "field name out of range";
+    decode_doc("field name out of range", &doc, 0, 0, DK_ERR_FORMAT);
+    fields[1] = 1;
+    n0.kind_case = DARMOK__NODE__KIND_INSTANCE;
+    want_msg = "key-only";
+    decode_doc("instance with key-only shape", &doc, 0, 0, DK_ERR_FORMAT);
+    shape.version = 2;
+    shape.class_key = 5;
+    want_msg = "class key";
+    decode_doc("class key out of range", &doc, 0, 0, DK_ERR_FORMAT);
+    shape.class_key = 1;
+    decode_doc("instance ok", &doc, 0, 0, DK_OK);
+    n0.kind_case = DARMOK__NODE__KIND_OBJECT;
+    decode_doc("object with class shape", &doc, 0, 0, DK_ERR_FORMAT);
+    shape.version = 0;
+    decode_doc("key-only shape with class key", &doc, 0, 0, DK_ERR_FORMAT);
+    shape.class_key = 0;
+    decode_doc("object ok", &doc, 0, 0, DK_OK);
+    {
+        /* five members named "name" (a shape may repeat a name; see NOTES) */
+        uint32_t five[5] = {0, 0, 0, 0, 0};
+        Darmok__Value *vals5[5] = {&v0, &v0, &v0, &v0, &v0};
+        shape.fields = five;
+        shape.n_fields = 5;
+        rec.values = vals5;
+        rec.n_values = 5;
+        v0.kind_case = DARMOK__VALUE__KIND_INTEGER;
+        doc.n_strings = 1; /* "message" would exceed max_length itself */
+        decode_doc("members at max_length", &doc, 0, 5, DK_OK);
+        want_msg = "members";
+        decode_doc("members over max_length", &doc, 0, 4, DK_ERR_TOO_LARGE);
+        shape.fields = fields;
+        shape.n_fields = 2;
+        rec.values = items;
+        rec.n_values = 2;
+        doc.n_strings = 2;
+    }
+
+    /* nesting through indexes: [ [ [ ] ] ] via nodes 0 > 1 > 2 */
+    n0.kind_case = n1.kind_case = n2.kind_case = DARMOK__NODE__KIND_ARRAY;
+    n0.array = &arr;
+    n1.array = &arr2;
+    n2.array = &arr2;
+    doc.n_nodes = 3;
+    {
+        VAL(c1);
+        VAL(c2);
+        Darmok__Value *i1[1] = {&c1};
+        Darmok__Value *i2[1] = {&c2};
+        Darmok__Array a1 = DARMOK__ARRAY__INIT;
+        Darmok__Array a2 = DARMOK__ARRAY__INIT;
+        c1.kind_case = c2.kind_case = DARMOK__VALUE__KIND_NODE;
+        c1.node = 1;
+        c2.node = 2;
+        a1.items = i1;
+        a1.n_items = 1;
+        a2.items = i2;
+        a2.n_items = 1;
+        n0.array = &a1;
+        n1.array = &a2;
+        n2.array = &arr2;
+        decode_doc("depth via indexes ok", &doc, 3, 0, DK_OK);
+        decode_doc("depth via indexes", &doc, 2, 0, DK_ERR_DEPTH);
+    }
+    (void)arr;
+}
+
+/* JSON -> protobuf -> JSON gives the same bytes (canonical darmok JSON). */
+static void test_json_transcode(void)
+{
+    static const char *docs[] = {
+        "null", "true", "0", "-1.5", "\"x\"", "[]", "{}",
+        "{\"$undefined\":0}",
+        "[{\"$Number\":\"NaN\"},{\"$Number\":\"-0\"},{\"$Number\":\"Infinity\"},{\"$Number\":\"-Infinity\"},1e+21,5e-324]",
+        "{\"$BigInt\":\"-12345678901234567890\"}",
+        "[{\"$Date\":\"2020-01-02T03:04:05.006Z\"},{\"$Date\":null},{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}]",
+        "{\"$RegExp\":[\"a+b\\\\/\",\"gi\"]}",
+        "{\"$Map\":[[1,2],[\"a\",{\"$ref\":0}],[{\"k\":1},{\"$Set\":[]}]]}",
+        "{\"$Set\":[1,\"x\",{\"$ref\":0}]}",
+        "{\"$NullProto\":{\"a\":1,\"$$b\":2}}",
+        "{\"$Error\":{\"name\":\"TypeError\",\"message\":\"m\",\"stack\":\"s\",\"cause\":{\"$ref\":0},\"code\":7}}",
+        "[1,{\"$hole\":2},3,{\"$hole\":1}]",
+        "[{\"$Uint8Array\":\"AAEC\"},{\"$Buffer\":\"\"},{\"$Float64Array\":\"AAAAAAAA8D8=\"},{\"$BigInt64Array\":\"AQAAAAAAAAA=\"}]",
+        "{\"$$id\":1,\"$x\":2,\"y\":{\"$$set\":1}}",
+        "{\"$\":\"Foo\",\"$v\":2,\"$$x\":1,\"y\":[{\"$\":\"Foo\",\"$v\":2,\"$$x\":2,\"y\":null}]}",
+        "[\"\\u0000\",\"\\ud800\",\"a\\udc00b\",\"\xf0\x9f\x98\x80\",\"caf\xc3\xa9\",\"\\\"\\\\\\n\"]",
+        "{\"\\ud800\":1,\"\\u0000\":2,\"\":3}",
+        "{\"$\":\"Foo\",\"name\":\"foo\",\"bars\":[{\"$\":\"Bar\",\"when\":{\"$Date\":\"2020-01-01T00:00:00.000Z\"}},{\"$ref\":2}],\"lookup\":{\"$Map\":[[\"a\",{\"$\":\"Baz\",\"n\":0}]]}}",
+    };
+    size_t i;
+    for (i = 0; i < sizeof docs / sizeof *docs; i++) {
+        const uint8_t *pb, *json;
+        size_t pb_len, json_len, n = strlen(docs[i]);
+        dk_err err;
+        uint8_t *pbc;
+        dk_code rc = t_transcode(1, (const uint8_t *)docs[i], n, &pb, &pb_len, &err);
+        CHECK(rc == DK_OK, "JSON -> pb %s: code %d %s at %zu", docs[i], rc, err.msg, err.pos);
+        if (rc != DK_OK)
+            continue;
+        pbc = dup(pb, pb_len);
+        rc = t_transcode(0, pbc, pb_len, &json, &json_len, &err);
+        CHECK(rc == DK_OK && json_len == n && memcmp(json, docs[i], n) == 0,
+              "JSON -> pb -> JSON differs for %s: got %.*s", docs[i], (int)json_len, (const char *)json);
+        json_identity(docs[i], pbc, pb_len);
+        free(pbc);
+    }
+    {
+        /* errors keep the first step's offsets */
+        const uint8_t *out;
+        size_t out_len;
+        dk_err err;
+        dk_code rc = t_transcode(1, (const uint8_t *)"[1,]", 4, &out, &out_len, &err);
+        CHECK(rc == DK_ERR_SYNTAX && err.pos == 3 && out_len == 0, "JSON syntax error offset: %d at %zu", rc, err.pos);
+        rc = t_transcode(0, (const uint8_t *)"\x08\x01\x2a\x80", 4, &out, &out_len, &err);
+        CHECK(rc == DK_ERR_SYNTAX && err.pos == 3, "pb syntax error offset: %d at %zu", rc, err.pos);
+    }
+}
+
+/* Raw wire bytes. */
+static void test_wire(void)
+{
+    tb t = {0};
+    const uint8_t *pb;
+    size_t pb_len, i;
+    dk_err err;
+    uint8_t *good;
+    int all_clean = 1;
+    unsigned long mutations = 0;
+
+    /* 1 GB length prefix in a 20-byte input: field 5 (nodes), length 2^30 */
+    {
+        uint8_t in[20] = {0x08, 0x01, 0x2a, 0x80, 0x80, 0x80, 0x80, 0x04};
+        expect_decode("1 GB length prefix", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 2);
+    }
+    {
+        uint8_t in[] = {0x08, 0x01, 0x2a, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+        expect_decode("6-byte length varint", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 3);
+    }
+    {
+        uint8_t in[] = {0x08, 0x01, 0x32, 0x02, 0x18};
+        expect_decode("truncated root", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 2);
+    }
+    {
+        uint8_t in[] = {0x08, 0x01, 0x0b, 0x0c};
+        expect_decode("group wire type", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 2);
+    }
+    {
+        uint8_t in[] = {0x08, 0x01, 0x30, 0x01};
+        expect_decode("root as varint", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 2);
+    }
+    {
+        uint8_t in[] = {0x00, 0x01};
+        expect_decode("field 0", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 0);
+    }
+    {
+        /* root { str: "\xff" } */
+        uint8_t in[] = {0x08, 0x01, 0x32, 0x03, 0x2a, 0x01, 0xff};
+        expect_decode("invalid UTF-8 in string", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 4);
+    }
+    {
+        uint8_t in[] = {0x08, 0x01, 0x32, 0x04, 0x2a, 0x02, 'a', 0x00};
+        expect_decode("NUL in string", in, sizeof in, 0, 0, DK_ERR_FORMAT, 4);
+    }
+    {
+        /* root { str: "a" } plus unknown field 99 (varint) */
+        uint8_t in[] = {0x08, 0x01, 0x98, 0x06, 0x05, 0x32, 0x03, 0x2a, 0x01, 'a'};
+        expect_decode("unknown field skipped", in, sizeof in, 0, 0, DK_OK, -1);
+    }
+    {
+        /* shapes { fields: packed [1, <unterminated>] } */
+        uint8_t in[] = {0x08, 0x01, 0x22, 0x04, 0x1a, 0x02, 0x01, 0x80};
+        expect_decode("bad packed varint", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 7);
+    }
+    {
+        /* fuzzer find: root given four times; protobuf-c 1.4.1 cannot merge
+         * two Values without a member */
+        uint8_t in[] = {0x08, 0x01, 0x32, 0x02, 0x08, 0x01, 0x32, 0x02, 0x32, 0x00,
+                        0x08, 0x01, 0x32, 0x00, 0x32, 0x00};
+        want_msg = "twice";
+        expect_decode("root given twice", in, sizeof in, 0, 0, DK_ERR_FORMAT, 6);
+        want_msg = NULL;
+    }
+    {
+        /* fuzzer find: shapes { fields: <empty packed run> } */
+        uint8_t in[] = {0x08, 0x01, 0x22, 0x02, 0x1a, 0x00, 0x32, 0x02, 0x08, 0x01};
+        want_msg = "empty packed";
+        expect_decode("empty packed field", in, sizeof in, 0, 0, DK_ERR_FORMAT, 4);
+        want_msg = NULL;
+    }
+    expect_decode("empty input", (const uint8_t *)"", 0, 0, 0, DK_ERR_FORMAT, 0);
+
+    /* every proper prefix of a valid document fails cleanly */
+    sample(&t, 3, NULL);
+    if (t_encode(t.p, t.n, 0, &pb, &pb_len, &err) != DK_OK) {
+        CHECK(0, "encode sample");
+        return;
+    }
+    good = dup(pb, pb_len);
+    for (i = 0; i < pb_len; i++) {
+        const uint8_t *out;
+        size_t out_len;
+        uint8_t *copy = dup(good, i);
+        dk_code rc = t_decode(copy, i, 0, 0, &out, &out_len, &err);
+        if ((rc != DK_ERR_SYNTAX && rc != DK_ERR_FORMAT) || err.msg == NULL || err.pos > i) {
+            all_clean = 0;
+            printf("  prefix %zu: code %d at %zu\n", i, rc, err.pos);
+        }
+        free(copy);
+    }
+    CHECK(all_clean, "every protobuf prefix fails with SYNTAX or FORMAT");
+
+    /* every byte replaced by several values: never a crash, a clean result */
+    all_clean = 1;
+    for (i = 0; i < pb_len; i++) {
+        static const uint8_t repl[] = {0x00, 0x01, 0x7f, 0x80, 0xff, 0x08, 0x0a, 0x12};
+        size_t r;
+        for (r = 0; r < sizeof repl + 2; r++) {
+            const uint8_t *out;
+            size_t out_len;
+            uint8_t *copy = dup(good, pb_len);
+            dk_code rc;
+            copy[i] = r < sizeof repl ? repl[r] : r == sizeof repl ? (uint8_t)(good[i] ^ 1)
+                                                                  : (uint8_t)(good[i] + 1);
+            rc = t_decode(copy, pb_len, 0, 0, &out, &out_len, &err);
+            /* protobuf-c never rejects what dec_scan passed */
+            if (rc > DK_ERR_MEMORY || (rc != DK_OK && (err.msg == NULL || err.pos > pb_len ||
+                                                       strstr(err.msg, "protobuf-c") != NULL)))
+                all_clean = 0;
+            mutations++;
+            free(copy);
+        }
+    }
+    CHECK(all_clean, "%lu single-byte mutations decode cleanly", mutations);
+    free(good);
+    tb_free(&t);
+}
+
+/* The context is reused: a failed call leaves nothing behind, and similar
+ * calls do not keep allocating. */
+static void test_reuse(void)
+{
+    tb t = {0};
+    int i, ok = 1;
+    const uint8_t *pb, *out;
+    size_t pb_len, out_len;
+    dk_err err;
+    uint8_t *good;
+    sample(&t, 20, NULL);
+    if (t_encode(t.p, t.n, 0, &pb, &pb_len, &err) != DK_OK)
+        return;
+    good = dup(pb, pb_len);
+    for (i = 0; i < 2000; i++) {
+        dk_code rc = t_decode(good, i % 2 ? pb_len : pb_len / 2, 0, 0, &out, &out_len, &err);
+        if ((i % 2) != (rc == DK_OK))
+            ok = 0;
+        if (i % 2 && (out_len != t.n || memcmp(out, t.p, t.n) != 0))
+            ok = 0;
+    }
+    CHECK(ok, "2000 alternating good/bad decodes on one context");
+    free(good);
+    tb_free(&t);
+}
+
+/* Dates are time values, as in the JSON format: the fuzzer found the
+ * protobuf encoder taking a date the JSON writer refuses (pb_write). */
+static void test_dates(void)
+{
+    static const double bad[] = {1e304, 8.64e15 + 1, -8.64e15 - 1, 0.5, (double)INFINITY};
+    const uint8_t *out;
+    size_t out_len, i, n;
+    dk_err err;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tb t = {0};
+        Darmok__Document doc = DARMOK__DOCUMENT__INIT;
+        Darmok__Value root = DARMOK__VALUE__INIT;
+        Darmok__Node nd = DARMOK__NODE__INIT, *nodes[1] = {&nd};
+        uint8_t *p;
+        tb_op(&t, DK_T_DATE);
+        tb_f64(&t, bad[i]);
+        CHECK(t_encode(t.p, t.n, 0, &out, &out_len, &err) == DK_ERR_TAPE && err.pos == 0,
+              "date %g: encoder refuses it", bad[i]);
+        tb_free(&t);
+        nd.kind_case = DARMOK__NODE__KIND_DATE;
+        nd.date = bad[i];
+        root.kind_case = DARMOK__VALUE__KIND_NODE;
+        doc.format = 1;
+        doc.n_nodes = 1;
+        doc.nodes = nodes;
+        doc.root = &root;
+        p = pack_doc(&doc, &n);
+        CHECK(t_decode(p, n, 0, 0, &out, &out_len, &err) == DK_ERR_FORMAT,
+              "date %g: decoder refuses it", bad[i]);
+        free(p);
+    }
+    {
+        /* -0 and any NaN payload come out canonical: 0 and the JSON reader's NaN */
+        tb t = {0}, want = {0};
+        const uint8_t *pb;
+        size_t pb_len;
+        double nan = (double)NAN;
+        uint64_t bits;
+        memcpy(&bits, &nan, 8);
+        v_hdr(&t, DK_T_ARRAY, 2);
+        tb_op(&t, DK_T_DATE);
+        tb_f64(&t, -0.0);
+        tb_op(&t, DK_T_DATE);
+        tb_bits(&t, bits ^ 1);
+        v_hdr(&want, DK_T_ARRAY, 2);
+        tb_op(&want, DK_T_DATE);
+        tb_f64(&want, 0.0);
+        tb_op(&want, DK_T_DATE);
+        tb_bits(&want, bits);
+        uint8_t *copy;
+        CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "canonical dates encode");
+        copy = dup(pb, pb_len);
+        CHECK(t_decode(copy, pb_len, 0, 0, &out, &out_len, &err) == DK_OK &&
+                  out_len == want.n && memcmp(out, want.p, want.n) == 0,
+              "-0 and NaN dates decode canonical");
+        free(copy);
+        tb_free(&t);
+        tb_free(&want);
+    }
+}
+
+/* ---- regression fixtures: inputs the fuzzer crashed on (test/fuzz/fuzz_pb_read.c) */
+
+/* The fuzz target's invariants on one input: 1 when they hold. */
+static int fuzz_invariants(const uint8_t *data, size_t size)
+{
+    const uint8_t *out, *out2;
+    size_t out_len, out2_len;
+    dk_err err;
+    uint8_t *copy;
+    int ok = 1;
+
+    if (size > 0 && (data[0] & 1)) { /* as a tape */
+        if (t_encode(data + 1, size - 1, 64, &out, &out_len, &err) == DK_OK) {
+            dk_code rc;
+            copy = dup(out, out_len);
+            rc = t_decode(copy, out_len, 64, 0, &out2, &out2_len, &err);
+            if (rc != DK_OK && rc != DK_ERR_TOO_LARGE)
+                ok = 0;
+            if (rc == DK_OK) {
+                uint8_t *tape = dup(out2, out2_len);
+                if (t_encode(tape, out2_len, 64, &out, &out2_len, &err) != DK_OK ||
+                    out2_len != out_len || memcmp(out, copy, out_len) != 0)
+                    ok = 0;
+                free(tape);
+            }
+            free(copy);
+        } else if (err.msg == NULL || err.pos > size - 1) {
+            ok = 0;
+        }
+    }
+    if (t_decode(data, size, 64, 1u << 20, &out, &out_len, &err) != DK_OK)
+        return ok && err.msg != NULL && err.pos <= size && out_len == 0 &&
+               strstr(err.msg, "protobuf-c") == NULL;
+    copy = dup(out, out_len);
+    if (t_encode(copy, out_len, 64, &out2, &out2_len, &err) != DK_OK)
+        ok = 0;
+    free(copy);
+    return ok;
+}
+
+/* Each was a crash or a broken invariant; each now gives a clean outcome. */
+static void test_fuzz_fixtures(void)
+{
+    static const struct {
+        const char *name;
+        const char *hex;
+        int code; /* expected outcome of the protobuf decode, -1: any clean one */
+    } fx[] = {
+        /* our bug: NULL + 0 when the first record had no keys */
+        {"empty-object-keys-null",
+         "08011203461a03410090806ee6f576422a0bd5f60a032a01611202403c2208220608011202181232024000", -1},
+        /* protobuf-c 1.4.1: an empty packed field is NULL + 0 (UB) */
+        {"empty-packed",
+         "080112051a22082a06080112003202400008011203466f6f120107220710011a80001a001a80808080001a808080002a0b32090a032a016112024006",
+         DK_ERR_FORMAT},
+        /* protobuf-c 1.4.1: merging two empty Values fails (root given twice) */
+        {"root-twice", "08013202080132023200080132003200", DK_ERR_FORMAT},
+        /* a sparse array over the default max_length encodes, does not decode */
+        {"tape-array-over-default-max-length", "0109030000800a010000800a010000001400000000", -1},
+        /* our bug: an ERROR op with fewer than 2 pairs was encoded */
+        {"tape-error-without-fields", "0109030000000501000000050100f9ff1300000000", -1},
+        {"tape-huge-sparse-array", "0109fd0201010afd020101", -1},
+    };
+    size_t i;
+    for (i = 0; i < sizeof fx / sizeof fx[0]; i++) {
+        uint8_t buf[128];
+        size_t n = strlen(fx[i].hex) / 2, k;
+        const uint8_t *out;
+        size_t out_len;
+        dk_err err;
+        for (k = 0; k < n; k++) {
+            unsigned v;
+            sscanf(fx[i].hex + 2 * k, "%2x", &v);
+            buf[k] = (uint8_t)v;
+        }
+        CHECK(fuzz_invariants(buf, n), "fixture %s: fuzz invariants", fx[i].name);
+        if (fx[i].code >= 0) {
+            dk_code rc = t_decode(buf, n, 0, 0, &out, &out_len, &err);
+            CHECK((int)rc == fx[i].code, "fixture %s: code %d (%s), want %d", fx[i].name, rc,
+                  err.msg ? err.msg : "", fx[i].code);
+        }
+    }
+}
+
+/* ---- decode amplification ------------------------------------------------ */
+
+/* A document of `count` plain objects sharing one shape whose only key is
+ * `keylen` bytes long: tiny protobuf, a tape of count x keylen bytes. */
+static uint8_t *amplifier(size_t keylen, size_t count, size_t *n)
+{
+    Darmok__Document doc = DARMOK__DOCUMENT__INIT;
+    Darmok__Value root = DARMOK__VALUE__INIT, one = DARMOK__VALUE__INIT;
+    Darmok__Value **items = malloc(count * sizeof *items);
+    Darmok__Value *refs = malloc(count * sizeof *refs);
+    Darmok__Value *vals[1] = {&one};
+    Darmok__Node **nodes = malloc((count + 1) * sizeof *nodes);
+    Darmok__Node *nd = malloc((count + 1) * sizeof *nd);
+    Darmok__Array arr = DARMOK__ARRAY__INIT;
+    Darmok__Record *recs = malloc(count * sizeof *recs);
+    Darmok__Shape shape = DARMOK__SHAPE__INIT, *shapes[1] = {&shape};
+    uint32_t field = 0;
+    char *key = malloc(keylen + 1), *strs[1];
+    uint8_t *p;
+    size_t i;
+    if (!items || !refs || !nodes || !nd || !recs || !key)
+        abort();
+    memset(key, 'k', keylen);
+    key[keylen] = 0;
+    strs[0] = key;
+    one.kind_case = DARMOK__VALUE__KIND_INTEGER;
+    one.integer = 1;
+    shape.n_fields = 1;
+    shape.fields = &field;
+    for (i = 0; i <= count; i++) {
+        darmok__node__init(&nd[i]);
+        nodes[i] = &nd[i];
+    }
+    nd[0].kind_case = DARMOK__NODE__KIND_ARRAY;
+    nd[0].array = &arr;
+    arr.n_items = count;
+    arr.items = items;
+    for (i = 0; i < count; i++) {
+        darmok__value__init(&refs[i]);
+        refs[i].kind_case = DARMOK__VALUE__KIND_NODE;
+        refs[i].node = (uint32_t)(i + 1);
+        items[i] = &refs[i];
+        darmok__record__init(&recs[i]);
+        recs[i].shape = 0;
+        recs[i].n_values = 1;
+        recs[i].values = vals;
+        nd[i + 1].kind_case = DARMOK__NODE__KIND_OBJECT;
+        nd[i + 1].object = &recs[i];
+    }
+    root.kind_case = DARMOK__VALUE__KIND_NODE;
+    root.node = 0;
+    doc.format = 1;
+    doc.n_strings = 1;
+    doc.strings = strs;
+    doc.n_shapes = 1;
+    doc.shapes = shapes;
+    doc.n_nodes = count + 1;
+    doc.nodes = nodes;
+    doc.root = &root;
+    p = pack_doc(&doc, n);
+    free(items);
+    free(refs);
+    free(nodes);
+    free(nd);
+    free(recs);
+    free(key);
+    return p;
+}
+
+/* The string table lets a small document name a long key many times: the
+ * tape a decode writes is bounded by DK_PB_EXPANSION x input + a floor
+ * (darmok.h), or by an explicit max_out. */
+static void test_amplification(void)
+{
+    size_t n, out_len;
+    const uint8_t *out;
+    dk_err err;
+    dk_limits lim = {0, 0};
+    dk_code rc;
+    /* 64 KiB key x 1000 records: ~70 KB of protobuf asking for 65 MB */
+    uint8_t *big = amplifier(65536, 1000, &n);
+    CHECK(n < 80000, "amplifier is small (%zu bytes)", n);
+    rc = t_decode(big, n, 0, 0, &out, &out_len, &err);
+    CHECK(rc == DK_ERR_TOO_LARGE && out_len == 0 &&
+              strstr(err.msg, "amplification") != NULL,
+          "amplified document: code %d (%s), tape %zu", rc, err.msg ? err.msg : "", out_len);
+    CHECK(err.pos > 0 && err.pos < n, "amplification error points into the input (%zu)", err.pos);
+    /* an explicit bound above its size lets it through */
+    dk_arena_reset(&dec_side.arena);
+    memset(&err, 0, sizeof err);
+    rc = (dk_code)dk_pb_read_opts(big, n, &lim, (size_t)80 << 20, &dec_side.arena,
+                                  &dec_side.out, &err);
+    CHECK(rc == DK_OK && dec_side.out.len > (size_t)65536 * 1000,
+          "explicit max_out admits it: code %d, tape %zu", rc, dec_side.out.len);
+    /* and one below a small document's tape refuses it */
+    free(big);
+    big = amplifier(8, 10, &n);
+    rc = t_decode(big, n, 0, 0, &out, &out_len, &err);
+    CHECK(rc == DK_OK, "a small document decodes under the default bound: code %d", rc);
+    dk_arena_reset(&dec_side.arena);
+    memset(&err, 0, sizeof err);
+    rc = (dk_code)dk_pb_read_opts(big, n, &lim, out_len - 1, &dec_side.arena, &dec_side.out,
+                                  &err);
+    CHECK(rc == DK_ERR_TOO_LARGE && dec_side.out.len == 0,
+          "max_out one byte under the tape: code %d", rc);
+    dk_arena_reset(&dec_side.arena);
+    memset(&err, 0, sizeof err);
+    rc = (dk_code)dk_pb_read_opts(big, n, &lim, out_len, &dec_side.arena, &dec_side.out, &err);
+    CHECK(rc == DK_OK, "max_out exactly the tape: code %d", rc);
+    free(big);
+    /* the transcoder is bounded the same way */
+    big = amplifier(65536, 1000, &n);
+    {
+        const uint8_t *json;
+        size_t json_len;
+        rc = t_transcode(0, big, n, &json, &json_len, &err);
+        CHECK(rc == DK_ERR_TOO_LARGE, "pb -> JSON of the amplifier: code %d", rc);
+    }
+    free(big);
+}
+
+int main(int argc, char **argv)
+{
+
+    if (argc >= 3 && strcmp(argv[1], "--sample") == 0) {
+        tb t = {0};
+        char jpath[4096];
+        FILE *j, *f;
+        const uint8_t *pb;
+        size_t pb_len;
+        dk_err err;
+        int count = argc >= 4 ? atoi(argv[3]) : 1;
+        snprintf(jpath, sizeof jpath, "%s.json", argv[2]);
+        j = fopen(jpath, "wb");
+        sample(&t, count, j);
+        fclose(j);
+        if (t_encode(t.p, t.n, 0, &pb, &pb_len, &err) != DK_OK)
+            return 1;
+        f = fopen(argv[2], "wb");
+        fwrite(pb, 1, pb_len, f);
+        fclose(f);
+        printf("tape %zu bytes, protobuf %zu bytes\n", t.n, pb_len);
+        tb_free(&t);
+    } else if (argc >= 3 && strcmp(argv[1], "--decode") == 0) {
+        uint8_t *p;
+        size_t n, out_len;
+        const uint8_t *out;
+        dk_err err;
+        dk_code rc;
+        if (read_file(argv[2], &p, &n) != 0)
+            return 2;
+        rc = t_decode(p, n, 0, 0, &out, &out_len, &err);
+        if (rc != DK_OK)
+            printf("error %d: %s at byte %zu\n", rc, err.msg, err.pos);
+        else
+            print_tape(out, out_len);
+        free(p);
+        failed = rc != DK_OK;
+    } else {
+        test_scalars();
+        test_containers();
+        test_depth();
+        test_bad_tapes();
+        test_bad_documents();
+        test_wire();
+        test_reuse();
+        test_json_transcode();
+        test_fuzz_fixtures();
+        test_dates();
+        test_amplification();
+        printf("c-proto: %d passed, %d failed\n", passed, failed);
+    }
+    dk_arena_free(&enc_side.arena);
+    dk_arena_free(&dec_side.arena);
+    dk_arena_free(&json_side.arena);
+    dk_buf_free(&enc_side.out);
+    dk_buf_free(&dec_side.out);
+    dk_buf_free(&json_side.out);
+    dk_buf_free(&json_side.tape);
+    return failed != 0;
+}

@@ -1,0 +1,172 @@
+/*
+ * test_utf16.c - the WTF-8 -> UTF-16 transcoder (dk_wtf8_to_utf16) and the
+ * UTF-16 side table of dk_json_read_ex, against a plain reference decoder:
+ * every code point class at every offset around the 8-byte fast path, and
+ * many pseudo-random strings. Deterministic; no timing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dk_internal.h"
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        checks++;                                                              \
+        if (!(cond)) {                                                         \
+            failures++;                                                        \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);               \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+        }                                                                      \
+    } while (0)
+
+/* Appends code point cp (a lone surrogate allowed) as WTF-8; returns length. */
+static size_t put_wtf8(uint8_t *d, uint32_t cp)
+{
+    if (cp < 0x80) {
+        d[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        d[0] = (uint8_t)(0xC0 | cp >> 6);
+        d[1] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (uint8_t)(0xE0 | cp >> 12);
+        d[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+        d[2] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    d[0] = (uint8_t)(0xF0 | cp >> 18);
+    d[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
+    d[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+    d[3] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Appends cp as UTF-16 units; returns how many. */
+static size_t put_units(uint16_t *u, uint32_t cp)
+{
+    if (cp < 0x10000) {
+        u[0] = (uint16_t)cp;
+        return 1;
+    }
+    u[0] = (uint16_t)(0xD800 + ((cp - 0x10000) >> 10));
+    u[1] = (uint16_t)(0xDC00 + ((cp - 0x10000) & 0x3FF));
+    return 2;
+}
+
+/* Transcodes cps[0..k) both ways and compares. */
+static void check_cps(const uint32_t *cps, size_t k, const char *what)
+{
+    uint8_t s[4 * 64] = {0}, d[2 * 4 * 64];
+    uint16_t want[2 * 64];
+    size_t n = 0, w = 0, got;
+
+    for (size_t i = 0; i < k; i++) {
+        n += put_wtf8(s + n, cps[i]);
+        w += put_units(want + w, cps[i]);
+    }
+    got = dk_wtf8_to_utf16(s, n, d);
+    CHECK(got == w, "%s: %zu units, want %zu", what, got, w);
+    for (size_t i = 0; i < w && i < got; i++) {
+        uint16_t v = (uint16_t)(d[2 * i] | d[2 * i + 1] << 8);
+        CHECK(v == want[i], "%s: unit %zu is %04x, want %04x", what, i, v,
+              want[i]);
+    }
+}
+
+static uint32_t rng_state = 0x12345678u;
+
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return rng_state;
+}
+
+int main(void)
+{
+    static const uint32_t specials[] = {0x00,   0x7F,   0x80,    0x7FF,
+                                        0x800,  0xD800, 0xDBFF,  0xDC00,
+                                        0xDFFF, 0xFFFF, 0x10000, 0x10FFFF,
+                                        0xE9,   0x6771};
+    uint32_t cps[64];
+
+    CHECK(dk_wtf8_to_utf16((const uint8_t *)"", 0, (uint8_t *)cps) == 0,
+          "empty");
+    /* one special code point at every offset of an ASCII run */
+    for (size_t s = 0; s < sizeof specials / sizeof specials[0]; s++) {
+        for (size_t len = 0; len <= 24; len++) {
+            for (size_t at = 0; at <= len; at++) {
+                for (size_t i = 0; i <= len; i++)
+                    cps[i] = i == at ? specials[s] : 'a' + (uint32_t)(i % 26);
+                check_cps(cps, len + 1, "special in a run");
+            }
+        }
+    }
+    /* random mixes, weighted towards ASCII runs */
+    for (int t = 0; t < 20000; t++) {
+        size_t k = rnd() % 64;
+
+        for (size_t i = 0; i < k; i++) {
+            uint32_t r = rnd() % 10, cp;
+
+            if (r < 6) cp = rnd() % 0x80;
+            else if (r < 7) cp = 0x80 + rnd() % 0x780;
+            else if (r < 9) cp = 0x800 + rnd() % 0xF800;
+            else cp = 0x10000 + rnd() % 0x100000;
+            cps[i] = cp;
+        }
+        check_cps(cps, k, "random");
+    }
+    /* the side table of dk_json_read_ex: one entry per non-ASCII str, in
+       tape order, with "$$" keys stripped like their tape strings */
+    {
+        static const char json[] =
+            "{\"$$\xc3\xa9\":[\"ascii\",\"\xe6\x9d\xb1\",\"\\ud800\"],"
+            "\"k\":{\"$Map\":[[\"\xc3\xbc\",1]]}}";
+        dk_buf tape, u16;
+        dk_arena a;
+        dk_err err;
+        size_t p = 0, entries = 0;
+        /* "$$é" is the key "$é": 2 units; then one unit each */
+        static const uint16_t first[] = {0x24, 0x6771, 0xD800, 0xFC};
+        static const uint32_t count[] = {2, 1, 1, 1};
+        int rc;
+
+        dk_buf_init(&tape);
+        dk_buf_init(&u16);
+        dk_arena_init(&a);
+        rc = dk_json_read_ex((const uint8_t *)json, sizeof json - 1, 0, NULL,
+                             &a, &tape, &u16, &err);
+        CHECK(rc == DK_OK, "side table read: %d", rc);
+        while (rc == DK_OK && p + 8 <= u16.len) {
+            uint32_t at = dk_rd32(u16.data + p),
+                     units = dk_rd32(u16.data + p + 4);
+            uint32_t h = dk_rd32(tape.data + at);
+
+            CHECK(entries >= 4 || units == count[entries],
+                  "entry %zu: %u units", entries, units);
+            CHECK(!(h & DK_STR_ASCII), "entry %zu: an ASCII str", entries);
+            if (entries < 4) {
+                uint16_t v = (uint16_t)(u16.data[p + 8] | u16.data[p + 9] << 8);
+                CHECK(v == first[entries], "entry %zu: %04x", entries, v);
+            }
+            p += 8 + 2 * (size_t)units;
+            entries++;
+        }
+        CHECK(entries == 4 && p == u16.len, "side table: %zu entries",
+              entries);
+        dk_buf_free(&tape);
+        dk_buf_free(&u16);
+        dk_arena_free(&a);
+    }
+    printf("c-utf16: %d passed, %d failed\n", checks - failures, failures);
+    return failures != 0;
+}

@@ -1,0 +1,137 @@
+'use strict';
+/*
+ * perf-paths.test.cjs - correctness of the fast paths added for speed (no
+ * timing here): the short-ASCII string cache and the Buffer-based string
+ * decoding of TapeReader, the 8-bytes-at-a-time string scans of the C
+ * writer and reader (every special byte at every offset of a word), and
+ * binary values staying copies when the tape sits in a Buffer.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const T = require('../../js/tape.cjs');
+const { encodeEntity, decodeEntity } = require('../../js/json.cjs');
+
+/* A tape of one string value, read back through a TapeReader over buf. */
+function readBack(s, asBuffer) {
+  const w = new T.TapeWriter();
+  w.str(s);
+  const bytes = w.buf.slice(0, w.pos);
+  const u8 = asBuffer ? Buffer.from(bytes) : bytes;
+  const r = new T.TapeReader(u8, new DataView(u8.buffer, u8.byteOffset, u8.byteLength), 0, u8.length);
+  return r.str();
+}
+
+test('short ASCII cache: colliding and repeated strings come back exact', () => {
+  const seen = [];
+  for (let i = 0; i < 5000; i++) {
+    const s = `k${i.toString(36)}`.slice(0, 1 + (i % 24));
+    seen.push(s);
+    assert.equal(readBack(s, i % 2 === 0), s);
+  }
+  // Again, now from the cache (or after eviction by a colliding string).
+  for (const s of seen) assert.equal(readBack(s, true), s);
+  for (let n = 0; n <= 30; n++) {
+    const s = 'abcdefghijklmnopqrstuvwxyz0123456789'.slice(0, n);
+    assert.equal(readBack(s, false), s);
+    assert.equal(readBack(s, true), s);
+  }
+});
+
+test('string decoding: ASCII, Latin-1, BMP, astral, lone surrogates, BOM', () => {
+  const cases = ['', 'a', 'x'.repeat(25), 'y'.repeat(5000), 'café', 'é'.repeat(30),
+    '東京'.repeat(20), '🚀 rocket', '\ufeffBOM kept', 'lone \ud800 high', 'lone \udc00 low',
+    `${'a'.repeat(40)}\ud83d`, '\u0000\u0001\u007f\u0080\u00ff\u0100\uffff'];
+  for (const s of cases) {
+    assert.equal(readBack(s, false), s);
+    assert.equal(readBack(s, true), s);
+    assert.equal(decodeEntity(encodeEntity(s)), s);
+    assert.equal(decodeEntity(encodeEntity({ [s]: s }))[s], s);
+  }
+});
+
+test('C string scans: every special byte at every offset of an 8-byte word', () => {
+  const specials = ['"', '\\', '\n', '\u0000', '\u001f', '\u007f', 'é', '東', '🚀', '\ud800', '\udfff', '$'];
+  for (const sp of specials) {
+    for (let len = 0; len <= 40; len++) {
+      for (let at = 0; at <= len; at++) {
+        const s = 'a'.repeat(at) + sp + 'b'.repeat(len - at);
+        const out = encodeEntity(s);
+        assert.equal(out, JSON.stringify(s));
+        assert.equal(decodeEntity(out), s);
+        const obj = { [s]: [s, s] };
+        assert.deepEqual(decodeEntity(encodeEntity(obj)), obj);
+      }
+    }
+  }
+});
+
+test('binary values decoded from WebAssembly memory are copies of their own size', () => {
+  const v = { u8: new Uint8Array([1, 2, 3]), f64: new Float64Array([1.5, -2]), buf: Buffer.from('hi'),
+    ab: new Uint8Array([9, 8]).buffer };
+  const back = decodeEntity(encodeEntity(v));
+  assert.deepEqual([...back.u8], [1, 2, 3]);
+  assert.equal(back.u8.buffer.byteLength, 3);
+  assert.deepEqual([...back.f64], [1.5, -2]);
+  assert.equal(back.f64.buffer.byteLength, 16);
+  assert.equal(back.buf.toString(), 'hi');
+  assert.equal(back.ab.byteLength, 2);
+});
+
+test('UTF-16 side table: non-ASCII strings in every place a str can sit', () => {
+  const { serializable } = require('../../js/json.cjs');
+  class Ünïcode { constructor() { this.$é = 'ß'; this['$$東'] = '京'; this.plain = 'x'; } }
+  const U = serializable(Ünïcode, { key: 'Ünï€ode' });
+  const err = new RangeError('méssage ✓');
+  err.extra = '🚀';
+  const values = [
+    { '$é': 1, b: 'ü' }, { '$$é': 'two dollars', '東': '京' }, { a: '$é', '$é': 'later key' },
+    Object.assign(Object.create(null), { '$ñ': 'ñ', 'ñ': '$ñ' }),
+    new Map([['ключ', 'значение'], [{ 'ä': 'ö' }, ['å', 'æ']]]), new Set(['ø', 'œ']),
+    /ünï(c)ödé/giu, err, new U(), [new U(), '\ud800', 'a\udc00b', '𝄞', '\ufeff'],
+    { name: 'ñame first' },
+  ];
+  for (const v of values) {
+    const back = decodeEntity(encodeEntity(v));
+    if (v instanceof Error) {
+      assert.equal(back.name, 'RangeError');
+      assert.equal(back.message, v.message);
+      assert.equal(back.extra, '🚀');
+    } else {
+      assert.deepEqual(back, v);
+    }
+  }
+  // A string read twice (the Error read-ahead going back) still decodes.
+  const odd = decodeEntity('{"$Error":{"name":"Érror","message":"m"}}');
+  assert.equal(odd.name, 'Érror');
+});
+
+test('encode output as UTF-16 (non-ASCII) or Latin-1 (ASCII) equals JSON.stringify', () => {
+  const words = ['plain', 'café', '東京', '🚀', 'a"b', 'tab\there', 'x'.repeat(100), '\u2028', '\u007f'];
+  for (let n = 0; n < 300; n += 7) {
+    const arr = [];
+    for (let i = 0; i < n; i++) arr.push(words[(i * 7 + n) % words.length] + i);
+    assert.equal(encodeEntity(arr), JSON.stringify(arr));
+    assert.deepEqual(decodeEntity(encodeEntity(arr)), arr);
+  }
+  const big = { list: Array.from({ length: 20000 }, (_, i) => (i % 3 ? `ascii ${i}` : `ünï ${i} 🚀`)) };
+  assert.equal(encodeEntity(big), JSON.stringify(big));
+  assert.deepEqual(decodeEntity(encodeEntity(big)), big);
+});
+
+test('a large tape buffer is kept while large values come, dropped after a small one', () => {
+  const { acquire } = require('../../js/encode.cjs');
+  const big = Array.from({ length: 400000 }, (_, i) => `item ${i} ünï`);
+  const json = JSON.stringify(big);
+  assert.equal(encodeEntity(big), json);
+  assert.equal(encodeEntity(big), json);
+  const enc = acquire();
+  const grown = enc.w.buf.length;
+  enc.release();
+  assert.ok(grown > 8 * 1024 * 1024, `tape buffer kept (${grown} bytes)`);
+  assert.equal(encodeEntity({ a: 1 }), '{"a":1}');
+  const enc2 = acquire();
+  const after = enc2.w.buf.length;
+  enc2.release();
+  assert.ok(after < grown, 'dropped after a small value');
+  assert.equal(encodeEntity(big), json);
+});

@@ -1,0 +1,202 @@
+'use strict';
+/*
+ * The protobuf format on hostile and wrong input, through the public API:
+ * each failure is a DarmokError with a code (and, for the bytes, an
+ * offset), never a crash, a hang or an unbounded allocation. Also: the
+ * options of darmok/protobuf, the main entry's { format }, transcode, and
+ * stable memory over many good and failing calls.
+ */
+const { test } = require('node:test');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { assert, haveWasm, sameGraph } = require('./helpers.cjs');
+const pb = require('../../js/protobuf.cjs');
+const darmok = require('../../js/index.cjs');
+const core = require('../../js/core.cjs');
+
+const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
+const protoDir = path.join(__dirname, '..', '..', 'proto');
+
+/* A document from protobuf text format, by protoc. */
+function doc(text) {
+  return execFileSync('protoc', ['--encode=darmok.Document', `-I${protoDir}`, path.join(protoDir, 'darmok.proto')],
+    { input: text });
+}
+
+function rejects(bytes, code, offset, options) {
+  assert.throws(() => pb.decodeEntity(bytes, options), (err) => {
+    assert.ok(err instanceof pb.DarmokError, String(err));
+    assert.strictEqual(err.code, code, err.message);
+    if (offset !== undefined) assert.strictEqual(err.offset, offset, err.message);
+    assert.match(err.message, /at byte \d+/);
+    return true;
+  });
+}
+
+const sample = () => {
+  const shared = { k: 1 };
+  const a = [shared, shared, new Map([['x', new Set([1, 'two', 3n])]]), new Date(0), /re/g, new Uint8Array([1, 2]),
+    Object.assign(Object.create(null), { n: null }), 'é\ud800', -0, NaN, [, 1]]; // eslint-disable-line no-sparse-arrays
+  a.push(a);
+  return a;
+};
+
+test('protobuf: every prefix of a document fails cleanly', { skip }, () => {
+  const bytes = pb.encodeEntity(sample());
+  sameGraph(pb.decodeEntity(bytes), sample());
+  for (let i = 0; i < bytes.length; i++) {
+    assert.throws(() => pb.decodeEntity(bytes.subarray(0, i)), (err) => {
+      assert.ok(err instanceof pb.DarmokError);
+      assert.ok(['ERR_SYNTAX', 'ERR_FORMAT'].includes(err.code), `${i}: ${err.code} ${err.message}`);
+      assert.ok(err.offset <= i);
+      return true;
+    });
+  }
+});
+
+test('protobuf: malformed wire bytes', { skip }, () => {
+  // a 1 GB length prefix in a few bytes: refused at its tag, nothing allocated
+  rejects(Uint8Array.from([0x08, 0x01, 0x12, 0x80, 0x80, 0x80, 0x80, 0x04, 0x61]), 'ERR_SYNTAX', 2);
+  // wrong wire type: format (field 1, a varint) as a length-delimited field
+  rejects(Uint8Array.from([0x0a, 0x01, 0x00]), 'ERR_SYNTAX', 0);
+  // a varint of 11 bytes
+  rejects(Uint8Array.from([0x08, ...new Array(10).fill(0xff), 0x01]), 'ERR_SYNTAX');
+  // a group (wire type 3)
+  rejects(Uint8Array.from([0x0b]), 'ERR_SYNTAX', 0);
+  // field number 0
+  rejects(Uint8Array.from([0x00, 0x00]), 'ERR_SYNTAX', 0);
+  // invalid UTF-8 in a string field
+  rejects(Uint8Array.from([0x08, 0x01, 0x12, 0x01, 0xff]), 'ERR_SYNTAX', 2);
+  // empty input: no format revision, no root
+  rejects(new Uint8Array(0), 'ERR_FORMAT');
+});
+
+test('protobuf: documents protobuf accepts but darmok refuses', { skip }, () => {
+  rejects(doc('format: 2 root { integer: 1 }'), 'ERR_FORMAT', 0);
+  rejects(doc('format: 1'), 'ERR_FORMAT', 0);
+  // a node index out of range
+  rejects(doc('format: 1 root { node: 0 }'), 'ERR_FORMAT');
+  // a back-reference forward: node 1 named before node 0 is opened
+  rejects(doc('format: 1 nodes { array { items { node: 1 } } } nodes { set {} } root { node: 1 }'), 'ERR_FORMAT');
+  // a node the walk never reaches
+  rejects(doc('format: 1 nodes { set {} } nodes { set {} } root { node: 0 }'), 'ERR_FORMAT');
+  // a shape's field name out of the string table
+  rejects(doc('format: 1 strings: "a" shapes { fields: [5] } nodes { object { shape: 0 values { integer: 1 } } } root { node: 0 }'), 'ERR_FORMAT');
+  // a record whose value count differs from its shape
+  rejects(doc('format: 1 strings: "a" shapes { fields: [0] } nodes { object { shape: 0 } } root { node: 0 }'), 'ERR_FORMAT');
+  // an instance with a key-only shape
+  rejects(doc('format: 1 shapes { } nodes { instance { shape: 0 } } root { node: 0 }'), 'ERR_FORMAT');
+  // an unknown enum value
+  rejects(doc('format: 1 nodes { binary { kind: 99 } } root { node: 0 }'), 'ERR_FORMAT');
+  // a binary length that is not a multiple of its element size
+  rejects(doc('format: 1 nodes { binary { kind: BINARY_FLOAT64 data: "abc" } } root { node: 0 }'), 'ERR_FORMAT');
+  // a hole outside an array, a bad BigInt
+  rejects(doc('format: 1 root { hole: 1 }'), 'ERR_FORMAT');
+  rejects(doc('format: 1 root { bigint: "012" }'), 'ERR_FORMAT');
+  // U+0000 in a string field (darmok writes such strings as bytes)
+  rejects(doc('format: 1 root { str: "a\\000b" }'), 'ERR_FORMAT');
+  // a lone surrogate split from its pair is not canonical WTF-8
+  rejects(doc('format: 1 root { str_raw: "\\355\\240\\200\\355\\260\\200" }'), 'ERR_FORMAT');
+});
+
+test('protobuf: limits', { skip }, () => {
+  const deep = [];
+  let at = deep;
+  for (let i = 0; i < 50; i++) at = (at[0] = []);
+  const bytes = pb.encodeEntity(deep);
+  rejects(bytes, 'ERR_DEPTH', undefined, { maxDepth: 10 });
+  rejects(pb.encodeEntity('x'.repeat(100)), 'ERR_TOO_LARGE', undefined, { maxLength: 99 });
+  rejects(pb.encodeEntity(new Array(100)), 'ERR_TOO_LARGE', undefined, { maxLength: 99 });
+  assert.throws(() => pb.decodeEntity(bytes, { maxBytes: bytes.length - 1 }), (e) => e.code === 'ERR_TOO_LARGE');
+  sameGraph(pb.decodeEntity(bytes, { maxBytes: bytes.length }), deep);
+});
+
+test('protobuf: the string table cannot amplify a small document into a huge tape', { skip }, () => {
+  // One 60 KB key shared by 3,000 objects: ~70 KB of protobuf naming 180 MB
+  // of keys. The decoder stops at its expansion bound, before the JS side
+  // sees anything.
+  const key = 'k'.repeat(60000);
+  const objs = Array.from({ length: 3000 }, () => ({ [key]: 1 }));
+  const bytes = pb.encodeEntity(objs);
+  assert.ok(bytes.length < 100000, `${bytes.length} bytes`);
+  const before = core.wasmMemory().buffer.byteLength;
+  rejects(bytes, 'ERR_TOO_LARGE');
+  assert.ok(core.wasmMemory().buffer.byteLength - before < 64 << 20, 'no huge allocation');
+  assert.throws(() => darmok.transcode(bytes, { from: 'protobuf', to: 'json' }), (e) => e.code === 'ERR_TOO_LARGE');
+  // Real documents expand a few times at most, and decode.
+  const few = objs.slice(0, 10);
+  sameGraph(pb.decodeEntity(pb.encodeEntity(few)), few);
+});
+
+test('protobuf: wrong types and options', { skip }, () => {
+  assert.throws(() => pb.decodeEntity('{}'), (e) => e.code === 'ERR_UNSUPPORTED_TYPE');
+  assert.throws(() => pb.decodeEntity(pb.encodeEntity(1), { legacy: 'tanagra' }), (e) => e.code === 'ERR_INVALID_OPTION');
+  assert.throws(() => darmok.encodeEntity(1, { format: 'xml' }), (e) => e.code === 'ERR_INVALID_OPTION');
+  assert.throws(() => darmok.createCodec({ format: 'xml' }), (e) => e.code === 'ERR_INVALID_OPTION');
+  // A tanagra-looking top-level object stays as it is in protobuf (no legacy documents there).
+  const t = { _serializationKey: 'x', a: 1 };
+  assert.deepStrictEqual(pb.decodeEntity(pb.encodeEntity(t)), t);
+});
+
+test('the main entry point takes { format: "protobuf" }', { skip }, () => {
+  class Thing { constructor(n) { this.n = n; } }
+  darmok.serializable(Thing, { key: 'pb-errors.Thing' });
+  const v = { t: new Thing(1), at: new Date(5) };
+  const bytes = darmok.encodeEntity(v, { format: 'protobuf' });
+  assert.ok(Buffer.isBuffer(bytes));
+  assert.deepStrictEqual(bytes, pb.encodeEntity(v));
+  sameGraph(darmok.decodeEntity(bytes, { format: 'protobuf' }), v);
+  sameGraph(darmok.decodeEntity(bytes, Thing, { format: 'protobuf' }), v);
+  const codec = darmok.createCodec({ format: 'protobuf' });
+  assert.strictEqual(codec.format, 'protobuf');
+  sameGraph(codec.decodeEntity(codec.encodeEntity(v)), v);
+  // and the protobuf codec can still read and write JSON per call
+  assert.strictEqual(codec.encodeEntity(v, { format: 'json' }), darmok.encodeEntity(v));
+});
+
+test('transcode: JSON <-> protobuf inside the core, identical bytes back', { skip }, () => {
+  const v = sample();
+  const json = darmok.encodeEntity(v);
+  const bytes = pb.encodeEntity(v);
+  const toPb = darmok.transcode(json, { from: 'json', to: 'protobuf' });
+  assert.ok(Buffer.isBuffer(toPb));
+  assert.deepStrictEqual(toPb, bytes);
+  assert.deepStrictEqual(darmok.transcode(Buffer.from(json), { from: 'json', to: 'protobuf' }), bytes);
+  assert.strictEqual(darmok.transcode(bytes, { from: 'protobuf', to: 'json' }), json);
+  assert.strictEqual(pb.transcode, darmok.transcode);
+  // unregistered classes are no concern: no JS value is built
+  const foreign = '{"$":"nobody.Knows","$v":3,"a":[1,{"$ref":1}]}';
+  assert.strictEqual(darmok.transcode(darmok.transcode(foreign, { from: 'json', to: 'protobuf' }), { from: 'protobuf', to: 'json' }), foreign);
+  // errors point into the input of the step that failed
+  assert.throws(() => darmok.transcode('[1,', { from: 'json', to: 'protobuf' }), (e) => e.code === 'ERR_SYNTAX' && e.offset === 3);
+  assert.throws(() => darmok.transcode(bytes.subarray(0, 5), { from: 'protobuf', to: 'json' }), (e) => e.code === 'ERR_SYNTAX' || e.code === 'ERR_FORMAT');
+  assert.throws(() => darmok.transcode(json, { from: 'protobuf', to: 'json' }), (e) => e.code === 'ERR_UNSUPPORTED_TYPE');
+  assert.throws(() => darmok.transcode(json, { from: 'json', to: 'json' }), (e) => e.code === 'ERR_INVALID_OPTION');
+  assert.throws(() => darmok.transcode(json, { to: 'protobuf' }), (e) => e.code === 'ERR_INVALID_OPTION');
+  assert.throws(() => darmok.transcode(json), (e) => e.code === 'ERR_INVALID_OPTION');
+  assert.throws(() => darmok.transcode(json, { from: 'json', to: 'protobuf', maxBytes: 3 }), (e) => e.code === 'ERR_TOO_LARGE');
+  assert.throws(() => darmok.transcode('[[[1]]]', { from: 'json', to: 'protobuf', maxDepth: 2 }), (e) => e.code === 'ERR_DEPTH');
+});
+
+test('protobuf: memory is stable across good and failing calls', { skip }, () => {
+  const good = sample();
+  const bytes = pb.encodeEntity(good);
+  const json = darmok.encodeEntity(good);
+  const bad = [bytes.subarray(0, 7), Uint8Array.from([0x0b]), doc('format: 1 root { node: 3 }')];
+  const round = (n) => {
+    let failures = 0;
+    for (let i = 0; i < n; i++) {
+      switch (i % 5) {
+        case 0: pb.encodeEntity(good); break;
+        case 1: pb.decodeEntity(bytes); break;
+        case 2: darmok.transcode(darmok.transcode(json, { from: 'json', to: 'protobuf' }), { from: 'protobuf', to: 'json' }); break;
+        default: try { pb.decodeEntity(bad[i % bad.length]); } catch (e) { assert.ok(e instanceof pb.DarmokError); failures++; }
+      }
+    }
+    return failures;
+  };
+  round(1000);
+  const size = core.wasmMemory().buffer.byteLength;
+  assert.ok(round(10000) >= 4000);
+  assert.strictEqual(core.wasmMemory().buffer.byteLength, size);
+});

@@ -1,0 +1,139 @@
+'use strict';
+/*
+ * Interop with Google's protoc (Debian's protobuf-compiler): darmok's
+ * protobuf bytes are an ordinary darmok.Document any protobuf library reads
+ * with proto/darmok.proto, and a document protoc writes from hand-written
+ * text decodes through darmok into the expected instances.
+ */
+const { test } = require('node:test');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { assert, haveWasm } = require('./helpers.cjs');
+const { createCodec, createRegistry, transcode } = require('../../js/protobuf.cjs');
+
+const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
+const protoDir = path.join(__dirname, '..', '..', 'proto');
+
+function protoc(args, input) {
+  return execFileSync('protoc', [...args, `-I${protoDir}`, path.join(protoDir, 'darmok.proto')],
+    { input, maxBuffer: 1 << 24 });
+}
+
+/* The tanagra article's graph (bench/workloads.mjs): Foo { Bar, Bar, Map<Baz> }. */
+function fooModel() {
+  const registry = createRegistry();
+  class Baz {
+    constructor(label, counts) { this.label = label; this.counts = counts; }
+    total() { let n = 0; for (const v of this.counts.values()) n += v; return n; }
+  }
+  class Bar {
+    constructor(name, when, baz) { this.name = name; this.when = when; this.baz = baz; }
+  }
+  class Foo {
+    constructor(title, count, bars, bazById) { this.title = title; this.count = count; this.bars = bars; this.bazById = bazById; }
+  }
+  registry.serializable(Foo, [Bar, Baz]);
+  const baz = (label, x) => new Baz(label, new Map([['x', x], ['y', x / 8], ['z', -x]]));
+  const shared = baz('shared', 5);
+  const foo = new Foo('the tanagra article', 42,
+    [new Bar('first', new Date(Date.UTC(2020, 0, 1)), shared), new Bar('second', new Date(Date.UTC(2021, 5, 1)), baz('two', 7))],
+    new Map([['a', shared], ['b', baz('b', 9)]]));
+  return { codec: createCodec({ format: 'protobuf', registry }), foo, Foo, Bar, Baz };
+}
+
+test('protoc --decode reads darmok bytes for the Foo graph', { skip }, () => {
+  const { codec, foo, Foo, Bar, Baz } = fooModel();
+  const bytes = codec.encodeEntity(foo);
+  const text = protoc(['--decode=darmok.Document'], bytes).toString('utf8');
+  for (const want of [
+    'format: 1',
+    // the string table: class keys and field names, once each
+    'strings: "Foo"', 'strings: "Bar"', 'strings: "Baz"',
+    'strings: "title"', 'strings: "count"', 'strings: "bars"', 'strings: "bazById"',
+    'strings: "when"', 'strings: "baz"', 'strings: "label"', 'strings: "counts"',
+    // values
+    'str: "the tanagra article"', 'integer: 42', 'str: "first"', 'str: "shared"',
+    `date: ${Date.UTC(2020, 0, 1)}`, 'number: 0.625', 'integer: -5',
+    'version: 1', 'instance {', 'map {', 'root {'
+  ]) {
+    assert.ok(text.includes(want), `protoc's text shows ${want}:\n${text}`);
+  }
+  // Every class key and field name is written once, however many instances.
+  assert.strictEqual(text.split('strings: "label"').length - 1, 1);
+  // protoc's text, encoded again by protoc, is the same document.
+  const again = protoc(['--encode=darmok.Document'], text);
+  assert.deepStrictEqual(Buffer.from(again), bytes);
+  const back = codec.decodeEntity(again);
+  assert.ok(back instanceof Foo && back.bars[0] instanceof Bar && back.bars[0].baz instanceof Baz);
+  assert.strictEqual(back.bars[0].baz, back.bazById.get('a'), 'shared reference kept');
+  assert.strictEqual(back.bazById.get('b').total(), 9 + 9 / 8 - 9);
+});
+
+/* A document written by hand in protobuf text format. */
+const HANDWRITTEN = `
+# [Point{x: 1, y: -2.5}, "café", <lone surrogate>, 12345678901234567890n,
+#  Map{"k" => Set{undefined, null}}, /a+b/gi, Uint16Array [1, 2],
+#  TypeError("boom"), <2 holes>, true, the array itself]
+format: 1
+strings: "Point"
+strings: "x"
+strings: "y"
+strings: "name"
+strings: "message"
+shapes { class_key: 0 version: 2 fields: [1, 2] }
+shapes { fields: [3, 4] }
+nodes { array {
+  items { node: 1 }
+  items { str: "café" }
+  items { str_raw: "\\355\\240\\200" }
+  items { bigint: "12345678901234567890" }
+  items { node: 2 }
+  items { node: 4 }
+  items { node: 5 }
+  items { node: 6 }
+  items { hole: 2 }
+  items { boolean: true }
+  items { node: 0 }
+} }
+nodes { instance { shape: 0 values { integer: 1 } values { number: -2.5 } } }
+nodes { map { keys { str: "k" } values { node: 3 } } }
+nodes { set { values { special: SPECIAL_UNDEFINED } values { special: SPECIAL_NULL } } }
+nodes { regexp { source: "a+b" flags: "gi" } }
+nodes { binary { kind: BINARY_UINT16 data: "\\001\\000\\002\\000" } }
+nodes { error { shape: 1 values { str: "TypeError" } values { str: "boom" } } }
+root { node: 0 }
+`;
+
+test('protoc --encode of a hand-written document decodes through darmok', { skip }, () => {
+  const registry = createRegistry();
+  class Point {
+    constructor(x, y) { this.x = x; this.y = y; }
+    get length() { return Math.hypot(this.x, this.y); }
+  }
+  registry.serializable(Point, { key: 'Point', version: 2, migrate: { 1: (d) => d } });
+  const codec = createCodec({ format: 'protobuf', registry });
+  const bytes = protoc(['--encode=darmok.Document'], HANDWRITTEN);
+  const v = codec.decodeEntity(bytes);
+  assert.ok(Array.isArray(v));
+  assert.strictEqual(v.length, 12);
+  assert.ok(v[0] instanceof Point);
+  assert.deepStrictEqual({ x: v[0].x, y: v[0].y }, { x: 1, y: -2.5 });
+  assert.strictEqual(v[0].length, Math.hypot(1, 2.5));
+  assert.strictEqual(v[1], 'café');
+  assert.strictEqual(v[2], '\ud800');
+  assert.strictEqual(v[3], 12345678901234567890n);
+  assert.ok(v[4] instanceof Map);
+  assert.deepStrictEqual([...v[4].get('k')], [undefined, null]);
+  assert.ok(v[5] instanceof RegExp);
+  assert.strictEqual(String(v[5]), '/a+b/gi');
+  assert.ok(v[6] instanceof Uint16Array);
+  assert.deepStrictEqual([...v[6]], [1, 2]);
+  assert.ok(v[7] instanceof TypeError);
+  assert.strictEqual(v[7].message, 'boom');
+  assert.ok(!(8 in v) && !(9 in v), 'holes');
+  assert.strictEqual(v[10], true);
+  assert.strictEqual(v[11], v, 'cycle');
+  // darmok writes the same document in its canonical form, which JSON carries too.
+  const again = codec.encodeEntity(v);
+  assert.strictEqual(transcode(transcode(again, { from: 'protobuf', to: 'json' }), { from: 'json', to: 'protobuf' }).compare(again), 0);
+});
