@@ -32,9 +32,17 @@
 PROTOBUF_C_VERSION     := 1.4.1
 PROTOBUF_C_DEB_VERSION := 1.4.1-1
 PROTOBUF_C_SHA256      := 4cc4facd508172f3e0a4d3a8736225d472418aee35b4ad053384b137b220339f
-# Debian 12 (bookworm), the suite and mirror this machine's apt already uses
-# (/etc/apt/sources.list.d/debian.sources), as a one-line deb-src entry.
-PROTOBUF_C_APT_SOURCE  := deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
+# The deb-src line is made from this machine's own apt configuration: the
+# first Debian archive URI it already uses (deb822 .sources files, then the
+# classic sources.list) and the release codename from /etc/os-release, so
+# the fetch goes to whatever mirror the machine is set up with.
+# PROTOBUF_C_APT_SOURCE=... overrides it.
+PROTOBUF_C_APT_SOURCE ?= $(shell \
+  uri=$$(sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | tr ' ' '\n' | grep -v -- '-security' | grep -m1 '://'); \
+  [ -n "$$uri" ] || uri=$$(sed -n 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*:\/\/[^[:space:]]*\).*/\2/p' /etc/apt/sources.list 2>/dev/null | grep -v -- '-security' | head -n1); \
+  suite=$$(. /etc/os-release 2>/dev/null && echo "$$VERSION_CODENAME"); \
+  [ -n "$$uri" ] && [ -n "$$suite" ] && \
+  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $$uri $$suite main")
 
 PROTOBUF_C_TARBALL := $(BUILD)/protobuf-c/protobuf-c_$(PROTOBUF_C_VERSION).orig.tar.gz
 PROTOBUF_C_SRC     := $(BUILD)/protobuf-c/protobuf-c.c
@@ -57,6 +65,7 @@ PB_THIRD_PARTY_CFLAGS := -std=c11 -w $(PB_CFLAGS)
 # pinned sha256, keep only the upstream tarball.
 $(PROTOBUF_C_TARBALL):
 	@mkdir -p $(dir $@)
+	@[ -n '$(PROTOBUF_C_APT_SOURCE)' ] || { echo "protobuf-c: no Debian archive found in /etc/apt; set PROTOBUF_C_APT_SOURCE='deb-src [signed-by=...] URI SUITE main'" >&2; exit 1; }
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	mkdir -p "$$tmp/etc/sources.list.d" "$$tmp/etc/preferences.d" \
 	         "$$tmp/lists/partial" "$$tmp/cache/archives/partial" "$$tmp/dl"; \
