@@ -13,7 +13,7 @@ const core = require('./core.cjs');
 const { acquire } = require('./encode.cjs');
 const { Decoder } = require('./decode.cjs');
 const { DarmokError } = require('./errors.cjs');
-const { Registry, defaultRegistry } = require('./registry.cjs');
+const { Registry, defaultRegistry, createRegistry } = require('./registry.cjs');
 const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
 
 /*
@@ -236,4 +236,26 @@ function transcode(blob, options) {
   return core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes);
 }
 
-module.exports = { createCodec, transcode, FORMATS, MAX_DEPTH, MAX_BYTES, MAX_LENGTH };
+/*
+ * The exports of an entry point (darmok/json, darmok/protobuf): the codec
+ * of `format` over the default registry, plus the functions every entry
+ * point shares.
+ */
+function entryPoint(format) {
+  const codec = createCodec({ format, registry: defaultRegistry });
+  return {
+    encodeEntity: codec.encodeEntity,
+    decodeEntity: codec.decodeEntity,
+    serializable: defaultRegistry.serializable,
+    createCodec,
+    createRegistry,
+    transcode,
+    init: core.init,
+    DarmokError,
+    MAX_DEPTH,
+    MAX_BYTES,
+    MAX_LENGTH
+  };
+}
+
+module.exports = { createCodec, transcode, entryPoint, FORMATS, MAX_DEPTH, MAX_BYTES, MAX_LENGTH };

@@ -8,23 +8,4 @@
  * (a Buffer in Node) in place of JSON text.
  */
 
-const core = require('./core.cjs');
-const { DarmokError } = require('./errors.cjs');
-const { createCodec, transcode, MAX_DEPTH, MAX_BYTES, MAX_LENGTH } = require('./codec.cjs');
-const { createRegistry, defaultRegistry } = require('./registry.cjs');
-
-const codec = createCodec({ format: 'protobuf', registry: defaultRegistry });
-
-module.exports = {
-  encodeEntity: codec.encodeEntity,
-  decodeEntity: codec.decodeEntity,
-  serializable: defaultRegistry.serializable,
-  createCodec,
-  createRegistry,
-  transcode,
-  init: core.init,
-  DarmokError,
-  MAX_DEPTH,
-  MAX_BYTES,
-  MAX_LENGTH
-};
+module.exports = require('./codec.cjs').entryPoint('protobuf');
