@@ -104,6 +104,8 @@ class TapeWriter {
   constructor(capacity = MIN_CAPACITY) {
     this.buf = new Uint8Array(capacity);
     this.view = new DataView(this.buf.buffer);
+    /* buf as a Node Buffer (utf8Write), or null without Node. */
+    this.nb = writerBufferOf(this.buf);
     this.pos = 0;
   }
 
@@ -124,6 +126,7 @@ class TapeWriter {
     buf.set(this.buf.subarray(0, this.pos));
     this.buf = buf;
     this.view = new DataView(buf.buffer);
+    this.nb = writerBufferOf(buf);
   }
 
   /*
@@ -138,6 +141,7 @@ class TapeWriter {
     if (this.buf.length > KEEP_CAPACITY && used < this.buf.length / 4) {
       this.buf = new Uint8Array(MIN_CAPACITY);
       this.view = new DataView(this.buf.buffer);
+      this.nb = writerBufferOf(this.buf);
     }
   }
 
@@ -208,7 +212,11 @@ class TapeWriter {
     let len;
     let flags = 0;
     if (isWellFormed(s)) {
-      len = utf8Encoder.encodeInto(s, buf.subarray(start)).written;
+      // Buffer#utf8Write allocates nothing; encodeInto makes a subarray
+      // and a result object per string.
+      const nb = this.nb;
+      len = nb !== null ? nb.utf8Write(s, start, buf.length - start)
+        : utf8Encoder.encodeInto(s, buf.subarray(start)).written;
       if (len === n) flags = STR_ASCII;
     } else {
       len = writeWtf8(s, buf, start) - start;
@@ -239,6 +247,12 @@ class TapeWriter {
     this.buf.set(u8, this.pos);
     this.pos += u8.length;
   }
+}
+
+/* A Buffer over all of u8 for utf8Write, or null without Node's Buffer. */
+function writerBufferOf(u8) {
+  if (typeof Buffer !== 'function' || typeof Buffer.prototype.utf8Write !== 'function') return null;
+  return Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength);
 }
 
 /*
