@@ -237,12 +237,34 @@ function transcode(blob, options) {
 }
 
 /*
+ * One round trip of a small graph through a private registry, once per
+ * format at load, so the first real call does not pay for compiling the
+ * walk and the rebuild (the core compiles its own at load, core.cjs). The
+ * default registry is not touched. A failure here is ignored: real calls
+ * report their own.
+ */
+function warmUp(format) {
+  try {
+    const registry = createRegistry();
+    class WarmUp {}
+    registry.serializable(WarmUp, { key: 'darmok.warmUp' });
+    const w = Object.assign(new WarmUp(), { s: 'caf\u00e9', n: [0, -1.5, 2 ** 40], on: true });
+    const value = [w, w, { d: new Date(0), m: new Map([[1n, new Set([null])]]), b: new Uint8Array(2), u: undefined }];
+    const codec = createCodec({ format, registry });
+    codec.decodeEntity(codec.encodeEntity(value));
+  } catch {
+    // nothing to do: see above
+  }
+}
+
+/*
  * The exports of an entry point (darmok/json, darmok/protobuf): the codec
  * of `format` over the default registry, plus the functions every entry
  * point shares.
  */
 function entryPoint(format) {
   const codec = createCodec({ format, registry: defaultRegistry });
+  warmUp(format);
   return {
     encodeEntity: codec.encodeEntity,
     decodeEntity: codec.decodeEntity,
