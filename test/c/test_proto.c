@@ -1374,6 +1374,9 @@ static void test_fuzz_fixtures(void)
         /* our bug: an ERROR op with fewer than 2 pairs was encoded */
         {"tape-error-without-fields", "0109030000000501000000050100f9ff1300000000", -1},
         {"tape-huge-sparse-array", "0109fd0201010afd020101", -1},
+        /* fuzz_pb_write: an array of 2^30 + 3 slots encodes but cannot
+         * decode (no max_length above 2^30 - 1); the target allows it */
+        {"tape-sparse-array-over-2^30", "0109030000400a010000400a01000000053f000040", -1},
     };
     size_t i;
     for (i = 0; i < sizeof fx / sizeof fx[0]; i++) {
