@@ -136,8 +136,9 @@ int dk_json_read(const uint8_t *json, size_t len, const dk_limits *lim,
 /* --- protobuf (proto/darmok.proto, docs/FORMAT.md "Protobuf") ----------- */
 
 /*
- * The decode amplification bound of dk_pb_read_opts. The string table lets
- * a few bytes of protobuf name a long key many times (a 6 KB document can
+ * The decode amplification bound of dk_pb_read_opts. The string table and
+ * string back-references let a few bytes of protobuf name a long string
+ * many times (a 6 KB document can
  * ask for ~1 GB of tape), so the tape a decode writes is bounded by
  * max_out; max_out = 0 means DK_PB_EXPANSION * len + DK_PB_EXPANSION_FLOOR
  * bytes. Real documents expand 1.5-4x (long keys over tiny values ~10x).
@@ -150,10 +151,10 @@ int dk_json_read(const uint8_t *json, size_t len, const dk_limits *lim,
  * its content). The tape is untrusted: a malformed one fails with
  * DK_ERR_TAPE (err->pos a tape offset); more than lim->max_depth open
  * containers fail with DK_ERR_DEPTH. String flags in the tape are hints:
- * the bytes are checked as WTF-8 and classified here. Raw strings and
- * binary data are packed straight from the tape, which must stay put for
- * the call. scratch holds protobuf-c's structs and the explicit stack; the
- * caller may reset it after the call. Returns err->code; on failure
+ * the bytes are checked as WTF-8 here. Strings and binary data are
+ * packed straight from the tape, which must stay put for the call.
+ * scratch holds protobuf-c's structs and the explicit stack; the caller
+ * may reset it after the call. Returns err->code; on failure
  * out->len is 0.
  */
 int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
@@ -163,8 +164,8 @@ int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
  * Parses the darmok.Document pb[0..len) and writes its tape into tape_out
  * (replacing its content). The bytes are untrusted: wire errors are
  * DK_ERR_SYNTAX at their exact offset; a valid protobuf message that is not
- * a valid document is DK_ERR_FORMAT at the start of the offending node,
- * shape or string-table entry (0 for document-level faults); lengths over
+ * a valid document is DK_ERR_FORMAT at the offending stream entry, shape or
+ * string-table entry (0 for document-level faults); lengths over
  * lim->max_length, and a tape over max_out bytes (0: the default bound
  * above), are DK_ERR_TOO_LARGE; nesting (through node indexes) over
  * lim->max_depth is DK_ERR_DEPTH. No padding is needed. protobuf-c's

@@ -1,19 +1,27 @@
 /*
  * dk_proto.c - darmok's protobuf format: tape -> darmok.Document and back.
  *
- * The public contracts are in darmok.h. Encode: walk the tape once, iteratively, building protobuf-c structs in an
- * arena (string table and shapes interned on the way), then let protobuf-c
- * pack them. Decode: check the wire bytes ourselves first (so errors carry
- * byte offsets and protobuf-c never sees malformed data), unpack with
- * protobuf-c into the arena, then walk the node table iteratively from the
- * root, validating as we go, and write the tape.
+ * The public contracts are in darmok.h; the format is proto/darmok.proto.
+ * A Document is a string table, a shape table and a few packed streams (a
+ * Kind per value, then counts, ints, numbers, texts, binaries), so
+ * protobuf-c handles about ten fields per document, not a message per
+ * value.
  *
- * protobuf-c recursion is bounded by the schema (Document > Node > Record >
- * Value), never by the input: see darmok.proto, "Why flat".
+ * Encode: walk the tape once, iteratively, appending to arena arrays (keys
+ * and shapes interned, repeated string values turned into back-references
+ * when that is shorter), then let protobuf-c pack them. Decode: check the
+ * wire bytes ourselves first (so errors carry byte offsets and protobuf-c
+ * never sees malformed data), unpack with protobuf-c into the arena, then
+ * walk the kinds stream iteratively, validating as we go, and write the
+ * tape. Byte offsets of stream entries are found again in the input only
+ * when an error is reported (pb_elem_at).
+ *
+ * protobuf-c recursion is bounded by the schema (Document > Shape), never
+ * by the input: see darmok.proto, "Why flat".
  *
  * Sections:
  *   1. memory: the core's arena and buffer, protobuf-c's allocator
- *   2. text: WTF-8 / UTF-8 classification
+ *   2. text: WTF-8 classification, hashing
  *   3. encoder
  *   4. decoder: wire check, unpack, walk
  *   5. transcoding JSON <-> protobuf through a tape
@@ -29,7 +37,22 @@
 /* Largest output we produce: wasm32 cannot address more, and the tape's
  * offsets and protobuf's lengths are 32-bit. */
 #define DK_PB_MAX_OUT ((size_t)INT32_MAX)
+/* Most entries in the string table, the shape table or the texts stream. */
+#define PB_TABLE_MAX 0x3FFFFFFFu
 
+/* Document field numbers (darmok.proto). */
+enum {
+    PB_F_FORMAT = 1,
+    PB_F_STRINGS = 2,
+    PB_F_SHAPES = 3,
+    PB_F_KINDS = 4,
+    PB_F_COUNTS = 5,
+    PB_F_INTS = 6,
+    PB_F_NUMBERS = 7,
+    PB_F_TEXTS = 8,
+    PB_F_BINARY_KINDS = 9,
+    PB_F_BINARIES = 10
+};
 
 /* ===================================================================== */
 /* 1. Memory: the core's arena and buffer (dk_internal.h)                 */
@@ -82,8 +105,7 @@ static void pb_pc_free(void *data, void *ptr)
 /* Classification bits. ASCII and WTF8 are the tape's str flags. */
 #define PB_TX_ASCII DK_STR_ASCII /* every byte < 0x80 */
 #define PB_TX_WTF8 DK_STR_WTF8   /* contains an encoded lone surrogate */
-#define PB_TX_NUL 4u             /* contains a 0 byte (U+0000) */
-#define PB_TX_BAD 8u             /* not WTF-8 */
+#define PB_TX_BAD 4u             /* not WTF-8 */
 
 /*
  * Classify n bytes as WTF-8: UTF-8 whose code points may also be lone
@@ -99,9 +121,11 @@ static unsigned pb_text_scan(const uint8_t *p, size_t n)
     while (i < n) {
         unsigned b = p[i];
         if (b < 0x80) {
-            if (b == 0)
-                f |= PB_TX_NUL;
+            uint64_t w;
             i++;
+            /* ASCII runs 8 bytes at a time */
+            while (n - i >= 8 && (memcpy(&w, p + i, 8), (w & 0x8080808080808080u) == 0))
+                i += 8;
             continue;
         }
         f &= ~PB_TX_ASCII;
@@ -159,42 +183,57 @@ static int pb_date_canon(double *ms)
     return 1;
 }
 
-static uint32_t pb_hash(const uint8_t *p, size_t n, uint32_t h)
+/*
+ * A hash of n bytes, 8 at a time (strings can be long: every string value
+ * is hashed). Only compared within one call, so byte order does not matter.
+ */
+static uint32_t pb_hash(const uint8_t *p, size_t n)
 {
-    size_t i;
-    for (i = 0; i < n; i++)
-        h = (h ^ p[i]) * 16777619u; /* FNV-1a */
-    return h;
+    uint64_t h = 0x9E3779B97F4A7C15u ^ (uint64_t)n;
+    uint64_t w;
+    while (n >= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDu;
+        h ^= h >> 32;
+        p += 8;
+        n -= 8;
+    }
+    w = 0;
+    if (n != 0)
+        memcpy(&w, p, n);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53u;
+    h ^= h >> 29;
+    return (uint32_t)h;
 }
 
-static uint32_t pb_hash_u32(uint32_t h, uint32_t v)
+/* Bytes of v as a protobuf varint. */
+static size_t pb_varint_size(uint64_t v)
 {
-    uint8_t b[4];
-    b[0] = (uint8_t)v;
-    b[1] = (uint8_t)(v >> 8);
-    b[2] = (uint8_t)(v >> 16);
-    b[3] = (uint8_t)(v >> 24);
-    return pb_hash(b, 4, h);
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
 }
-
-#define PB_HASH_SEED 2166136261u
 
 /* ===================================================================== */
 /* 3. Encoder: tape -> Document structs -> bytes                          */
 /* ===================================================================== */
 
-/* String table indexes are handed out per table while walking; raw ones
- * carry this bit until the end, when they become n_strings + j (the
- * combined index space of darmok.proto). */
-#define PB_RAW_BIT 0x80000000u
-#define PB_TABLE_MAX 0x3FFFFFFFu /* entries per table, nodes, shapes */
-
+/* An interning table of byte strings: open addressing, power-of-two size,
+ * at most half full. Entries point into the tape. */
 typedef struct pb_str_slot {
     uint32_t hash;
-    uint32_t ref; /* tagged index + 1; 0: empty */
+    uint32_t ref; /* index + 1; 0: empty */
     const uint8_t *p;
     size_t n;
 } pb_str_slot;
+
+typedef struct pb_strtab {
+    pb_str_slot *slots;
+    size_t cap, count;
+} pb_strtab;
 
 typedef struct pb_shape_slot {
     uint32_t hash;
@@ -203,15 +242,13 @@ typedef struct pb_shape_slot {
 
 /* An open container of the tape. */
 typedef struct pb_enc_frame {
-    uint8_t op;         /* DK_T_ARRAY, _OBJECT, _NULLPROTO, _INSTANCE, ... */
-    uint32_t node;      /* its node index */
-    uint64_t left;      /* array: slots; records: pairs; map: 2 x pairs; set: values */
-    uint64_t total;     /* the same, at the start */
-    size_t vbase;       /* its first child on the value stack */
-    size_t kbase;       /* its first key on the key stack */
-    uint32_t class_key; /* instances: tagged string index */
-    uint32_t version;   /* instances */
-    size_t at;          /* tape offset of its op */
+    uint8_t op;          /* DK_T_ARRAY, _OBJECT, _NULLPROTO, _INSTANCE, ... */
+    uint64_t left;       /* array: slots; records: pairs; map: 2 x pairs; set: values */
+    uint64_t total;      /* the same, at the start */
+    size_t kbase;        /* records: its first key on the key stack */
+    size_t shape_slot;   /* records: its counts entry, the shape index, set on close */
+    uint32_t class_key;  /* instances: string index */
+    uint32_t version;    /* instances */
 } pb_enc_frame;
 
 typedef struct pb_enc {
@@ -221,25 +258,36 @@ typedef struct pb_enc {
     size_t len;
     size_t pos;
     uint32_t max_depth;
+    uint32_t n_refs; /* values with identity so far: the next REF index */
 
-    Darmok__Node **nodes;
-    size_t n_nodes, cap_nodes;
-    char **strs;
+    /* The Document's arrays, grown in the arena. */
+    ProtobufCBinaryData *strs;
     size_t n_strs, cap_strs;
-    ProtobufCBinaryData *raws;
-    size_t n_raws, cap_raws;
-    pb_str_slot *str_tab;
-    size_t str_tab_cap; /* power of two */
     Darmok__Shape **shapes;
     size_t n_shapes, cap_shapes;
+    Darmok__Kind *kinds;
+    size_t n_kinds, cap_kinds;
+    uint32_t *counts;
+    size_t n_counts, cap_counts;
+    int64_t *ints;
+    size_t n_ints, cap_ints;
+    double *nums;
+    size_t n_nums, cap_nums;
+    ProtobufCBinaryData *texts;
+    size_t n_texts, cap_texts;
+    Darmok__BinaryKind *bkinds;
+    size_t n_bkinds, cap_bkinds;
+    ProtobufCBinaryData *bins;
+    size_t n_bins, cap_bins;
+
+    pb_strtab key_tab;  /* keys and class keys -> strs index */
+    pb_strtab text_tab; /* string values -> texts index of the first one */
     pb_shape_slot *shape_tab;
     size_t shape_tab_cap;
 
     pb_enc_frame *frames;
     size_t n_frames, cap_frames;
-    Darmok__Value *vals; /* children of open containers */
-    size_t n_vals, cap_vals;
-    uint32_t *keys; /* keys of open records, tagged string indexes */
+    uint32_t *keys; /* keys of open records, string indexes */
     size_t n_keys, cap_keys;
 } pb_enc;
 
@@ -253,6 +301,59 @@ static int enc_bad(pb_enc *e, const char *msg, size_t at)
     return dk_fail(e->err, DK_ERR_TAPE, msg, at);
 }
 
+/* Appending to the streams. */
+static DK_MUST int enc_kind(pb_enc *e, Darmok__Kind k)
+{
+    if (e->n_kinds == e->cap_kinds) {
+        void *p = pb_more(e->a, e->kinds, e->n_kinds, &e->cap_kinds, sizeof *e->kinds);
+        if (p == NULL)
+            return enc_oom(e);
+        e->kinds = p;
+    }
+    e->kinds[e->n_kinds++] = k;
+    return 0;
+}
+
+static DK_MUST int enc_count(pb_enc *e, uint32_t v)
+{
+    if (e->n_counts == e->cap_counts) {
+        void *p = pb_more(e->a, e->counts, e->n_counts, &e->cap_counts, sizeof *e->counts);
+        if (p == NULL)
+            return enc_oom(e);
+        e->counts = p;
+    }
+    e->counts[e->n_counts++] = v;
+    return 0;
+}
+
+static DK_MUST int enc_int(pb_enc *e, int64_t v)
+{
+    if (e->n_ints == e->cap_ints) {
+        void *p = pb_more(e->a, e->ints, e->n_ints, &e->cap_ints, sizeof *e->ints);
+        if (p == NULL)
+            return enc_oom(e);
+        e->ints = p;
+    }
+    e->ints[e->n_ints++] = v;
+    return 0;
+}
+
+static DK_MUST int enc_blob(pb_enc *e, ProtobufCBinaryData **arr, size_t *n, size_t *cap,
+                            const uint8_t *p, size_t len)
+{
+    if (*n == *cap) {
+        void *q = pb_more(e->a, *arr, *n, cap, sizeof **arr);
+        if (q == NULL)
+            return enc_oom(e);
+        *arr = q;
+    }
+    /* Points into the tape: packed before the call returns. */
+    (*arr)[*n].data = (uint8_t *)(uintptr_t)p;
+    (*arr)[*n].len = len;
+    (*n)++;
+    return 0;
+}
+
 static DK_MUST int enc_u8(pb_enc *e, uint8_t *v)
 {
     if (e->len - e->pos < 1)
@@ -263,14 +364,14 @@ static DK_MUST int enc_u8(pb_enc *e, uint8_t *v)
 
 static DK_MUST int enc_u32(pb_enc *e, uint32_t *v)
 {
-    const uint8_t *p = e->tape + e->pos;
     if (e->len - e->pos < 4)
         return enc_bad(e, "tape ends inside a value", e->pos);
-    *v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    *v = dk_rd32(e->tape + e->pos);
     e->pos += 4;
     return 0;
 }
 
+/* By address: see dec_f64_unsafe. */
 static DK_MUST int enc_f64(pb_enc *e, double *v)
 {
     uint64_t u = 0;
@@ -284,10 +385,10 @@ static DK_MUST int enc_f64(pb_enc *e, double *v)
     return 0;
 }
 
-/* A tape str at e->pos: its bytes (pointing into the tape) and their
- * classification (PB_TX_*). The header's flags are hints and not used: the
- * bytes decide, as in the JSON writer. */
-static DK_MUST int enc_str(pb_enc *e, const uint8_t **p, size_t *n, unsigned *f)
+/* A tape str at e->pos: its bytes (pointing into the tape), checked as
+ * WTF-8. The header's flags are hints and not used: the bytes decide, as
+ * in the JSON writer. */
+static DK_MUST int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
 {
     size_t at = e->pos;
     uint32_t h;
@@ -298,103 +399,112 @@ static DK_MUST int enc_str(pb_enc *e, const uint8_t **p, size_t *n, unsigned *f)
         return enc_bad(e, "tape string runs past the end of the tape", at);
     *p = e->tape + e->pos;
     *n = len;
-    *f = pb_text_scan(*p, len);
-    if (*f & PB_TX_BAD)
+    if (pb_text_scan(*p, len) & PB_TX_BAD)
         return enc_bad(e, "tape string is not WTF-8", at);
     e->pos += len;
     return 0;
 }
 
-/* A NUL-terminated arena copy, for protobuf-c `string` fields. Never
- * protobuf_c_empty_string: protobuf-c does not pack a oneof string that
- * points to its default, and the oneof would be lost. */
-static char *enc_cstr(pb_enc *e, const uint8_t *p, size_t n)
+/*
+ * Look p[0..n) up in t. Returns 1 and sets *idx when present; otherwise
+ * returns 0 with *slot the empty slot where it belongs (after growing the
+ * table if needed), or -1 when out of memory.
+ */
+static int enc_lookup(pb_enc *e, pb_strtab *t, const uint8_t *p, size_t n, uint32_t h,
+                      uint32_t *idx, pb_str_slot **slot)
 {
-    char *s = dk_arena_alloc(e->a, n + 1);
-    if (s == NULL)
-        return NULL;
-    if (n != 0)
-        memcpy(s, p, n);
-    s[n] = '\0';
-    return s;
+    size_t mask, i;
+    if ((t->count + 1) * 2 > t->cap) {
+        size_t ncap = t->cap == 0 ? 64 : t->cap * 2;
+        pb_str_slot *s = dk_arena_alloc(e->a, ncap * sizeof *s);
+        if (s == NULL)
+            return -1;
+        memset(s, 0, ncap * sizeof *s);
+        for (i = 0; i < t->cap; i++) {
+            size_t j;
+            if (t->slots[i].ref == 0)
+                continue;
+            for (j = t->slots[i].hash & (ncap - 1); s[j].ref != 0; j = (j + 1) & (ncap - 1))
+                ;
+            s[j] = t->slots[i];
+        }
+        t->slots = s;
+        t->cap = ncap;
+    }
+    mask = t->cap - 1;
+    for (i = h & mask; t->slots[i].ref != 0; i = (i + 1) & mask) {
+        pb_str_slot *s = &t->slots[i];
+        if (s->hash == h && s->n == n && (n == 0 || memcmp(s->p, p, n) == 0)) {
+            *idx = s->ref - 1;
+            return 1;
+        }
+    }
+    *slot = &t->slots[i];
+    return 0;
 }
 
-/* Intern a key or class key; *tagged is its string index (PB_RAW_BIT for
- * the raw table). */
-static DK_MUST int enc_intern(pb_enc *e, const uint8_t *p, size_t n, unsigned f,
-                                  uint32_t *tagged)
+/* Intern a key or class key in the string table; *idx is its index. */
+static DK_MUST int enc_intern(pb_enc *e, const uint8_t *p, size_t n, uint32_t *idx)
 {
-    uint32_t h = pb_hash(p, n, PB_HASH_SEED);
-    size_t mask, i;
-    int raw = (f & (PB_TX_WTF8 | PB_TX_NUL)) != 0;
-    uint32_t idx;
-
-    if ((e->n_strs + e->n_raws + 1) * 2 > e->str_tab_cap) {
-        size_t ncap = e->str_tab_cap == 0 ? 64 : e->str_tab_cap * 2;
-        pb_str_slot *t = dk_arena_alloc(e->a, ncap * sizeof *t);
-        if (t == NULL)
-            return enc_oom(e);
-        memset(t, 0, ncap * sizeof *t);
-        for (i = 0; i < e->str_tab_cap; i++) {
-            pb_str_slot s = e->str_tab[i];
-            size_t j;
-            if (s.ref == 0)
-                continue;
-            for (j = s.hash & (ncap - 1); t[j].ref != 0; j = (j + 1) & (ncap - 1))
-                ;
-            t[j] = s;
-        }
-        e->str_tab = t;
-        e->str_tab_cap = ncap;
-    }
-    mask = e->str_tab_cap - 1;
-    for (i = h & mask; e->str_tab[i].ref != 0; i = (i + 1) & mask) {
-        pb_str_slot *s = &e->str_tab[i];
-        if (s->hash == h && s->n == n && memcmp(s->p, p, n) == 0) {
-            *tagged = s->ref - 1;
-            return 0;
-        }
-    }
-    if (e->n_strs + e->n_raws >= PB_TABLE_MAX)
+    uint32_t h = pb_hash(p, n);
+    pb_str_slot *slot = NULL;
+    int found = enc_lookup(e, &e->key_tab, p, n, h, idx, &slot);
+    if (found < 0)
+        return enc_oom(e);
+    if (found)
+        return 0;
+    if (e->n_strs >= PB_TABLE_MAX)
         return dk_fail(e->err, DK_ERR_TOO_LARGE, "too many distinct keys", e->pos);
-    if (raw) {
-        void *arr = pb_more(e->a, e->raws, e->n_raws, &e->cap_raws, sizeof *e->raws);
-        if (arr == NULL)
-            return enc_oom(e);
-        e->raws = arr;
-        /* Points into the tape: packed before the call returns. */
-        e->raws[e->n_raws].len = n;
-        e->raws[e->n_raws].data = (uint8_t *)(uintptr_t)p;
-        idx = (uint32_t)e->n_raws++ | PB_RAW_BIT;
-    } else {
-        char *s = enc_cstr(e, p, n);
-        void *arr = pb_more(e->a, e->strs, e->n_strs, &e->cap_strs, sizeof *e->strs);
-        if (s == NULL || arr == NULL)
-            return enc_oom(e);
-        e->strs = arr;
-        e->strs[e->n_strs] = s;
-        idx = (uint32_t)e->n_strs++;
-    }
-    e->str_tab[i].hash = h;
-    e->str_tab[i].ref = idx + 1;
-    e->str_tab[i].p = p;
-    e->str_tab[i].n = n;
-    *tagged = idx;
+    DK_TRY(enc_blob(e, &e->strs, &e->n_strs, &e->cap_strs, p, n));
+    slot->hash = h;
+    slot->ref = (uint32_t)e->n_strs;
+    slot->p = p;
+    slot->n = n;
+    e->key_tab.count++;
+    *idx = (uint32_t)e->n_strs - 1;
     return 0;
+}
+
+/*
+ * A string value: KIND_STRING with a new texts entry, or KIND_STRING_REF
+ * naming the first texts entry with the same bytes when its index takes
+ * fewer bytes than the string would (tag + length + bytes). Which one is a
+ * function of the tape, so the output stays canonical.
+ */
+static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n)
+{
+    uint32_t h = pb_hash(p, n), idx = 0;
+    pb_str_slot *slot = NULL;
+    int found = enc_lookup(e, &e->text_tab, p, n, h, &idx, &slot);
+    if (found < 0)
+        return enc_oom(e);
+    if (found && pb_varint_size(idx) < 1 + pb_varint_size(n) + n) {
+        DK_TRY(enc_kind(e, DARMOK__KIND__KIND_STRING_REF));
+        return enc_count(e, idx);
+    }
+    if (e->n_texts >= PB_TABLE_MAX)
+        return dk_fail(e->err, DK_ERR_TOO_LARGE, "too many strings", e->pos);
+    if (!found) {
+        slot->hash = h;
+        slot->ref = (uint32_t)e->n_texts + 1;
+        slot->p = p;
+        slot->n = n;
+        e->text_tab.count++;
+    }
+    DK_TRY(enc_kind(e, DARMOK__KIND__KIND_STRING));
+    return enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, p, n);
 }
 
 /* Intern a shape; *out is its index. keys may be moved by later pushes, so
  * a new shape copies them. */
 static DK_MUST int enc_shape(pb_enc *e, uint32_t class_key, uint32_t version,
-                                 const uint32_t *keys, size_t n, uint32_t *out)
+                             const uint32_t *keys, size_t n, uint32_t *out)
 {
-    uint32_t h = PB_HASH_SEED;
+    uint32_t h = pb_hash((const uint8_t *)keys, n * sizeof *keys) ^ (class_key * 0x9E3779B1u) ^
+                 (version * 0x85EBCA77u);
     size_t mask, i;
     Darmok__Shape *s;
 
-    h = pb_hash_u32(h, class_key);
-    h = pb_hash_u32(h, version);
-    h = pb_hash((const uint8_t *)keys, n * sizeof *keys, h);
     if ((e->n_shapes + 1) * 2 > e->shape_tab_cap) {
         size_t ncap = e->shape_tab_cap == 0 ? 32 : e->shape_tab_cap * 2;
         pb_shape_slot *t = dk_arena_alloc(e->a, ncap * sizeof *t);
@@ -449,176 +559,151 @@ static DK_MUST int enc_shape(pb_enc *e, uint32_t class_key, uint32_t version,
     return 0;
 }
 
-/* Give the value *v a new node (the next referenceable index). */
-static DK_MUST int enc_node(pb_enc *e, Darmok__Value *v, Darmok__Node **out)
-{
-    Darmok__Node *nd;
-    void *arr;
-    if (e->n_nodes >= PB_TABLE_MAX)
-        return dk_fail(e->err, DK_ERR_TOO_LARGE, "too many objects", e->pos);
-    nd = dk_arena_alloc(e->a, sizeof *nd);
-    arr = pb_more(e->a, e->nodes, e->n_nodes, &e->cap_nodes, sizeof *e->nodes);
-    if (nd == NULL || arr == NULL)
-        return enc_oom(e);
-    e->nodes = arr;
-    darmok__node__init(nd);
-    e->nodes[e->n_nodes] = nd;
-    v->kind_case = DARMOK__VALUE__KIND_NODE;
-    v->node = (uint32_t)e->n_nodes++;
-    *out = nd;
-    return 0;
-}
-
-static DK_MUST int enc_push(pb_enc *e, uint8_t op, uint32_t node, uint64_t n,
-                                size_t at, uint32_t class_key, uint32_t version)
+/* Open a container: its frame, and for records a counts entry for the
+ * shape index, filled in when the record closes. */
+static DK_MUST int enc_push(pb_enc *e, uint8_t op, uint64_t n, size_t at, uint32_t class_key,
+                            uint32_t version)
 {
     pb_enc_frame *f;
-    void *arr;
+    int rec = op == DK_T_OBJECT || op == DK_T_NULLPROTO || op == DK_T_INSTANCE || op == DK_T_ERROR;
     if (e->n_frames >= e->max_depth)
         return dk_fail(e->err, DK_ERR_DEPTH, "nesting deeper than max_depth", at);
-    arr = pb_more(e->a, e->frames, e->n_frames, &e->cap_frames, sizeof *e->frames);
-    if (arr == NULL)
-        return enc_oom(e);
-    e->frames = arr;
+    if (e->n_frames == e->cap_frames) {
+        void *arr = pb_more(e->a, e->frames, e->n_frames, &e->cap_frames, sizeof *e->frames);
+        if (arr == NULL)
+            return enc_oom(e);
+        e->frames = arr;
+    }
     f = &e->frames[e->n_frames++];
     f->op = op;
-    f->node = node;
     f->left = n;
     f->total = n;
-    f->vbase = e->n_vals;
     f->kbase = e->n_keys;
+    f->shape_slot = e->n_counts;
     f->class_key = class_key;
     f->version = version;
-    f->at = at;
-    return 0;
+    if (rec)
+        return enc_count(e, 0);
+    return enc_count(e, op == DK_T_MAP ? (uint32_t)(n / 2) : (uint32_t)n);
+}
+
+/* A value with identity: it takes the next REF index. */
+static DK_MUST int enc_ident(pb_enc *e, Darmok__Kind k)
+{
+    if (e->n_refs == UINT32_MAX)
+        return dk_fail(e->err, DK_ERR_TOO_LARGE, "too many objects", e->pos);
+    e->n_refs++;
+    return enc_kind(e, k);
 }
 
 /*
- * Read the value at e->pos into *v. Scalars are stored inline; anything
- * referenceable gets the next node index. Containers are opened (a frame is
- * pushed) and their children left to enc_run; Date, RegExp and binary values
- * are complete here.
+ * Read the value at e->pos and append it to the streams. Containers are
+ * opened (a frame is pushed) and their children left to enc_run.
  */
-static DK_MUST int enc_value(pb_enc *e, Darmok__Value *v)
+static DK_MUST int enc_value(pb_enc *e)
 {
     size_t at = e->pos;
     uint8_t op = 0;
     uint32_t u = 0, n = 0;
-    Darmok__Node *nd;
 
     DK_TRY(enc_u8(e, &op));
     switch (op) {
     case DK_T_UNDEF:
+        return enc_kind(e, DARMOK__KIND__KIND_UNDEFINED);
     case DK_T_NULL:
-        v->kind_case = DARMOK__VALUE__KIND_SPECIAL;
-        v->special = op == DK_T_UNDEF ? DARMOK__SPECIAL__SPECIAL_UNDEFINED
-                                      : DARMOK__SPECIAL__SPECIAL_NULL;
-        return 0;
+        return enc_kind(e, DARMOK__KIND__KIND_NULL);
     case DK_T_FALSE:
+        return enc_kind(e, DARMOK__KIND__KIND_FALSE);
     case DK_T_TRUE:
-        v->kind_case = DARMOK__VALUE__KIND_BOOLEAN;
-        v->boolean = op == DK_T_TRUE;
-        return 0;
+        return enc_kind(e, DARMOK__KIND__KIND_TRUE);
     case DK_T_INT:
         DK_TRY(enc_u32(e, &u));
-        v->kind_case = DARMOK__VALUE__KIND_INTEGER;
-        v->integer = (int32_t)u;
+        DK_TRY(enc_kind(e, DARMOK__KIND__KIND_INT));
+        return enc_int(e, (int32_t)u);
+    case DK_T_F64: {
+        double x;
+        DK_TRY(enc_f64(e, &x));
+        DK_TRY(enc_kind(e, DARMOK__KIND__KIND_NUMBER));
+        if (e->n_nums == e->cap_nums) {
+            void *p = pb_more(e->a, e->nums, e->n_nums, &e->cap_nums, sizeof *e->nums);
+            if (p == NULL)
+                return enc_oom(e);
+            e->nums = p;
+        }
+        memcpy(&e->nums[e->n_nums++], &x, sizeof x);
         return 0;
-    case DK_T_F64:
-        v->kind_case = DARMOK__VALUE__KIND_NUMBER;
-        return enc_f64(e, &v->number);
+    }
     case DK_T_BIGINT:
     case DK_T_STR: {
         const uint8_t *p;
         size_t len;
-        unsigned f;
-        DK_TRY(enc_str(e, &p, &len, &f));
-        if (op == DK_T_BIGINT) {
-            if (!dk_bigint_ok(p, len))
-                return enc_bad(e, "tape BigInt is not a decimal integer", at);
-            v->kind_case = DARMOK__VALUE__KIND_BIGINT;
-            v->bigint = enc_cstr(e, p, len);
-            return v->bigint == NULL ? enc_oom(e) : 0;
-        }
-        if (f & (PB_TX_WTF8 | PB_TX_NUL)) {
-            v->kind_case = DARMOK__VALUE__KIND_STR_RAW;
-            v->str_raw.len = len;
-            v->str_raw.data = (uint8_t *)(uintptr_t)p; /* into the tape */
-            return 0;
-        }
-        v->kind_case = DARMOK__VALUE__KIND_STR;
-        v->str = enc_cstr(e, p, len);
-        return v->str == NULL ? enc_oom(e) : 0;
+        DK_TRY(enc_str(e, &p, &len));
+        if (op == DK_T_STR)
+            return enc_string(e, p, len);
+        if (!dk_bigint_ok(p, len))
+            return enc_bad(e, "tape BigInt is not a decimal integer", at);
+        DK_TRY(enc_kind(e, DARMOK__KIND__KIND_BIGINT));
+        return enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, p, len);
     }
     case DK_T_ARRAY:
+        DK_TRY(enc_u32(e, &n));
+        DK_TRY(enc_ident(e, DARMOK__KIND__KIND_ARRAY));
+        return enc_push(e, op, n, at, 0, 0);
     case DK_T_OBJECT:
     case DK_T_NULLPROTO:
     case DK_T_ERROR:
-    case DK_T_MAP:
-    case DK_T_SET: {
-        DK_TRY(enc_node(e, v, &nd));
         DK_TRY(enc_u32(e, &n));
         if (op == DK_T_ERROR && n < 2)
             return enc_bad(e, "tape Error must start with name and message", at);
-        return enc_push(e, op, v->node, op == DK_T_MAP ? (uint64_t)n * 2 : n, at, 0, 0);
-    }
+        DK_TRY(enc_ident(e, op == DK_T_OBJECT      ? DARMOK__KIND__KIND_OBJECT
+                            : op == DK_T_NULLPROTO ? DARMOK__KIND__KIND_NULL_PROTO
+                                                   : DARMOK__KIND__KIND_ERROR));
+        return enc_push(e, op, n, at, 0, 0);
+    case DK_T_MAP:
+        DK_TRY(enc_u32(e, &n));
+        DK_TRY(enc_ident(e, DARMOK__KIND__KIND_MAP));
+        return enc_push(e, op, (uint64_t)n * 2, at, 0, 0);
+    case DK_T_SET:
+        DK_TRY(enc_u32(e, &n));
+        DK_TRY(enc_ident(e, DARMOK__KIND__KIND_SET));
+        return enc_push(e, op, n, at, 0, 0);
     case DK_T_INSTANCE: {
         const uint8_t *p;
         size_t len;
-        unsigned f;
         uint32_t key, version;
-        DK_TRY(enc_node(e, v, &nd));
-        DK_TRY(enc_str(e, &p, &len, &f));
-        DK_TRY(enc_intern(e, p, len, f, &key));
+        DK_TRY(enc_str(e, &p, &len));
+        DK_TRY(enc_intern(e, p, len, &key));
         DK_TRY(enc_u32(e, &version));
         if (version == 0)
             return enc_bad(e, "tape instance version is 0", at);
         DK_TRY(enc_u32(e, &n));
-        return enc_push(e, op, v->node, n, at, key, version);
+        DK_TRY(enc_ident(e, DARMOK__KIND__KIND_INSTANCE));
+        return enc_push(e, op, n, at, key, version);
     }
-    case DK_T_DATE:
-        DK_TRY(enc_node(e, v, &nd));
-        nd->kind_case = DARMOK__NODE__KIND_DATE;
-        DK_TRY(enc_f64(e, &nd->date));
-        /* As the JSON writer: a time value or NaN; one NaN, and 0 for -0,
-         * so that both formats carry the same dates bit for bit. */
-        if (!pb_date_canon(&nd->date))
+    case DK_T_DATE: {
+        double ms;
+        DK_TRY(enc_f64(e, &ms));
+        /* As the JSON writer: a time value or NaN; 0 for -0, so that both
+         * formats carry the same dates bit for bit. */
+        if (!pb_date_canon(&ms))
             return enc_bad(e, "date out of range or not an integer", at);
-        return 0;
+        if (isnan(ms))
+            return enc_ident(e, DARMOK__KIND__KIND_INVALID_DATE);
+        DK_TRY(enc_ident(e, DARMOK__KIND__KIND_DATE));
+        return enc_int(e, (int64_t)ms);
+    }
     case DK_T_REGEXP: {
         const uint8_t *p, *fp;
         size_t len, flen;
-        unsigned f, ff;
-        Darmok__RegExp *re;
-        DK_TRY(enc_node(e, v, &nd));
-        DK_TRY(enc_str(e, &p, &len, &f));
-        DK_TRY(enc_str(e, &fp, &flen, &ff));
-        if (ff & (PB_TX_WTF8 | PB_TX_NUL))
-            return enc_bad(e, "tape RegExp flags contain U+0000 or a lone surrogate", at);
-        re = dk_arena_alloc(e->a, sizeof *re);
-        if (re == NULL)
-            return enc_oom(e);
-        darmok__reg_exp__init(re);
-        if (f & (PB_TX_WTF8 | PB_TX_NUL)) {
-            re->source_kind_case = DARMOK__REG_EXP__SOURCE_KIND_SOURCE_RAW;
-            re->source_raw.len = len;
-            re->source_raw.data = (uint8_t *)(uintptr_t)p;
-        } else {
-            re->source_kind_case = DARMOK__REG_EXP__SOURCE_KIND_SOURCE;
-            re->source = enc_cstr(e, p, len);
-        }
-        re->flags = enc_cstr(e, fp, flen);
-        if (re->flags == NULL ||
-            (re->source_kind_case == DARMOK__REG_EXP__SOURCE_KIND_SOURCE && re->source == NULL))
-            return enc_oom(e);
-        nd->kind_case = DARMOK__NODE__KIND_REGEXP;
-        nd->regexp = re;
-        return 0;
+        DK_TRY(enc_str(e, &p, &len));
+        DK_TRY(enc_str(e, &fp, &flen));
+        DK_TRY(enc_ident(e, DARMOK__KIND__KIND_REGEXP));
+        DK_TRY(enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, p, len));
+        return enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, fp, flen);
     }
     case DK_T_BYTES: {
         uint8_t kind = 0;
-        Darmok__Binary *bin;
-        DK_TRY(enc_node(e, v, &nd));
+        const uint8_t *data;
         DK_TRY(enc_u8(e, &kind));
         DK_TRY(enc_u32(e, &n));
         if (kind >= DK_BYTES_KIND_COUNT)
@@ -627,131 +712,29 @@ static DK_MUST int enc_value(pb_enc *e, Darmok__Value *v)
             return enc_bad(e, "tape binary length not a multiple of its element size", at);
         if (n > e->len - e->pos)
             return enc_bad(e, "tape binary runs past the end of the tape", at);
-        bin = dk_arena_alloc(e->a, sizeof *bin);
-        if (bin == NULL)
-            return enc_oom(e);
-        darmok__binary__init(bin);
-        bin->kind = (Darmok__BinaryKind)kind;
-        bin->data.len = n;
-        bin->data.data = (uint8_t *)(uintptr_t)(e->tape + e->pos);
+        data = e->tape + e->pos;
         e->pos += n;
-        nd->kind_case = DARMOK__NODE__KIND_BINARY;
-        nd->binary = bin;
-        return 0;
+        DK_TRY(enc_ident(e, DARMOK__KIND__KIND_BINARY));
+        if (e->n_bkinds == e->cap_bkinds) {
+            void *p = pb_more(e->a, e->bkinds, e->n_bkinds, &e->cap_bkinds, sizeof *e->bkinds);
+            if (p == NULL)
+                return enc_oom(e);
+            e->bkinds = p;
+        }
+        e->bkinds[e->n_bkinds++] = (Darmok__BinaryKind)kind;
+        return enc_blob(e, &e->bins, &e->n_bins, &e->cap_bins, data, n);
     }
     case DK_T_REF:
         DK_TRY(enc_u32(e, &u));
-        if (u >= e->n_nodes)
+        if (u >= e->n_refs)
             return enc_bad(e, "tape REF points forward", at);
-        v->kind_case = DARMOK__VALUE__KIND_NODE;
-        v->node = u;
-        return 0;
+        DK_TRY(enc_kind(e, DARMOK__KIND__KIND_REF));
+        return enc_count(e, u);
     case DK_T_HOLE:
         return enc_bad(e, "tape HOLE outside an array", at);
     default:
         return enc_bad(e, "unknown tape op", at);
     }
-}
-
-/* The values vals[base..base+n) copied out of the value stack: an arena
- * array of n structs and the array of n pointers protobuf-c wants. */
-static Darmok__Value **enc_commit(pb_enc *e, size_t base, size_t n)
-{
-    Darmok__Value **pp;
-    Darmok__Value *vs;
-    size_t i;
-    if (n == 0)
-        return NULL;
-    pp = dk_arena_alloc(e->a, n * sizeof *pp);
-    vs = dk_arena_alloc(e->a, n * sizeof *vs);
-    if (pp == NULL || vs == NULL)
-        return NULL;
-    memcpy(vs, e->vals + base, n * sizeof *vs);
-    for (i = 0; i < n; i++)
-        pp[i] = &vs[i];
-    return pp;
-}
-
-/* Close the top frame: move its children into its node. */
-static DK_MUST int enc_close(pb_enc *e)
-{
-    pb_enc_frame *f = &e->frames[e->n_frames - 1];
-    Darmok__Node *nd = e->nodes[f->node];
-    size_t n = e->n_vals - f->vbase;
-    Darmok__Value **pp = enc_commit(e, f->vbase, n);
-
-    if (n != 0 && pp == NULL)
-        return enc_oom(e);
-    switch (f->op) {
-    case DK_T_ARRAY: {
-        Darmok__Array *arr = dk_arena_alloc(e->a, sizeof *arr);
-        if (arr == NULL)
-            return enc_oom(e);
-        darmok__array__init(arr);
-        arr->n_items = n;
-        arr->items = pp;
-        nd->kind_case = DARMOK__NODE__KIND_ARRAY;
-        nd->array = arr;
-        break;
-    }
-    case DK_T_SET: {
-        Darmok__Set *set = dk_arena_alloc(e->a, sizeof *set);
-        if (set == NULL)
-            return enc_oom(e);
-        darmok__set__init(set);
-        set->n_values = n;
-        set->values = pp;
-        nd->kind_case = DARMOK__NODE__KIND_SET;
-        nd->set = set;
-        break;
-    }
-    case DK_T_MAP: {
-        Darmok__Map *map = dk_arena_alloc(e->a, sizeof *map);
-        size_t i;
-        if (map == NULL)
-            return enc_oom(e);
-        darmok__map__init(map);
-        map->n_keys = map->n_values = n / 2;
-        if (n != 0) {
-            /* pp holds key, value, key, value: split it in place. */
-            Darmok__Value **vals = dk_arena_alloc(e->a, n / 2 * sizeof *vals);
-            if (vals == NULL)
-                return enc_oom(e);
-            for (i = 0; i < n / 2; i++) {
-                vals[i] = pp[2 * i + 1];
-                pp[i] = pp[2 * i];
-            }
-            map->keys = pp;
-            map->values = vals;
-        }
-        nd->kind_case = DARMOK__NODE__KIND_MAP;
-        nd->map = map;
-        break;
-    }
-    default: { /* records */
-        Darmok__Record *rec = dk_arena_alloc(e->a, sizeof *rec);
-        uint32_t shape = 0;
-        if (rec == NULL)
-            return enc_oom(e);
-        size_t nk = e->n_keys - f->kbase;
-        DK_TRY(enc_shape(e, f->class_key, f->version, nk ? e->keys + f->kbase : NULL, nk,
-                         &shape));
-        darmok__record__init(rec);
-        rec->shape = shape;
-        rec->n_values = n;
-        rec->values = pp;
-        nd->kind_case = f->op == DK_T_OBJECT      ? DARMOK__NODE__KIND_OBJECT
-                        : f->op == DK_T_NULLPROTO ? DARMOK__NODE__KIND_NULL_PROTO
-                        : f->op == DK_T_INSTANCE  ? DARMOK__NODE__KIND_INSTANCE
-                                                  : DARMOK__NODE__KIND_ERROR;
-        nd->object = rec; /* one union member for all four record kinds */
-        e->n_keys = f->kbase;
-        break;
-    }
-    }
-    e->n_vals = f->vbase;
-    e->n_frames--;
-    return 0;
 }
 
 static int enc_is(const uint8_t *p, size_t n, const char *lit)
@@ -760,77 +743,70 @@ static int enc_is(const uint8_t *p, size_t n, const char *lit)
     return n == k && memcmp(p, lit, k) == 0;
 }
 
+static int enc_is_record(uint8_t op)
+{
+    return op == DK_T_OBJECT || op == DK_T_NULLPROTO || op == DK_T_INSTANCE || op == DK_T_ERROR;
+}
+
+/* Close the top frame; a record gets its shape. */
+static DK_MUST int enc_close(pb_enc *e)
+{
+    pb_enc_frame *f = &e->frames[e->n_frames - 1];
+    if (enc_is_record(f->op)) {
+        uint32_t shape = 0;
+        size_t nk = e->n_keys - f->kbase;
+        DK_TRY(enc_shape(e, f->class_key, f->version, nk ? e->keys + f->kbase : NULL, nk, &shape));
+        e->counts[f->shape_slot] = shape;
+        e->n_keys = f->kbase;
+    }
+    e->n_frames--;
+    return 0;
+}
+
 /* Walk the children of the open containers until all are closed. */
 static DK_MUST int enc_run(pb_enc *e)
 {
     while (e->n_frames > 0) {
         pb_enc_frame *f = &e->frames[e->n_frames - 1];
-        Darmok__Value *v;
-        void *arr;
 
         if (f->left == 0) {
             DK_TRY(enc_close(e));
             continue;
         }
-        arr = pb_more(e->a, e->vals, e->n_vals, &e->cap_vals, sizeof *e->vals);
-        if (arr == NULL)
-            return enc_oom(e);
-        e->vals = arr;
-        v = &e->vals[e->n_vals];
-        darmok__value__init(v);
-
         if (f->op == DK_T_ARRAY && e->pos < e->len && e->tape[e->pos] == DK_T_HOLE) {
             size_t at = e->pos++;
             uint32_t k;
             DK_TRY(enc_u32(e, &k));
             if (k == 0 || k > f->left)
                 return enc_bad(e, "tape HOLE count is 0 or past the array's length", at);
-            v->kind_case = DARMOK__VALUE__KIND_HOLE;
-            v->hole = k;
             f->left -= k;
-            e->n_vals++;
+            DK_TRY(enc_kind(e, DARMOK__KIND__KIND_HOLES));
+            DK_TRY(enc_count(e, k));
             continue;
         }
-        if (f->op == DK_T_OBJECT || f->op == DK_T_NULLPROTO || f->op == DK_T_INSTANCE ||
-            f->op == DK_T_ERROR) {
+        if (enc_is_record(f->op)) {
             const uint8_t *p;
             size_t len, at = e->pos;
-            unsigned fl;
             uint32_t key;
             uint64_t i = f->total - f->left;
-            DK_TRY(enc_str(e, &p, &len, &fl));
+            DK_TRY(enc_str(e, &p, &len));
             if (f->op == DK_T_ERROR && ((i == 0 && !enc_is(p, len, "name")) ||
                                         (i == 1 && !enc_is(p, len, "message"))))
                 return enc_bad(e, "tape Error must start with name and message", at);
-            DK_TRY(enc_intern(e, p, len, fl, &key));
-            arr = pb_more(e->a, e->keys, e->n_keys, &e->cap_keys, sizeof *e->keys);
-            if (arr == NULL)
-                return enc_oom(e);
-            e->keys = arr;
+            DK_TRY(enc_intern(e, p, len, &key));
+            if (e->n_keys == e->cap_keys) {
+                void *arr = pb_more(e->a, e->keys, e->n_keys, &e->cap_keys, sizeof *e->keys);
+                if (arr == NULL)
+                    return enc_oom(e);
+                e->keys = arr;
+            }
             e->keys[e->n_keys++] = key;
         }
         f->left--;
-        e->n_vals++;
-        /* enc_value may push frames (moving e->frames) but never values:
-         * v stays valid, f does not. */
-        DK_TRY(enc_value(e, v));
+        /* enc_value may push frames (moving e->frames): f is dead now. */
+        DK_TRY(enc_value(e));
     }
     return 0;
-}
-
-/* String indexes in their final form: raw entries follow the UTF-8 ones. */
-static void enc_fix_indexes(pb_enc *e)
-{
-    size_t i, j;
-    uint32_t base = (uint32_t)e->n_strs;
-    for (i = 0; i < e->n_shapes; i++) {
-        Darmok__Shape *s = e->shapes[i];
-        if (s->class_key & PB_RAW_BIT)
-            s->class_key = base + (s->class_key & ~PB_RAW_BIT);
-        for (j = 0; j < s->n_fields; j++)
-            if (s->fields[j] & PB_RAW_BIT)
-                s->fields[j] = base + (s->fields[j] & ~PB_RAW_BIT);
-    }
 }
 
 /* Tape -> Document bytes; see darmok.h. */
@@ -838,7 +814,6 @@ int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
                      dk_arena *scratch, dk_buf *out, dk_err *err)
 {
     pb_enc e;
-    Darmok__Value root = DARMOK__VALUE__INIT;
     Darmok__Document doc = DARMOK__DOCUMENT__INIT;
     size_t size, packed;
 
@@ -854,23 +829,31 @@ int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
     e.len = len;
     e.max_depth = lim && lim->max_depth ? lim->max_depth : DK_DEFAULT_MAX_DEPTH;
 
-    if (enc_value(&e, &root) != DK_OK || enc_run(&e) != DK_OK)
+    if (enc_value(&e) != DK_OK || enc_run(&e) != DK_OK)
         return (int)err->code;
     if (e.pos != e.len)
         return enc_bad(&e, "bytes after the tape's value", e.pos);
-    enc_fix_indexes(&e);
     doc.format = DK_PB_FORMAT;
     doc.n_strings = e.n_strs;
     doc.strings = e.strs;
-    doc.n_raw_strings = e.n_raws;
-    doc.raw_strings = e.raws;
     doc.n_shapes = e.n_shapes;
     doc.shapes = e.shapes;
-    doc.n_nodes = e.n_nodes;
-    doc.nodes = e.nodes;
-    doc.root = &root;
+    doc.n_kinds = e.n_kinds;
+    doc.kinds = e.kinds;
+    doc.n_counts = e.n_counts;
+    doc.counts = e.counts;
+    doc.n_ints = e.n_ints;
+    doc.ints = e.ints;
+    doc.n_numbers = e.n_nums;
+    doc.numbers = e.nums;
+    doc.n_texts = e.n_texts;
+    doc.texts = e.texts;
+    doc.n_binary_kinds = e.n_bkinds;
+    doc.binary_kinds = e.bkinds;
+    doc.n_binaries = e.n_bins;
+    doc.binaries = e.bins;
 
-    /* protobuf-c sizes and packs by recursion over the schema's four
+    /* protobuf-c sizes and packs by recursion over the schema's two
      * levels, never over the graph. */
     size = darmok__document__get_packed_size(&doc);
     if (size > DK_PB_MAX_OUT)
@@ -887,26 +870,16 @@ int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
 /* 4. Decoder                                                             */
 /* ===================================================================== */
 
-/* Document field numbers whose elements we locate for error offsets. */
-enum {
-    PB_DOC_STRINGS = 2,
-    PB_DOC_RAW_STRINGS = 3,
-    PB_DOC_SHAPES = 4,
-    PB_DOC_NODES = 5,
-    PB_DOC_ROOT = 6
-};
-
-/* Deepest message nesting the schema allows is 4 (Document > Node > Record
- * > Value); a margin for future revisions. */
-#define PB_SCAN_NEST 8
+/* Deepest message nesting the schema allows is 2 (Document > Shape); a
+ * margin for future revisions. */
+#define PB_SCAN_NEST 4
 
 typedef struct pb_dec_frame {
-    const Darmok__Node *node;
-    Darmok__Node__KindCase kind;
+    Darmok__Kind kind;          /* the container's Kind */
     const Darmok__Shape *shape; /* records */
-    uint32_t idx;               /* node index */
-    size_t pos;                 /* next child */
-    size_t n;                   /* children: items, values, or 2 x map pairs */
+    uint64_t left;              /* array: slots; records, set: values; map: 2 x pairs */
+    size_t field;               /* records: the next field */
+    size_t ki;                  /* its kinds index, for errors */
 } pb_dec_frame;
 
 typedef struct pb_dec {
@@ -919,21 +892,13 @@ typedef struct pb_dec {
     uint32_t max_length;
     size_t max_out; /* tape bytes allowed: the amplification bound */
 
-    /* Offsets of Document elements, in wire order (= protobuf-c's order). */
-    size_t *off[PB_DOC_ROOT + 1];
-    size_t n_off[PB_DOC_ROOT + 1];
-    size_t cap_off[PB_DOC_ROOT + 1];
-    size_t root_at;
-    int have_root_at;
-
     const Darmok__Document *doc;
-    /* The combined string table: bytes, length, tape flags. */
-    const uint8_t **tx_p;
-    uint32_t *tx_n;
-    uint8_t *tx_f;
-    size_t n_tx;
+    uint8_t *str_f;  /* tape str flags of each strings entry */
+    uint8_t *text_f; /* and of each texts entry */
 
-    size_t next; /* nodes opened so far: the next first appearance */
+    /* Stream cursors: the next entry of each. */
+    size_t ki, ci, ii, ni, ti, bki, bi;
+    uint32_t n_refs; /* values with identity met so far */
     pb_dec_frame *frames;
     size_t n_frames, cap_frames;
 } pb_dec;
@@ -941,11 +906,6 @@ typedef struct pb_dec {
 static int dec_fail(pb_dec *d, dk_code code, const char *msg, size_t at)
 {
     return dk_fail(d->err, code, msg, at);
-}
-
-static size_t dec_at(const pb_dec *d, int field, size_t i)
-{
-    return i < d->n_off[field] ? d->off[field][i] : 0;
 }
 
 /* Parse a varint of at most max bytes at in[*pos..end). 0: ok, *pos past it. */
@@ -985,25 +945,28 @@ static int pb_is_fixed64_type(ProtobufCType t)
            t == PROTOBUF_C_TYPE_DOUBLE;
 }
 
-/* Remember where element i of a Document field starts. */
-static DK_MUST int dec_note(pb_dec *d, int field, size_t at)
+/*
+ * A varint v for a 32-bit field. protobuf-c keeps the low 32 bits of a
+ * longer one without a word; we refuse it instead, except the sign-extended
+ * 10-byte form protobuf writes for a negative int32 or enum.
+ */
+static int pb_fits_32(ProtobufCType t, uint64_t v)
 {
-    void *arr = pb_more(d->a, d->off[field], d->n_off[field], &d->cap_off[field], sizeof(size_t));
-    if (arr == NULL)
-        return dec_fail(d, DK_ERR_MEMORY, "out of memory", at);
-    d->off[field] = arr;
-    d->off[field][d->n_off[field]++] = at;
-    return 0;
+    if (t == PROTOBUF_C_TYPE_UINT32 || t == PROTOBUF_C_TYPE_SINT32 || t == PROTOBUF_C_TYPE_BOOL)
+        return v <= UINT32_MAX;
+    if (t == PROTOBUF_C_TYPE_INT32 || t == PROTOBUF_C_TYPE_ENUM)
+        return v <= UINT32_MAX || v >= 0xFFFFFFFF80000000u;
+    return 1;
 }
 
 /*
  * Check the wire bytes against the descriptors, as protobuf-c will read
  * them, before protobuf-c does: every tag, varint and length in bounds, wire
- * types matching known fields, packed runs well-formed, no groups; string
- * fields UTF-8 without U+0000 (protobuf-c would cut them at the NUL); string
- * and bytes fields at most max_length bytes. Records where Document's
- * strings, shapes, nodes and root start. Iterative; sub-messages nest at
- * most PB_SCAN_NEST deep (the schema's own depth).
+ * types matching known fields, varints of 32-bit fields in range, packed
+ * runs well-formed and not empty, no groups, bytes fields at most
+ * max_length bytes. (The schema has no `string` fields: protobuf-c would
+ * neither check their UTF-8 nor keep a U+0000 in them.) Iterative;
+ * sub-messages nest at most PB_SCAN_NEST deep.
  *
  * After this passes, protobuf-c's unpack can only fail for lack of memory.
  */
@@ -1044,6 +1007,8 @@ static DK_MUST int dec_scan(pb_dec *d)
                 return dec_fail(d, DK_ERR_SYNTAX, "bad protobuf varint", pos);
             if (fd != NULL && !pb_is_varint_type(fd->type))
                 return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field", at);
+            if (fd != NULL && !pb_fits_32(fd->type, v))
+                return dec_fail(d, DK_ERR_SYNTAX, "varint out of range for a 32-bit field", at);
             break;
         case 1: /* 64-bit */
             if (end - pos < 8)
@@ -1070,27 +1035,15 @@ static DK_MUST int dec_scan(pb_dec *d)
             pos += n;
             if (fd == NULL)
                 break;
-            if (depth == 1 && fd->id >= PB_DOC_STRINGS && fd->id <= PB_DOC_NODES)
-                DK_TRY(dec_note(d, (int)fd->id, at));
-            if (depth == 1 && fd->id == PB_DOC_ROOT && !d->have_root_at) {
-                d->root_at = at;
-                d->have_root_at = 1;
-            }
-            if (fd->type == PROTOBUF_C_TYPE_STRING || fd->type == PROTOBUF_C_TYPE_BYTES) {
+            if (fd->type == PROTOBUF_C_TYPE_STRING) {
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf string fields are not supported", at);
+            } else if (fd->type == PROTOBUF_C_TYPE_BYTES) {
                 if (n > d->max_length)
                     return dec_fail(d, DK_ERR_TOO_LARGE, "string or binary longer than max_length", at);
-                if (fd->type == PROTOBUF_C_TYPE_STRING) {
-                    unsigned f = pb_text_scan(in + start, n);
-                    if (f & (PB_TX_BAD | PB_TX_WTF8))
-                        return dec_fail(d, DK_ERR_SYNTAX, "protobuf string is not UTF-8", at);
-                    if (f & PB_TX_NUL)
-                        return dec_fail(d, DK_ERR_FORMAT,
-                                        "U+0000 in a string field (darmok writes such strings as bytes)", at);
-                }
             } else if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
                 /* A singular message field given twice is merged by
-                 * protobuf-c, and 1.4.1's merge fails on two Values with no
-                 * member set. darmok never writes a field twice: refuse. */
+                 * protobuf-c, and 1.4.1's merge can fail. darmok never
+                 * writes a field twice: refuse. */
                 size_t fi = (size_t)(fd - desc->fields);
                 if (fd->label != PROTOBUF_C_LABEL_REPEATED &&
                     !(fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && fi < 64) {
@@ -1109,13 +1062,17 @@ static DK_MUST int dec_scan(pb_dec *d)
                 /* A packed run of scalars. Encoders never write an empty
                  * one, and protobuf-c 1.4.1 then does arithmetic on a NULL
                  * array (undefined behaviour): refuse. */
-                size_t p = start;
+                size_t p = start, e0;
                 if (n == 0)
                     return dec_fail(d, DK_ERR_FORMAT, "empty packed field", at);
                 if (pb_is_varint_type(fd->type)) {
-                    while (p < pos)
+                    while (p < pos) {
+                        e0 = p;
                         if (pb_varint(in, &p, pos, 10, &v) != 0)
-                            return dec_fail(d, DK_ERR_SYNTAX, "bad varint in a packed field", p);
+                            return dec_fail(d, DK_ERR_SYNTAX, "bad varint in a packed field", e0);
+                        if (!pb_fits_32(fd->type, v))
+                            return dec_fail(d, DK_ERR_SYNTAX, "varint out of range for a 32-bit field", e0);
+                    }
                 } else if ((pb_is_fixed32_type(fd->type) && n % 4 != 0) ||
                            (pb_is_fixed64_type(fd->type) && n % 8 != 0)) {
                     return dec_fail(d, DK_ERR_SYNTAX, "packed field length is not a multiple of its element", at);
@@ -1132,18 +1089,90 @@ static DK_MUST int dec_scan(pb_dec *d)
     return 0;
 }
 
+/*
+ * The byte offset of element i of the Document's repeated field `field`, as
+ * protobuf-c counted it: packed runs element by element, other occurrences
+ * one each, in wire order. Only for error reports, after dec_scan has
+ * passed (hence _unsafe: it trusts the wire structure, though every read is
+ * still bounded). d->len when there is no such element.
+ */
+static size_t pb_elem_at_unsafe(const pb_dec *d, unsigned field, size_t i)
+{
+    const uint8_t *in = d->in;
+    const ProtobufCFieldDescriptor *fd =
+        protobuf_c_message_descriptor_get_field(&darmok__document__descriptor, field);
+    size_t pos = 0, k = 0;
+    while (pos < d->len) {
+        size_t at = pos, end;
+        uint64_t tag, v;
+        if (pb_varint(in, &pos, d->len, 5, &tag) != 0)
+            break;
+        switch (tag & 7) {
+        case 0:
+            if (pb_varint(in, &pos, d->len, 10, &v) != 0)
+                return d->len;
+            break;
+        case 1:
+            pos += 8;
+            break;
+        case 5:
+            pos += 4;
+            break;
+        case 2:
+            if (pb_varint(in, &pos, d->len, 5, &v) != 0 || v > d->len - pos)
+                return d->len;
+            end = pos + (size_t)v;
+            if ((tag >> 3) == field && fd != NULL && fd->label == PROTOBUF_C_LABEL_REPEATED &&
+                fd->type != PROTOBUF_C_TYPE_BYTES && fd->type != PROTOBUF_C_TYPE_MESSAGE) {
+                size_t step = pb_is_fixed64_type(fd->type) ? 8 : pb_is_fixed32_type(fd->type) ? 4 : 0;
+                while (pos < end) {
+                    if (k++ == i)
+                        return pos;
+                    if (step != 0)
+                        pos += step;
+                    else if (pb_varint(in, &pos, end, 10, &v) != 0)
+                        return d->len;
+                }
+                continue;
+            }
+            pos = end;
+            if ((tag >> 3) == field && k++ == i)
+                return at;
+            continue;
+        default:
+            return d->len;
+        }
+        if ((tag >> 3) == field && k++ == i)
+            return at;
+    }
+    return d->len;
+}
+
+/* A document-level failure at element i of a Document field. */
+static int dec_bad(pb_dec *d, dk_code code, const char *msg, unsigned field, size_t i)
+{
+    return dk_fail(d->err, code, msg, pb_elem_at_unsafe(d, field, i));
+}
+
+/* The same, at the Kind being decoded (d->ki has moved past it). */
+static int dec_bad_here(pb_dec *d, dk_code code, const char *msg)
+{
+    return dec_bad(d, code, msg, PB_F_KINDS, d->ki - 1);
+}
+
 /* --- tape output ------------------------------------------------------- */
 
 /* Room for n more tape bytes, within max_out (<= DK_PB_MAX_OUT): a
- * document whose string table makes it expand past that fails here. */
-static DK_MUST int dec_room(pb_dec *d, size_t n, size_t at)
+ * document whose string table or back-references make it expand past that
+ * fails here. */
+static DK_MUST int dec_room(pb_dec *d, size_t n)
 {
     if (n > d->max_out - d->out->len)
-        return dec_fail(d, DK_ERR_TOO_LARGE,
-                        "decoded document too large for its size (string table amplification)", at);
+        return dec_bad_here(d, DK_ERR_TOO_LARGE,
+                            "decoded document too large for its size (string table amplification)");
     if (d->out->cap - d->out->len >= n)
         return DK_OK;
-    return dk_buf_reserve(d->out, n, d->err, at);
+    return dk_buf_reserve(d->out, n, d->err, 0);
 }
 
 /* Writers below assume dec_room was called for their bytes. */
@@ -1154,11 +1183,7 @@ static void dec_u8_unsafe(pb_dec *d, unsigned v)
 
 static void dec_u32_unsafe(pb_dec *d, uint32_t v)
 {
-    uint8_t *p = d->out->data + d->out->len;
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
+    dk_wr32(d->out->data + d->out->len, v);
     d->out->len += 4;
 }
 
@@ -1174,96 +1199,86 @@ static void dec_f64_unsafe(pb_dec *d, const double *x)
         d->out->data[d->out->len++] = (uint8_t)(u >> (8 * i));
 }
 
-static DK_MUST int dec_op(pb_dec *d, unsigned op, size_t at)
+static DK_MUST int dec_op(pb_dec *d, unsigned op)
 {
-    DK_TRY(dec_room(d, 1, at));
+    DK_TRY(dec_room(d, 1));
     dec_u8_unsafe(d, op);
     return 0;
 }
 
-static DK_MUST int dec_op_u32(pb_dec *d, unsigned op, uint32_t v, size_t at)
+static DK_MUST int dec_op_u32(pb_dec *d, unsigned op, uint32_t v)
 {
-    DK_TRY(dec_room(d, 5, at));
+    DK_TRY(dec_room(d, 5));
     dec_u8_unsafe(d, op);
     dec_u32_unsafe(d, v);
     return 0;
 }
 
-static DK_MUST int dec_op_f64(pb_dec *d, unsigned op, const double *x, size_t at)
+static DK_MUST int dec_op_f64(pb_dec *d, unsigned op, const double *x)
 {
-    DK_TRY(dec_room(d, 9, at));
+    DK_TRY(dec_room(d, 9));
     dec_u8_unsafe(d, op);
     dec_f64_unsafe(d, x);
     return 0;
 }
 
-/* A tape str (header + bytes); f: its PB_TX_* classification. n is at most
+/* A tape str (header + bytes); f: its tape flags. b->len is at most
  * max_length (checked by dec_scan), itself at most the tape's 2^30 - 1. */
-static DK_MUST int dec_str(pb_dec *d, const uint8_t *p, size_t n, unsigned f, size_t at)
+static DK_MUST int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
-    DK_TRY(dec_room(d, 4 + n, at));
-    dec_u32_unsafe(d, (uint32_t)n << DK_STR_SHIFT | (f & (DK_STR_ASCII | DK_STR_WTF8)));
-    if (n != 0)
-        memcpy(d->out->data + d->out->len, p, n);
-    d->out->len += n;
+    DK_TRY(dec_room(d, 4 + b->len));
+    dec_u32_unsafe(d, (uint32_t)b->len << DK_STR_SHIFT | f);
+    if (b->len != 0)
+        memcpy(d->out->data + d->out->len, b->data, b->len);
+    d->out->len += b->len;
     return 0;
 }
 
-/* A string stored as `string` (already UTF-8 and NUL-free, dec_scan) or as
- * WTF-8 `bytes` (checked here). */
-static DK_MUST int dec_text(pb_dec *d, const char *s, const ProtobufCBinaryData *raw, size_t at)
+/* --- the streams ----------------------------------------------------------- */
+
+static DK_MUST int dec_count(pb_dec *d, uint32_t *v)
 {
-    if (s != NULL) {
-        size_t n = strlen(s);
-        return dec_str(d, (const uint8_t *)s, n, pb_text_scan((const uint8_t *)s, n), at);
-    } else {
-        unsigned f = pb_text_scan(raw->data, raw->len);
-        if (f & PB_TX_BAD)
-            return dec_fail(d, DK_ERR_FORMAT, "raw string is not WTF-8", at);
-        return dec_str(d, raw->data, raw->len, f, at);
-    }
+    if (d->ci == d->doc->n_counts)
+        return dec_bad_here(d, DK_ERR_FORMAT, "counts stream ends early");
+    *v = d->doc->counts[d->ci++];
+    return 0;
 }
 
-/* The string table entry i as a tape str. */
-static DK_MUST int dec_key(pb_dec *d, uint32_t i, size_t at)
+static DK_MUST int dec_int(pb_dec *d, int64_t *v)
 {
-    return dec_str(d, d->tx_p[i], d->tx_n[i], d->tx_f[i], at);
+    if (d->ii == d->doc->n_ints)
+        return dec_bad_here(d, DK_ERR_FORMAT, "ints stream ends early");
+    *v = d->doc->ints[d->ii++];
+    return 0;
+}
+
+/* The next texts entry as a tape str. */
+static DK_MUST int dec_text(pb_dec *d)
+{
+    if (d->ti == d->doc->n_texts)
+        return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
+    d->ti++;
+    return dec_str(d, &d->doc->texts[d->ti - 1], d->text_f[d->ti - 1]);
 }
 
 /* --- validation of the tables -------------------------------------------- */
 
-/* The combined string table, raw entries checked as WTF-8. */
-static DK_MUST int dec_strings(pb_dec *d)
+/* Classify a table of WTF-8 byte strings into tape flags; FORMAT at the
+ * first entry that is not WTF-8. */
+static DK_MUST int dec_wtf8(pb_dec *d, const ProtobufCBinaryData *s, size_t n, unsigned field,
+                            uint8_t **flags)
 {
-    const Darmok__Document *doc = d->doc;
-    size_t i, n = doc->n_strings + doc->n_raw_strings;
-    if (n > PB_TABLE_MAX)
-        return dec_fail(d, DK_ERR_TOO_LARGE, "string table too large", 0);
-    d->n_tx = n;
+    size_t i;
     if (n == 0)
         return 0;
-    d->tx_p = dk_arena_alloc(d->a, n * sizeof *d->tx_p);
-    d->tx_n = dk_arena_alloc(d->a, n * sizeof *d->tx_n);
-    d->tx_f = dk_arena_alloc(d->a, n);
-    if (d->tx_p == NULL || d->tx_n == NULL || d->tx_f == NULL)
+    *flags = dk_arena_alloc(d->a, n);
+    if (*flags == NULL)
         return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
-    for (i = 0; i < doc->n_strings; i++) {
-        const uint8_t *p = (const uint8_t *)doc->strings[i];
-        size_t len = strlen(doc->strings[i]);
-        d->tx_p[i] = p;
-        d->tx_n[i] = (uint32_t)len;
-        d->tx_f[i] = (uint8_t)pb_text_scan(p, len);
-    }
-    for (i = 0; i < doc->n_raw_strings; i++) {
-        const ProtobufCBinaryData *r = &doc->raw_strings[i];
-        unsigned f = pb_text_scan(r->data, r->len);
-        size_t k = doc->n_strings + i;
+    for (i = 0; i < n; i++) {
+        unsigned f = pb_text_scan(s[i].data, s[i].len);
         if (f & PB_TX_BAD)
-            return dec_fail(d, DK_ERR_FORMAT, "raw string is not WTF-8",
-                            dec_at(d, PB_DOC_RAW_STRINGS, i));
-        d->tx_p[k] = r->data;
-        d->tx_n[k] = (uint32_t)r->len;
-        d->tx_f[k] = (uint8_t)f;
+            return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", field, i);
+        (*flags)[i] = (uint8_t)f;
     }
     return 0;
 }
@@ -1274,14 +1289,13 @@ static DK_MUST int dec_shapes(pb_dec *d)
     size_t i, j;
     for (i = 0; i < doc->n_shapes; i++) {
         const Darmok__Shape *s = doc->shapes[i];
-        size_t at = dec_at(d, PB_DOC_SHAPES, i);
         if (s->version == 0 && s->class_key != 0)
-            return dec_fail(d, DK_ERR_FORMAT, "key-only shape with a class key", at);
-        if (s->version != 0 && s->class_key >= d->n_tx)
-            return dec_fail(d, DK_ERR_FORMAT, "shape class key out of range", at);
+            return dec_bad(d, DK_ERR_FORMAT, "key-only shape with a class key", PB_F_SHAPES, i);
+        if (s->version != 0 && s->class_key >= doc->n_strings)
+            return dec_bad(d, DK_ERR_FORMAT, "shape class key out of range", PB_F_SHAPES, i);
         for (j = 0; j < s->n_fields; j++)
-            if (s->fields[j] >= d->n_tx)
-                return dec_fail(d, DK_ERR_FORMAT, "shape field name out of range", at);
+            if (s->fields[j] >= doc->n_strings)
+                return dec_bad(d, DK_ERR_FORMAT, "shape field name out of range", PB_F_SHAPES, i);
     }
     return 0;
 }
@@ -1289,230 +1303,250 @@ static DK_MUST int dec_shapes(pb_dec *d)
 static int dec_key_is(const pb_dec *d, uint32_t i, const char *lit)
 {
     size_t k = strlen(lit);
-    return d->tx_n[i] == k && memcmp(d->tx_p[i], lit, k) == 0;
+    return d->doc->strings[i].len == k && memcmp(d->doc->strings[i].data, lit, k) == 0;
 }
 
 /* --- the walk ------------------------------------------------------------ */
 
-/* Open node idx (its first appearance): check it, write its op and header,
- * and push a frame for its children (containers) or write it whole. */
-static DK_MUST int dec_open(pb_dec *d, uint32_t idx)
+/* Open a container of n children (slots for an array): its frame. */
+static DK_MUST int dec_push(pb_dec *d, Darmok__Kind k, uint64_t n, const Darmok__Shape *shape)
 {
-    const Darmok__Node *nd = d->doc->nodes[idx];
-    size_t at = dec_at(d, PB_DOC_NODES, idx);
-    const Darmok__Shape *shape = NULL;
-    size_t n = 0;
-    void *arr;
     pb_dec_frame *f;
-
-    d->next++;
-    switch (nd->kind_case) {
-    case DARMOK__NODE__KIND_DATE: {
-        double ms = nd->date;
-        if (!pb_date_canon(&ms))
-            return dec_fail(d, DK_ERR_FORMAT, "date out of range or not an integer", at);
-        return dec_op_f64(d, DK_T_DATE, &ms, at);
-    }
-    case DARMOK__NODE__KIND_REGEXP: {
-        const Darmok__RegExp *re = nd->regexp;
-        DK_TRY(dec_op(d, DK_T_REGEXP, at));
-        if (re->source_kind_case == DARMOK__REG_EXP__SOURCE_KIND_SOURCE)
-            DK_TRY(dec_text(d, re->source, NULL, at));
-        else if (re->source_kind_case == DARMOK__REG_EXP__SOURCE_KIND_SOURCE_RAW)
-            DK_TRY(dec_text(d, NULL, &re->source_raw, at));
-        else
-            return dec_fail(d, DK_ERR_FORMAT, "RegExp without a source", at);
-        return dec_text(d, re->flags, NULL, at);
-    }
-    case DARMOK__NODE__KIND_BINARY: {
-        const Darmok__Binary *b = nd->binary;
-        unsigned kind = (unsigned)b->kind;
-        if (kind >= DK_BYTES_KIND_COUNT)
-            return dec_fail(d, DK_ERR_FORMAT, "unknown binary kind", at);
-        if (b->data.len % dk_bytes_size[kind] != 0)
-            return dec_fail(d, DK_ERR_FORMAT, "binary length not a multiple of its element size", at);
-        DK_TRY(dec_room(d, 6 + b->data.len, at));
-        dec_u8_unsafe(d, DK_T_BYTES);
-        dec_u8_unsafe(d, kind);
-        dec_u32_unsafe(d, (uint32_t)b->data.len);
-        if (b->data.len != 0)
-            memcpy(d->out->data + d->out->len, b->data.data, b->data.len);
-        d->out->len += b->data.len;
-        return 0;
-    }
-    case DARMOK__NODE__KIND_ARRAY: {
-        const Darmok__Array *a = nd->array;
-        uint64_t slots = 0;
-        size_t i;
-        for (i = 0; i < a->n_items; i++) {
-            const Darmok__Value *v = a->items[i];
-            if (v->kind_case == DARMOK__VALUE__KIND_HOLE) {
-                if (v->hole == 0)
-                    return dec_fail(d, DK_ERR_FORMAT, "hole count 0", at);
-                slots += v->hole;
-            } else {
-                slots++;
-            }
-            if (slots > d->max_length)
-                return dec_fail(d, DK_ERR_TOO_LARGE, "array longer than max_length", at);
-        }
-        n = a->n_items;
-        DK_TRY(dec_op_u32(d, DK_T_ARRAY, (uint32_t)slots, at));
-        break;
-    }
-    case DARMOK__NODE__KIND_OBJECT:
-    case DARMOK__NODE__KIND_NULL_PROTO:
-    case DARMOK__NODE__KIND_INSTANCE:
-    case DARMOK__NODE__KIND_ERROR: {
-        const Darmok__Record *r = nd->object; /* same member for all four */
-        int is_class = nd->kind_case == DARMOK__NODE__KIND_INSTANCE;
-        if (r->shape >= d->doc->n_shapes)
-            return dec_fail(d, DK_ERR_FORMAT, "record shape out of range", at);
-        shape = d->doc->shapes[r->shape];
-        if (is_class != (shape->version != 0))
-            return dec_fail(d, DK_ERR_FORMAT,
-                            is_class ? "instance with a key-only shape"
-                                     : "object or Error with a class shape", at);
-        if (shape->n_fields != r->n_values)
-            return dec_fail(d, DK_ERR_FORMAT, "record value count differs from its shape", at);
-        if (nd->kind_case == DARMOK__NODE__KIND_ERROR &&
-            (shape->n_fields < 2 || !dec_key_is(d, shape->fields[0], "name") ||
-             !dec_key_is(d, shape->fields[1], "message")))
-            return dec_fail(d, DK_ERR_FORMAT, "Error must start with name and message", at);
-        if (r->n_values > d->max_length)
-            return dec_fail(d, DK_ERR_TOO_LARGE, "more members than max_length", at);
-        n = r->n_values;
-        if (is_class) {
-            DK_TRY(dec_op(d, DK_T_INSTANCE, at));
-            DK_TRY(dec_key(d, shape->class_key, at));
-            DK_TRY(dec_room(d, 8, at));
-            dec_u32_unsafe(d, shape->version);
-            dec_u32_unsafe(d, (uint32_t)n);
-        } else {
-            unsigned op = nd->kind_case == DARMOK__NODE__KIND_OBJECT      ? DK_T_OBJECT
-                          : nd->kind_case == DARMOK__NODE__KIND_NULL_PROTO ? DK_T_NULLPROTO
-                                                                            : DK_T_ERROR;
-            DK_TRY(dec_op_u32(d, op, (uint32_t)n, at));
-        }
-        break;
-    }
-    case DARMOK__NODE__KIND_MAP:
-        if (nd->map->n_keys != nd->map->n_values)
-            return dec_fail(d, DK_ERR_FORMAT, "Map key and value counts differ", at);
-        if (nd->map->n_keys > d->max_length)
-            return dec_fail(d, DK_ERR_TOO_LARGE, "Map larger than max_length", at);
-        n = nd->map->n_keys * 2;
-        DK_TRY(dec_op_u32(d, DK_T_MAP, (uint32_t)nd->map->n_keys, at));
-        break;
-    case DARMOK__NODE__KIND_SET:
-        if (nd->set->n_values > d->max_length)
-            return dec_fail(d, DK_ERR_TOO_LARGE, "Set larger than max_length", at);
-        n = nd->set->n_values;
-        DK_TRY(dec_op_u32(d, DK_T_SET, (uint32_t)n, at));
-        break;
-    default:
-        return dec_fail(d, DK_ERR_FORMAT, "node without a kind", at);
-    }
-
-    /* A container: entering it adds one level. */
     if (d->n_frames >= d->max_depth)
-        return dec_fail(d, DK_ERR_DEPTH, "nesting deeper than max_depth", at);
-    arr = pb_more(d->a, d->frames, d->n_frames, &d->cap_frames, sizeof *d->frames);
-    if (arr == NULL)
-        return dec_fail(d, DK_ERR_MEMORY, "out of memory", at);
-    d->frames = arr;
+        return dec_bad_here(d, DK_ERR_DEPTH, "nesting deeper than max_depth");
+    if (d->n_frames == d->cap_frames) {
+        void *arr = pb_more(d->a, d->frames, d->n_frames, &d->cap_frames, sizeof *d->frames);
+        if (arr == NULL)
+            return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
+        d->frames = arr;
+    }
     f = &d->frames[d->n_frames++];
-    f->node = nd;
-    f->kind = nd->kind_case;
+    f->kind = k;
     f->shape = shape;
-    f->idx = idx;
-    f->pos = 0;
-    f->n = n;
+    f->left = n;
+    f->field = 0;
+    f->ki = d->ki - 1;
     return 0;
 }
 
-/* Write one value. in_array: holes allowed. at: offset for errors (the
- * enclosing node, or the root). */
-static DK_MUST int dec_value(pb_dec *d, const Darmok__Value *v, int in_array, size_t at)
+/* A record Kind: its shape, checked against the Kind, its op and header. */
+static DK_MUST int dec_record(pb_dec *d, Darmok__Kind k)
 {
-    switch (v->kind_case) {
-    case DARMOK__VALUE__KIND_SPECIAL:
-        if (v->special == DARMOK__SPECIAL__SPECIAL_UNDEFINED)
-            return dec_op(d, DK_T_UNDEF, at);
-        if (v->special == DARMOK__SPECIAL__SPECIAL_NULL)
-            return dec_op(d, DK_T_NULL, at);
-        return dec_fail(d, DK_ERR_FORMAT, "unknown Special value", at);
-    case DARMOK__VALUE__KIND_BOOLEAN:
-        return dec_op(d, v->boolean ? DK_T_TRUE : DK_T_FALSE, at);
-    case DARMOK__VALUE__KIND_INTEGER:
-        return dec_op_u32(d, DK_T_INT, (uint32_t)v->integer, at);
-    case DARMOK__VALUE__KIND_NUMBER:
-        return dec_op_f64(d, DK_T_F64, &v->number, at);
-    case DARMOK__VALUE__KIND_STR:
-        DK_TRY(dec_op(d, DK_T_STR, at));
-        return dec_text(d, v->str, NULL, at);
-    case DARMOK__VALUE__KIND_STR_RAW:
-        DK_TRY(dec_op(d, DK_T_STR, at));
-        return dec_text(d, NULL, &v->str_raw, at);
-    case DARMOK__VALUE__KIND_BIGINT: {
-        size_t n = strlen(v->bigint);
-        if (!dk_bigint_ok((const uint8_t *)v->bigint, n))
-            return dec_fail(d, DK_ERR_FORMAT, "BigInt is not a decimal integer", at);
-        DK_TRY(dec_op(d, DK_T_BIGINT, at));
-        return dec_str(d, (const uint8_t *)v->bigint, n, DK_STR_ASCII, at);
+    const Darmok__Shape *shape;
+    uint32_t s = 0;
+    int is_class = k == DARMOK__KIND__KIND_INSTANCE;
+    DK_TRY(dec_count(d, &s));
+    if (s >= d->doc->n_shapes)
+        return dec_bad(d, DK_ERR_FORMAT, "record shape out of range", PB_F_COUNTS, d->ci - 1);
+    shape = d->doc->shapes[s];
+    if (is_class != (shape->version != 0))
+        return dec_bad_here(d, DK_ERR_FORMAT,
+                            is_class ? "instance with a key-only shape"
+                                     : "object or Error with a class shape");
+    if (k == DARMOK__KIND__KIND_ERROR &&
+        (shape->n_fields < 2 || !dec_key_is(d, shape->fields[0], "name") ||
+         !dec_key_is(d, shape->fields[1], "message")))
+        return dec_bad_here(d, DK_ERR_FORMAT, "Error must start with name and message");
+    if (shape->n_fields > d->max_length)
+        return dec_bad_here(d, DK_ERR_TOO_LARGE, "more members than max_length");
+    if (is_class) {
+        DK_TRY(dec_op(d, DK_T_INSTANCE));
+        DK_TRY(dec_str(d, &d->doc->strings[shape->class_key], d->str_f[shape->class_key]));
+        DK_TRY(dec_room(d, 8));
+        dec_u32_unsafe(d, shape->version);
+        dec_u32_unsafe(d, (uint32_t)shape->n_fields);
+    } else {
+        unsigned op = k == DARMOK__KIND__KIND_OBJECT ? DK_T_OBJECT
+                      : k == DARMOK__KIND__KIND_NULL_PROTO ? DK_T_NULLPROTO
+                                                           : DK_T_ERROR;
+        DK_TRY(dec_op_u32(d, op, (uint32_t)shape->n_fields));
     }
-    case DARMOK__VALUE__KIND_NODE:
-        if (v->node < d->next)
-            return dec_op_u32(d, DK_T_REF, v->node, at);
-        if (v->node >= d->doc->n_nodes)
-            return dec_fail(d, DK_ERR_FORMAT, "node index out of range", at);
-        if (v->node > d->next)
-            return dec_fail(d, DK_ERR_FORMAT, "node index skips ahead of document order", at);
-        return dec_open(d, v->node);
-    case DARMOK__VALUE__KIND_HOLE:
-        if (!in_array)
-            return dec_fail(d, DK_ERR_FORMAT, "hole outside an array", at);
-        return dec_op_u32(d, DK_T_HOLE, v->hole, at);
+    return dec_push(d, k, shape->n_fields, shape);
+}
+
+/* A value with identity: it takes the next REF index. */
+static DK_MUST int dec_ident(pb_dec *d)
+{
+    if (d->n_refs == UINT32_MAX)
+        return dec_bad_here(d, DK_ERR_TOO_LARGE, "too many objects");
+    d->n_refs++;
+    return 0;
+}
+
+/* Write the value of Kind k (just taken from the stream) to the tape;
+ * containers push a frame for their children. */
+static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
+{
+    const Darmok__Document *doc = d->doc;
+    uint32_t c = 0;
+    int64_t v = 0;
+
+    switch (k) {
+    case DARMOK__KIND__KIND_UNDEFINED:
+        return dec_op(d, DK_T_UNDEF);
+    case DARMOK__KIND__KIND_NULL:
+        return dec_op(d, DK_T_NULL);
+    case DARMOK__KIND__KIND_FALSE:
+        return dec_op(d, DK_T_FALSE);
+    case DARMOK__KIND__KIND_TRUE:
+        return dec_op(d, DK_T_TRUE);
+    case DARMOK__KIND__KIND_INT:
+        DK_TRY(dec_int(d, &v));
+        if (v < INT32_MIN || v > INT32_MAX)
+            return dec_bad(d, DK_ERR_FORMAT, "KIND_INT out of int32 range", PB_F_INTS, d->ii - 1);
+        return dec_op_u32(d, DK_T_INT, (uint32_t)(int32_t)v);
+    case DARMOK__KIND__KIND_NUMBER:
+        if (d->ni == doc->n_numbers)
+            return dec_bad_here(d, DK_ERR_FORMAT, "numbers stream ends early");
+        return dec_op_f64(d, DK_T_F64, &doc->numbers[d->ni++]);
+    case DARMOK__KIND__KIND_STRING:
+        DK_TRY(dec_op(d, DK_T_STR));
+        return dec_text(d);
+    case DARMOK__KIND__KIND_STRING_REF:
+        DK_TRY(dec_count(d, &c));
+        if (c >= d->ti)
+            return dec_bad(d, DK_ERR_FORMAT, "string reference to a texts entry not yet read",
+                           PB_F_COUNTS, d->ci - 1);
+        DK_TRY(dec_op(d, DK_T_STR));
+        return dec_str(d, &doc->texts[c], d->text_f[c]);
+    case DARMOK__KIND__KIND_BIGINT:
+        if (d->ti == doc->n_texts)
+            return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
+        if (!dk_bigint_ok(doc->texts[d->ti].data, doc->texts[d->ti].len))
+            return dec_bad(d, DK_ERR_FORMAT, "BigInt is not a decimal integer", PB_F_TEXTS, d->ti);
+        DK_TRY(dec_op(d, DK_T_BIGINT));
+        return dec_text(d);
+    case DARMOK__KIND__KIND_ARRAY:
+        DK_TRY(dec_ident(d));
+        DK_TRY(dec_count(d, &c));
+        if (c > d->max_length)
+            return dec_bad_here(d, DK_ERR_TOO_LARGE, "array longer than max_length");
+        DK_TRY(dec_op_u32(d, DK_T_ARRAY, c));
+        return dec_push(d, k, c, NULL);
+    case DARMOK__KIND__KIND_OBJECT:
+    case DARMOK__KIND__KIND_NULL_PROTO:
+    case DARMOK__KIND__KIND_INSTANCE:
+    case DARMOK__KIND__KIND_ERROR:
+        DK_TRY(dec_ident(d));
+        return dec_record(d, k);
+    case DARMOK__KIND__KIND_MAP:
+    case DARMOK__KIND__KIND_SET:
+        DK_TRY(dec_ident(d));
+        DK_TRY(dec_count(d, &c));
+        if (c > d->max_length)
+            return dec_bad_here(d, DK_ERR_TOO_LARGE, "Map or Set larger than max_length");
+        DK_TRY(dec_op_u32(d, k == DARMOK__KIND__KIND_MAP ? DK_T_MAP : DK_T_SET, c));
+        return dec_push(d, k, k == DARMOK__KIND__KIND_MAP ? 2 * (uint64_t)c : c, NULL);
+    case DARMOK__KIND__KIND_DATE:
+    case DARMOK__KIND__KIND_INVALID_DATE: {
+        double ms = (double)NAN;
+        DK_TRY(dec_ident(d));
+        if (k == DARMOK__KIND__KIND_DATE) {
+            DK_TRY(dec_int(d, &v));
+            if (v < -(int64_t)DK_DATE_MAX_MS || v > (int64_t)DK_DATE_MAX_MS)
+                return dec_bad(d, DK_ERR_FORMAT, "date out of range", PB_F_INTS, d->ii - 1);
+            ms = (double)v;
+        }
+        return dec_op_f64(d, DK_T_DATE, &ms);
+    }
+    case DARMOK__KIND__KIND_REGEXP:
+        DK_TRY(dec_ident(d));
+        DK_TRY(dec_op(d, DK_T_REGEXP));
+        DK_TRY(dec_text(d));
+        return dec_text(d);
+    case DARMOK__KIND__KIND_BINARY: {
+        const ProtobufCBinaryData *b;
+        unsigned kind;
+        DK_TRY(dec_ident(d));
+        if (d->bki == doc->n_binary_kinds || d->bi == doc->n_binaries)
+            return dec_bad_here(d, DK_ERR_FORMAT, "binary streams end early");
+        kind = (unsigned)doc->binary_kinds[d->bki++];
+        b = &doc->binaries[d->bi++];
+        if (kind >= DK_BYTES_KIND_COUNT)
+            return dec_bad(d, DK_ERR_FORMAT, "unknown binary kind", PB_F_BINARY_KINDS, d->bki - 1);
+        if (b->len % dk_bytes_size[kind] != 0)
+            return dec_bad(d, DK_ERR_FORMAT, "binary length not a multiple of its element size",
+                           PB_F_BINARIES, d->bi - 1);
+        DK_TRY(dec_room(d, 6 + b->len));
+        dec_u8_unsafe(d, DK_T_BYTES);
+        dec_u8_unsafe(d, kind);
+        dec_u32_unsafe(d, (uint32_t)b->len);
+        if (b->len != 0)
+            memcpy(d->out->data + d->out->len, b->data, b->len);
+        d->out->len += b->len;
+        return 0;
+    }
+    case DARMOK__KIND__KIND_REF:
+        DK_TRY(dec_count(d, &c));
+        if (c >= d->n_refs)
+            return dec_bad(d, DK_ERR_FORMAT, "reference to a value not yet met", PB_F_COUNTS,
+                           d->ci - 1);
+        return dec_op_u32(d, DK_T_REF, c);
+    case DARMOK__KIND__KIND_HOLES:
+        return dec_bad_here(d, DK_ERR_FORMAT, "holes outside an array");
     default:
-        return dec_fail(d, DK_ERR_FORMAT, "value without a kind", at);
+        return dec_bad_here(d, DK_ERR_FORMAT, "unknown Kind");
     }
 }
 
-/* Walk from the root until every open container is closed. */
+/* Walk the kinds stream from the root until every container is closed,
+ * then check that every stream is used up. */
 static DK_MUST int dec_walk(pb_dec *d)
 {
-    DK_TRY(dec_value(d, d->doc->root, 0, d->root_at));
-    while (d->n_frames > 0) {
-        pb_dec_frame *f = &d->frames[d->n_frames - 1];
-        const Darmok__Value *v;
-        size_t at = dec_at(d, PB_DOC_NODES, f->idx);
-        size_t i;
-        if (f->pos == f->n) {
-            d->n_frames--;
+    const Darmok__Document *doc = d->doc;
+    if (doc->n_kinds == 0)
+        return dec_fail(d, DK_ERR_FORMAT, "document without a value (empty kinds stream)", 0);
+    for (;;) {
+        pb_dec_frame *f = NULL;
+        Darmok__Kind k;
+        if (d->n_frames > 0) {
+            f = &d->frames[d->n_frames - 1];
+            if (f->left == 0) {
+                d->n_frames--;
+                continue;
+            }
+        } else if (d->ki > 0) {
+            break; /* the root is complete */
+        }
+        if (d->ki == doc->n_kinds)
+            return dec_bad(d, DK_ERR_FORMAT, "kinds stream ends inside a container", PB_F_KINDS,
+                           f != NULL ? f->ki : 0);
+        k = doc->kinds[d->ki++];
+        if (k == DARMOK__KIND__KIND_HOLES && f != NULL && f->kind == DARMOK__KIND__KIND_ARRAY) {
+            uint32_t c = 0;
+            DK_TRY(dec_count(d, &c));
+            if (c == 0 || c > f->left)
+                return dec_bad(d, DK_ERR_FORMAT, "hole run empty or past the array's length",
+                               PB_F_COUNTS, d->ci - 1);
+            f->left -= c;
+            DK_TRY(dec_op_u32(d, DK_T_HOLE, c));
             continue;
         }
-        i = f->pos++;
-        switch (f->kind) {
-        case DARMOK__NODE__KIND_ARRAY:
-            v = f->node->array->items[i];
-            break;
-        case DARMOK__NODE__KIND_MAP:
-            v = (i & 1) ? f->node->map->values[i / 2] : f->node->map->keys[i / 2];
-            break;
-        case DARMOK__NODE__KIND_SET:
-            v = f->node->set->values[i];
-            break;
-        default: /* records: key, then value */
-            DK_TRY(dec_key(d, f->shape->fields[i], at));
-            v = f->node->object->values[i];
-            break;
+        if (f != NULL) {
+            f->left--;
+            if (f->kind != DARMOK__KIND__KIND_ARRAY && f->kind != DARMOK__KIND__KIND_MAP &&
+                f->kind != DARMOK__KIND__KIND_SET) {
+                uint32_t key = f->shape->fields[f->field++];
+                DK_TRY(dec_str(d, &doc->strings[key], d->str_f[key]));
+            }
         }
         /* dec_value may push frames and move d->frames: f is dead now. */
-        DK_TRY(dec_value(d, v, f->kind == DARMOK__NODE__KIND_ARRAY, at));
+        DK_TRY(dec_value(d, k));
     }
-    if (d->next != d->doc->n_nodes)
-        return dec_fail(d, DK_ERR_FORMAT, "node not reachable from the root",
-                        dec_at(d, PB_DOC_NODES, d->next));
+    if (d->ki != doc->n_kinds)
+        return dec_bad(d, DK_ERR_FORMAT, "values after the root", PB_F_KINDS, d->ki);
+    if (d->ci != doc->n_counts)
+        return dec_bad(d, DK_ERR_FORMAT, "unused counts entries", PB_F_COUNTS, d->ci);
+    if (d->ii != doc->n_ints)
+        return dec_bad(d, DK_ERR_FORMAT, "unused ints entries", PB_F_INTS, d->ii);
+    if (d->ni != doc->n_numbers)
+        return dec_bad(d, DK_ERR_FORMAT, "unused numbers entries", PB_F_NUMBERS, d->ni);
+    if (d->ti != doc->n_texts)
+        return dec_bad(d, DK_ERR_FORMAT, "unused texts entries", PB_F_TEXTS, d->ti);
+    if (d->bki != doc->n_binary_kinds)
+        return dec_bad(d, DK_ERR_FORMAT, "unused binary_kinds entries", PB_F_BINARY_KINDS, d->bki);
+    if (d->bi != doc->n_binaries)
+        return dec_bad(d, DK_ERR_FORMAT, "unused binaries entries", PB_F_BINARIES, d->bi);
     return 0;
 }
 
@@ -1562,11 +1596,11 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
     d.doc = doc;
     if (doc->format != DK_PB_FORMAT)
         return dec_fail(&d, DK_ERR_FORMAT, "unsupported darmok protobuf format revision", 0);
-    if (doc->root == NULL)
-        return dec_fail(&d, DK_ERR_FORMAT, "document without a root value", 0);
-    if (doc->n_nodes > PB_TABLE_MAX || doc->n_shapes > PB_TABLE_MAX)
-        return dec_fail(&d, DK_ERR_TOO_LARGE, "too many nodes or shapes", 0);
-    if (dec_strings(&d) != DK_OK || dec_shapes(&d) != DK_OK || dec_walk(&d) != DK_OK) {
+    if (doc->n_strings > PB_TABLE_MAX || doc->n_shapes > PB_TABLE_MAX || doc->n_texts > PB_TABLE_MAX)
+        return dec_fail(&d, DK_ERR_TOO_LARGE, "too many strings or shapes", 0);
+    if (dec_wtf8(&d, doc->strings, doc->n_strings, PB_F_STRINGS, &d.str_f) != DK_OK ||
+        dec_wtf8(&d, doc->texts, doc->n_texts, PB_F_TEXTS, &d.text_f) != DK_OK ||
+        dec_shapes(&d) != DK_OK || dec_walk(&d) != DK_OK) {
         tape_out->len = 0; /* a failure leaves no partial tape */
         return (int)err->code;
     }

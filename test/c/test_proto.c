@@ -720,191 +720,249 @@ static void test_bad_tapes(void)
     BAD_TAPE("error order", 5, v_hdr(&t, DK_T_ERROR, 2); tb_str(&t, S("message")); v_str(&t, S("m"));
              tb_str(&t, S("name")); v_str(&t, S("E")));
     BAD_TAPE("error without fields", 5, v_hdr(&t, DK_T_ARRAY, 1); v_hdr(&t, DK_T_ERROR, 0));
-    BAD_TAPE("regexp flags nul", 0, tb_op(&t, DK_T_REGEXP); tb_str(&t, S("a")); tb_str(&t, S("g\0")));
     BAD_TAPE("huge object count", 5, v_hdr(&t, DK_T_OBJECT, 0xFFFFFFFFu));
     tb_free(&t);
 }
 
-/* Build Values/Nodes on the stack for hand-made documents. */
-#define VAL(name) Darmok__Value name = DARMOK__VALUE__INIT
-#define NODE(name) Darmok__Node name = DARMOK__NODE__INIT
+/* Hand-made documents: a Document with its streams set from arrays. */
+#define ARR(field, type, ...)                                              \
+    do {                                                                   \
+        static type field##_v[] = {__VA_ARGS__};                           \
+        doc.field = field##_v;                                             \
+        doc.n_##field = sizeof field##_v / sizeof field##_v[0];            \
+    } while (0)
+#define K(x) DARMOK__KIND__KIND_##x
+#define NONE(field) (doc.n_##field = 0)
 
-static void decode_doc(const char *name, Darmok__Document *doc, uint32_t depth, uint32_t maxlen,
-                       dk_code want)
+/* A bytes value from a string literal, as a static initializer. */
+#define B(lit) {sizeof(lit) - 1, (uint8_t *)(lit)}
+
+/* Decode doc; want is the code, want_pos the offset (-1: any). */
+static void decode_doc_at(const char *name, Darmok__Document *doc, uint32_t depth,
+                          uint32_t maxlen, dk_code want, long want_pos)
 {
     size_t n;
     uint8_t *p = pack_doc(doc, &n);
-    expect_decode(name, p, n, depth, maxlen, want, -1);
+    expect_decode(name, p, n, depth, maxlen, want, want_pos);
     want_msg = NULL;
     free(p);
 }
 
+static void decode_doc(const char *name, Darmok__Document *doc, uint32_t depth, uint32_t maxlen,
+                       dk_code want)
+{
+    decode_doc_at(name, doc, depth, maxlen, want, -1);
+}
+
+/* A fresh document: format 1, every stream empty. */
+static void doc_reset(Darmok__Document *doc)
+{
+    darmok__document__init(doc);
+    doc->format = 1;
+}
+
 static void test_bad_documents(void)
 {
-    Darmok__Document doc = DARMOK__DOCUMENT__INIT;
-    VAL(root);
-    VAL(v0);
-    VAL(v1);
-    VAL(v2);
-    Darmok__Value *items[3] = {&v0, &v1, &v2};
-    Darmok__Array arr = DARMOK__ARRAY__INIT;
-    Darmok__Array arr2 = DARMOK__ARRAY__INIT;
-    NODE(n0);
-    NODE(n1);
-    NODE(n2);
-    Darmok__Node *nodes[3] = {&n0, &n1, &n2};
+    Darmok__Document doc;
     Darmok__Shape shape = DARMOK__SHAPE__INIT;
     Darmok__Shape *shapes[1] = {&shape};
-    Darmok__Record rec = DARMOK__RECORD__INIT;
-    Darmok__Map map = DARMOK__MAP__INIT;
-    Darmok__Binary bin = DARMOK__BINARY__INIT;
-    char *strings[2] = {"name", "message"};
     uint32_t fields[2] = {0, 1};
 
-    doc.format = 1;
-    doc.root = &root;
-    root.kind_case = DARMOK__VALUE__KIND_NODE;
-    root.node = 0;
-    doc.nodes = nodes;
-    doc.n_nodes = 1;
-    n0.kind_case = DARMOK__NODE__KIND_ARRAY;
-    n0.array = &arr;
-    arr.items = items;
-    arr.n_items = 0;
+    /* the document */
+    doc_reset(&doc);
+    ARR(kinds, Darmok__Kind, K(ARRAY));
+    ARR(counts, uint32_t, 0);
     decode_doc("baseline valid", &doc, 0, 0, DK_OK);
-
     doc.format = 2;
     want_msg = "revision";
-    decode_doc("format 2", &doc, 0, 0, DK_ERR_FORMAT);
+    decode_doc_at("format 2", &doc, 0, 0, DK_ERR_FORMAT, 0);
     doc.format = 0;
     decode_doc("format missing", &doc, 0, 0, DK_ERR_FORMAT);
-    doc.format = 1;
-    doc.root = NULL;
-    want_msg = "root";
-    decode_doc("no root", &doc, 0, 0, DK_ERR_FORMAT);
-    doc.root = &root;
+    doc_reset(&doc);
+    want_msg = "empty kinds";
+    decode_doc_at("no value", &doc, 0, 0, DK_ERR_FORMAT, 0);
 
-    root.node = 1;
-    want_msg = "out of range";
-    decode_doc("root node out of range", &doc, 0, 0, DK_ERR_FORMAT);
-    root.node = 0;
-    doc.n_nodes = 2;
-    n1.kind_case = DARMOK__NODE__KIND_DATE;
-    want_msg = "not reachable";
-    decode_doc("unreachable node", &doc, 0, 0, DK_ERR_FORMAT);
-
-    /* forward reference: [node 2, node 1] */
-    doc.n_nodes = 3;
-    n2.kind_case = DARMOK__NODE__KIND_DATE;
-    arr.n_items = 2;
-    v0.kind_case = v1.kind_case = DARMOK__VALUE__KIND_NODE;
-    v0.node = 2;
-    v1.node = 1;
-    want_msg = "skips ahead";
-    decode_doc("forward reference", &doc, 0, 0, DK_ERR_FORMAT);
-    v0.node = 1;
-    v1.node = 2;
-    decode_doc("in order", &doc, 0, 0, DK_OK);
-    v1.node = 7;
-    want_msg = "out of range";
+    /* references: [ref 1] before value 1 exists; [[], ref 1]; [ref 0] */
+    ARR(kinds, Darmok__Kind, K(ARRAY), K(REF));
+    ARR(counts, uint32_t, 1, 1);
+    want_msg = "not yet met";
+    /* 08 01 | 22 02 09 15 | 2a 02 01 01: the second counts entry */
+    decode_doc_at("forward reference", &doc, 0, 0, DK_ERR_FORMAT, 9);
+    ARR(kinds, Darmok__Kind, K(ARRAY), K(REF));
+    ARR(counts, uint32_t, 1, 7);
+    want_msg = "not yet met";
     decode_doc("bad index", &doc, 0, 0, DK_ERR_FORMAT);
-    v1.node = 0;
-    doc.n_nodes = 2;
+    ARR(kinds, Darmok__Kind, K(ARRAY), K(ARRAY), K(REF));
+    ARR(counts, uint32_t, 2, 0, 1);
+    decode_doc("back-reference in order", &doc, 0, 0, DK_OK);
+    ARR(kinds, Darmok__Kind, K(ARRAY), K(REF));
+    ARR(counts, uint32_t, 1, 0);
     decode_doc("cycle to root", &doc, 0, 0, DK_OK);
+    ARR(kinds, Darmok__Kind, K(REF));
+    ARR(counts, uint32_t, 0);
+    decode_doc("reference at root", &doc, 0, 0, DK_ERR_FORMAT);
 
-    /* values */
-    doc.n_nodes = 1;
-    arr.n_items = 1;
-    v0.kind_case = DARMOK__VALUE__KIND__NOT_SET;
-    decode_doc("value without kind", &doc, 0, 0, DK_ERR_FORMAT);
-    v0.kind_case = DARMOK__VALUE__KIND_SPECIAL;
-    v0.special = (Darmok__Special)7;
-    want_msg = "Special";
-    decode_doc("unknown Special", &doc, 0, 0, DK_ERR_FORMAT);
-    v0.kind_case = DARMOK__VALUE__KIND_BIGINT;
-    v0.bigint = "007";
+    /* the stream's shape */
+    ARR(kinds, Darmok__Kind, K(ARRAY), K(NULL));
+    ARR(counts, uint32_t, 3);
+    want_msg = "ends inside a container";
+    decode_doc_at("kinds end inside a container", &doc, 0, 0, DK_ERR_FORMAT, 4);
+    ARR(kinds, Darmok__Kind, K(NULL), K(TRUE));
+    NONE(counts);
+    want_msg = "after the root";
+    decode_doc_at("values after the root", &doc, 0, 0, DK_ERR_FORMAT, 5);
+    ARR(kinds, Darmok__Kind, K(ARRAY));
+    NONE(counts);
+    want_msg = "counts stream ends";
+    decode_doc_at("counts end early", &doc, 0, 0, DK_ERR_FORMAT, 4);
+    ARR(kinds, Darmok__Kind, K(NULL));
+    ARR(counts, uint32_t, 5);
+    want_msg = "unused counts";
+    decode_doc("unused counts", &doc, 0, 0, DK_ERR_FORMAT);
+    NONE(counts);
+    ARR(ints, int64_t, 5);
+    want_msg = "unused ints";
+    decode_doc("unused ints", &doc, 0, 0, DK_ERR_FORMAT);
+    NONE(ints);
+    ARR(numbers, double, 0.5);
+    want_msg = "unused numbers";
+    decode_doc("unused numbers", &doc, 0, 0, DK_ERR_FORMAT);
+    NONE(numbers);
+    ARR(texts, ProtobufCBinaryData, B("a"));
+    want_msg = "unused texts";
+    decode_doc("unused texts", &doc, 0, 0, DK_ERR_FORMAT);
+    NONE(texts);
+    ARR(binaries, ProtobufCBinaryData, B("a"));
+    want_msg = "unused binaries";
+    decode_doc("unused binaries", &doc, 0, 0, DK_ERR_FORMAT);
+    NONE(binaries);
+    ARR(kinds, Darmok__Kind, (Darmok__Kind)22);
+    want_msg = "unknown Kind";
+    decode_doc_at("unknown Kind", &doc, 0, 0, DK_ERR_FORMAT, 4);
+    ARR(kinds, Darmok__Kind, K(INT));
+    want_msg = "ints stream ends";
+    decode_doc("ints end early", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(kinds, Darmok__Kind, K(NUMBER));
+    want_msg = "numbers stream ends";
+    decode_doc("numbers end early", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(kinds, Darmok__Kind, K(STRING));
+    want_msg = "texts stream ends";
+    decode_doc("texts end early", &doc, 0, 0, DK_ERR_FORMAT);
+
+    /* scalars */
+    ARR(kinds, Darmok__Kind, K(INT));
+    ARR(ints, int64_t, (int64_t)INT32_MAX + 1);
+    want_msg = "int32";
+    decode_doc("int beyond int32", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(ints, int64_t, INT32_MIN);
+    decode_doc("int32 minimum", &doc, 0, 0, DK_OK);
+    NONE(ints);
+    ARR(kinds, Darmok__Kind, K(BIGINT));
+    ARR(texts, ProtobufCBinaryData, B("007"));
     want_msg = "BigInt";
     decode_doc("bad bigint", &doc, 0, 0, DK_ERR_FORMAT);
-    v0.kind_case = DARMOK__VALUE__KIND_STR_RAW;
-    v0.str_raw.data = (uint8_t *)"\xed\xa0\xbd\xed\xb8\x80";
-    v0.str_raw.len = 6;
+    ARR(kinds, Darmok__Kind, K(STRING));
+    ARR(texts, ProtobufCBinaryData, B("\xed\xa0\xbd\xed\xb8\x80"));
     want_msg = "WTF-8";
-    decode_doc("raw string: split pair", &doc, 0, 0, DK_ERR_FORMAT);
-    v0.str_raw.data = (uint8_t *)"\xc0\x80";
-    v0.str_raw.len = 2;
-    decode_doc("raw string: overlong NUL", &doc, 0, 0, DK_ERR_FORMAT);
-    v0.kind_case = DARMOK__VALUE__KIND_HOLE;
-    v0.hole = 0;
-    decode_doc("hole 0", &doc, 0, 0, DK_ERR_FORMAT);
-    v0.hole = 5;
-    decode_doc("hole 5", &doc, 0, 0, DK_OK);
-    decode_doc("array over max_length", &doc, 0, 4, DK_ERR_TOO_LARGE);
-    v0.hole = 0xFFFFFFFFu;
-    arr.n_items = 3;
-    v1 = v0;
-    v2 = v0;
-    decode_doc("array slots overflow", &doc, 0, 0, DK_ERR_TOO_LARGE);
-    root.kind_case = DARMOK__VALUE__KIND_HOLE;
-    root.hole = 1;
-    doc.n_nodes = 0;
-    decode_doc("hole at root", &doc, 0, 0, DK_ERR_FORMAT);
-    root.kind_case = DARMOK__VALUE__KIND_STR;
-    root.str = "abcdef";
+    decode_doc("text: split pair", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(texts, ProtobufCBinaryData, B("\xc0\x80"));
+    want_msg = "WTF-8";
+    /* 08 01 | 22 01 06 | 42 02 c0 80: the texts entry */
+    decode_doc_at("text: overlong NUL", &doc, 0, 0, DK_ERR_FORMAT, 5);
+    ARR(texts, ProtobufCBinaryData, B("a\0\xed\xa0\x80"));
+    decode_doc("text: U+0000 and a lone surrogate", &doc, 0, 0, DK_OK);
+    ARR(texts, ProtobufCBinaryData, B("abcdef"));
     decode_doc("string over max_length", &doc, 0, 5, DK_ERR_TOO_LARGE);
     decode_doc("string at max_length", &doc, 0, 6, DK_OK);
+    ARR(kinds, Darmok__Kind, K(ARRAY), K(STRING), K(STRING_REF));
+    ARR(counts, uint32_t, 2, 0);
+    decode_doc("string reference", &doc, 0, 0, DK_OK);
+    ARR(kinds, Darmok__Kind, K(ARRAY), K(STRING_REF), K(STRING));
+    want_msg = "not yet read";
+    decode_doc("string reference forward", &doc, 0, 0, DK_ERR_FORMAT);
+    NONE(texts);
 
-    /* nodes */
-    root.kind_case = DARMOK__VALUE__KIND_NODE;
-    root.node = 0;
-    doc.n_nodes = 1;
-    n0.kind_case = DARMOK__NODE__KIND__NOT_SET;
-    decode_doc("node without kind", &doc, 0, 0, DK_ERR_FORMAT);
-    n0.kind_case = DARMOK__NODE__KIND_BINARY;
-    n0.binary = &bin;
-    bin.kind = (Darmok__BinaryKind)14;
-    want_msg = "binary kind";
-    decode_doc("unknown binary kind", &doc, 0, 0, DK_ERR_FORMAT);
-    bin.kind = DARMOK__BINARY_KIND__BINARY_INT32;
-    bin.data.data = (uint8_t *)"abcdef";
-    bin.data.len = 6;
-    want_msg = "multiple";
-    decode_doc("binary length", &doc, 0, 0, DK_ERR_FORMAT);
-    bin.data.len = 4;
-    decode_doc("binary ok", &doc, 0, 0, DK_OK);
-    decode_doc("binary over max_length", &doc, 0, 3, DK_ERR_TOO_LARGE);
+    /* arrays and holes */
+    ARR(kinds, Darmok__Kind, K(ARRAY), K(HOLES));
+    ARR(counts, uint32_t, 5, 0);
+    want_msg = "hole run";
+    decode_doc("holes 0", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(counts, uint32_t, 5, 5);
+    decode_doc("holes 5", &doc, 0, 0, DK_OK);
+    decode_doc("array over max_length", &doc, 0, 4, DK_ERR_TOO_LARGE);
+    ARR(counts, uint32_t, 5, 6);
+    want_msg = "hole run";
+    decode_doc("holes past the length", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(kinds, Darmok__Kind, K(HOLES));
+    ARR(counts, uint32_t, 1);
+    want_msg = "holes outside";
+    decode_doc("holes at root", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(kinds, Darmok__Kind, K(SET), K(HOLES));
+    ARR(counts, uint32_t, 1, 1);
+    want_msg = "holes outside";
+    decode_doc("holes in a Set", &doc, 0, 0, DK_ERR_FORMAT);
 
-    n0.kind_case = DARMOK__NODE__KIND_MAP;
-    n0.map = &map;
-    map.keys = items;
-    map.values = items;
-    map.n_keys = 2;
-    map.n_values = 1;
-    v0.kind_case = v1.kind_case = DARMOK__VALUE__KIND_INTEGER;
-    want_msg = "counts differ";
-    decode_doc("map counts differ", &doc, 0, 0, DK_ERR_FORMAT);
-    map.n_values = 2;
+    /* Map, Set */
+    ARR(kinds, Darmok__Kind, K(MAP), K(NULL), K(TRUE), K(FALSE), K(UNDEFINED));
+    ARR(counts, uint32_t, 2);
     decode_doc("map ok", &doc, 0, 0, DK_OK);
     decode_doc("map over max_length", &doc, 0, 1, DK_ERR_TOO_LARGE);
-    v1.kind_case = DARMOK__VALUE__KIND_HOLE;
-    v1.hole = 1;
-    want_msg = "hole outside";
-    decode_doc("hole in a map", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(counts, uint32_t, 3);
+    decode_doc("map missing a value", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(kinds, Darmok__Kind, K(SET), K(NULL), K(TRUE));
+    ARR(counts, uint32_t, 2);
+    decode_doc("set ok", &doc, 0, 0, DK_OK);
+    decode_doc("set over max_length", &doc, 0, 1, DK_ERR_TOO_LARGE);
+
+    /* binary values, dates */
+    ARR(kinds, Darmok__Kind, K(BINARY));
+    NONE(counts);
+    ARR(binary_kinds, Darmok__BinaryKind, (Darmok__BinaryKind)14);
+    ARR(binaries, ProtobufCBinaryData, B("abcd"));
+    want_msg = "binary kind";
+    decode_doc("unknown binary kind", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(binary_kinds, Darmok__BinaryKind, DARMOK__BINARY_KIND__BINARY_INT32);
+    ARR(binaries, ProtobufCBinaryData, B("abcdef"));
+    want_msg = "multiple";
+    decode_doc("binary length", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(binaries, ProtobufCBinaryData, B("abcd"));
+    decode_doc("binary ok", &doc, 0, 0, DK_OK);
+    decode_doc("binary over max_length", &doc, 0, 3, DK_ERR_TOO_LARGE);
+    NONE(binaries);
+    want_msg = "binary streams end";
+    decode_doc("binary without data", &doc, 0, 0, DK_ERR_FORMAT);
+    NONE(binary_kinds);
+    ARR(kinds, Darmok__Kind, K(DATE));
+    ARR(ints, int64_t, 8640000000000001);
+    want_msg = "date out of range";
+    decode_doc("date out of range", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(ints, int64_t, -8640000000000000);
+    decode_doc("date at the minimum", &doc, 0, 0, DK_OK);
+    ARR(ints, int64_t, INT64_MIN);
+    decode_doc("date INT64_MIN", &doc, 0, 0, DK_ERR_FORMAT);
+    NONE(ints);
+    ARR(kinds, Darmok__Kind, K(INVALID_DATE));
+    decode_doc("invalid date", &doc, 0, 0, DK_OK);
+    ARR(kinds, Darmok__Kind, K(REGEXP));
+    ARR(texts, ProtobufCBinaryData, B("a+"));
+    decode_doc("regexp without flags", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(texts, ProtobufCBinaryData, B("a+"), B("g"));
+    decode_doc("regexp ok", &doc, 0, 0, DK_OK);
+    NONE(texts);
 
     /* records and shapes */
-    n0.kind_case = DARMOK__NODE__KIND_ERROR;
-    n0.error = &rec;
-    rec.shape = 0;
-    rec.values = items;
-    rec.n_values = 2;
-    v0.kind_case = v1.kind_case = DARMOK__VALUE__KIND_STR;
-    v0.str = "E";
-    v1.str = "m";
-    doc.strings = strings;
-    doc.n_strings = 2;
+    {
+        static ProtobufCBinaryData strs[2] = {B("name"), B("message")};
+        doc.strings = strs;
+        doc.n_strings = 2;
+    }
     doc.shapes = shapes;
     doc.n_shapes = 1;
     shape.fields = fields;
     shape.n_fields = 2;
+    ARR(kinds, Darmok__Kind, K(ERROR), K(STRING), K(STRING));
+    ARR(counts, uint32_t, 0);
+    ARR(texts, ProtobufCBinaryData, B("E"), B("m"));
     decode_doc("error ok", &doc, 0, 0, DK_OK);
     fields[0] = 1;
     fields[1] = 0;
@@ -912,19 +970,22 @@ static void test_bad_documents(void)
     decode_doc("error field order", &doc, 0, 0, DK_ERR_FORMAT);
     fields[0] = 0;
     fields[1] = 1;
-    rec.n_values = 1;
-    want_msg = "count differs";
-    decode_doc("record count differs from shape", &doc, 0, 0, DK_ERR_FORMAT);
-    rec.n_values = 2;
-    rec.shape = 1;
+    ARR(kinds, Darmok__Kind, K(ERROR), K(STRING));
+    ARR(texts, ProtobufCBinaryData, B("E"));
+    want_msg = "ends inside";
+    decode_doc("record shorter than its shape", &doc, 0, 0, DK_ERR_FORMAT);
+    ARR(kinds, Darmok__Kind, K(ERROR), K(STRING), K(STRING));
+    ARR(texts, ProtobufCBinaryData, B("E"), B("m"));
+    ARR(counts, uint32_t, 1);
     want_msg = "shape out of range";
     decode_doc("shape out of range", &doc, 0, 0, DK_ERR_FORMAT);
-    rec.shape = 0;
+    ARR(counts, uint32_t, 0);
     fields[1] = 2;
     want_msg = "field name out of range";
-    decode_doc("field name out of range", &doc, 0, 0, DK_ERR_FORMAT);
+    /* 08 01 | 12 04 "name" | 12 07 "message" | 1a ..: the shape */
+    decode_doc_at("field name out of range", &doc, 0, 0, DK_ERR_FORMAT, 17);
     fields[1] = 1;
-    n0.kind_case = DARMOK__NODE__KIND_INSTANCE;
+    ARR(kinds, Darmok__Kind, K(INSTANCE), K(STRING), K(STRING));
     want_msg = "key-only";
     decode_doc("instance with key-only shape", &doc, 0, 0, DK_ERR_FORMAT);
     shape.version = 2;
@@ -933,60 +994,48 @@ static void test_bad_documents(void)
     decode_doc("class key out of range", &doc, 0, 0, DK_ERR_FORMAT);
     shape.class_key = 1;
     decode_doc("instance ok", &doc, 0, 0, DK_OK);
-    n0.kind_case = DARMOK__NODE__KIND_OBJECT;
+    ARR(kinds, Darmok__Kind, K(OBJECT), K(STRING), K(STRING));
+    want_msg = "class shape";
     decode_doc("object with class shape", &doc, 0, 0, DK_ERR_FORMAT);
     shape.version = 0;
+    want_msg = "class key";
     decode_doc("key-only shape with class key", &doc, 0, 0, DK_ERR_FORMAT);
     shape.class_key = 0;
     decode_doc("object ok", &doc, 0, 0, DK_OK);
+    ARR(kinds, Darmok__Kind, K(NULL_PROTO), K(STRING), K(HOLES));
+    ARR(counts, uint32_t, 0, 1);
+    ARR(texts, ProtobufCBinaryData, B("E"));
+    want_msg = "holes outside";
+    decode_doc("holes in a record", &doc, 0, 0, DK_ERR_FORMAT);
     {
         /* five members named "name" (a shape may repeat a name; see NOTES) */
         uint32_t five[5] = {0, 0, 0, 0, 0};
-        Darmok__Value *vals5[5] = {&v0, &v0, &v0, &v0, &v0};
         shape.fields = five;
         shape.n_fields = 5;
-        rec.values = vals5;
-        rec.n_values = 5;
-        v0.kind_case = DARMOK__VALUE__KIND_INTEGER;
+        ARR(kinds, Darmok__Kind, K(OBJECT), K(NULL), K(NULL), K(NULL), K(NULL), K(NULL));
+        ARR(counts, uint32_t, 0);
+        NONE(texts);
         doc.n_strings = 1; /* "message" would exceed max_length itself */
         decode_doc("members at max_length", &doc, 0, 5, DK_OK);
         want_msg = "members";
         decode_doc("members over max_length", &doc, 0, 4, DK_ERR_TOO_LARGE);
         shape.fields = fields;
         shape.n_fields = 2;
-        rec.values = items;
-        rec.n_values = 2;
         doc.n_strings = 2;
     }
+    doc.n_shapes = 0;
 
-    /* nesting through indexes: [ [ [ ] ] ] via nodes 0 > 1 > 2 */
-    n0.kind_case = n1.kind_case = n2.kind_case = DARMOK__NODE__KIND_ARRAY;
-    n0.array = &arr;
-    n1.array = &arr2;
-    n2.array = &arr2;
-    doc.n_nodes = 3;
-    {
-        VAL(c1);
-        VAL(c2);
-        Darmok__Value *i1[1] = {&c1};
-        Darmok__Value *i2[1] = {&c2};
-        Darmok__Array a1 = DARMOK__ARRAY__INIT;
-        Darmok__Array a2 = DARMOK__ARRAY__INIT;
-        c1.kind_case = c2.kind_case = DARMOK__VALUE__KIND_NODE;
-        c1.node = 1;
-        c2.node = 2;
-        a1.items = i1;
-        a1.n_items = 1;
-        a2.items = i2;
-        a2.n_items = 1;
-        n0.array = &a1;
-        n1.array = &a2;
-        n2.array = &arr2;
-        decode_doc("depth via indexes ok", &doc, 3, 0, DK_OK);
-        decode_doc("depth via indexes", &doc, 2, 0, DK_ERR_DEPTH);
-    }
-    (void)arr;
+    /* nesting: [[[]]] */
+    ARR(kinds, Darmok__Kind, K(ARRAY), K(ARRAY), K(ARRAY));
+    ARR(counts, uint32_t, 1, 1, 0);
+    decode_doc("depth ok", &doc, 3, 0, DK_OK);
+    want_msg = "max_depth";
+    decode_doc_at("depth over", &doc, 2, 0, DK_ERR_DEPTH, 21); /* past the strings */
 }
+#undef ARR
+#undef K
+#undef NONE
+#undef B
 
 /* JSON -> protobuf -> JSON gives the same bytes (canonical darmok JSON). */
 static void test_json_transcode(void)
@@ -1050,62 +1099,90 @@ static void test_wire(void)
     int all_clean = 1;
     unsigned long mutations = 0;
 
-    /* 1 GB length prefix in a 20-byte input: field 5 (nodes), length 2^30 */
+    /* 1 GB length prefix in a 20-byte input: field 8 (texts), length 2^30 */
     {
-        uint8_t in[20] = {0x08, 0x01, 0x2a, 0x80, 0x80, 0x80, 0x80, 0x04};
+        uint8_t in[20] = {0x08, 0x01, 0x42, 0x80, 0x80, 0x80, 0x80, 0x04};
         expect_decode("1 GB length prefix", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 2);
     }
     {
-        uint8_t in[] = {0x08, 0x01, 0x2a, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+        uint8_t in[] = {0x08, 0x01, 0x42, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
         expect_decode("6-byte length varint", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 3);
     }
     {
-        uint8_t in[] = {0x08, 0x01, 0x32, 0x02, 0x18};
-        expect_decode("truncated root", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 2);
+        uint8_t in[] = {0x08, 0x01, 0x22, 0x02, 0x01};
+        expect_decode("truncated kinds", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 2);
     }
     {
         uint8_t in[] = {0x08, 0x01, 0x0b, 0x0c};
         expect_decode("group wire type", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 2);
     }
     {
-        uint8_t in[] = {0x08, 0x01, 0x30, 0x01};
-        expect_decode("root as varint", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 2);
+        uint8_t in[] = {0x08, 0x01, 0x18, 0x01};
+        expect_decode("shapes as varint", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 2);
+    }
+    {
+        uint8_t in[] = {0x08, 0x01, 0x21, 1, 2, 3, 4, 5, 6, 7, 8};
+        expect_decode("kinds as fixed64", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 2);
     }
     {
         uint8_t in[] = {0x00, 0x01};
         expect_decode("field 0", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 0);
     }
     {
-        /* root { str: "\xff" } */
-        uint8_t in[] = {0x08, 0x01, 0x32, 0x03, 0x2a, 0x01, 0xff};
-        expect_decode("invalid UTF-8 in string", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 4);
+        /* protobuf-c would keep the low 32 bits of these */
+        uint8_t in[] = {0x08, 0x80, 0x80, 0x80, 0x80, 0x10};
+        want_msg = "32-bit";
+        expect_decode("format over 32 bits", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 0);
+        want_msg = NULL;
     }
     {
-        uint8_t in[] = {0x08, 0x01, 0x32, 0x04, 0x2a, 0x02, 'a', 0x00};
-        expect_decode("NUL in string", in, sizeof in, 0, 0, DK_ERR_FORMAT, 4);
+        /* kinds [ARRAY], counts packed [2^32] */
+        uint8_t in[] = {0x08, 0x01, 0x22, 0x01, 0x09, 0x2a, 0x05, 0x80, 0x80, 0x80, 0x80, 0x10};
+        want_msg = "32-bit";
+        expect_decode("packed count over 32 bits", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 7);
+        want_msg = NULL;
     }
     {
-        /* root { str: "a" } plus unknown field 99 (varint) */
-        uint8_t in[] = {0x08, 0x01, 0x98, 0x06, 0x05, 0x32, 0x03, 0x2a, 0x01, 'a'};
+        /* kinds, unpacked: -1 as protobuf writes a negative enum (10 bytes) */
+        uint8_t in[] = {0x08, 0x01, 0x20, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+        want_msg = "unknown Kind";
+        expect_decode("negative Kind", in, sizeof in, 0, 0, DK_ERR_FORMAT, 2);
+        want_msg = NULL;
+    }
+    {
+        /* unpacked repeated scalars are accepted, and located for errors:
+         * kinds ARRAY, counts 2, kinds NULL, kinds NULL */
+        uint8_t in[] = {0x08, 0x01, 0x20, 0x09, 0x28, 0x02, 0x20, 0x01, 0x20, 0x01};
+        expect_decode("unpacked streams", in, sizeof in, 0, 0, DK_OK, -1);
+        want_msg = "ends inside";
+        expect_decode("unpacked streams, one value short", in, 8, 0, 0, DK_ERR_FORMAT, 2);
+        want_msg = NULL;
+    }
+    {
+        /* kinds [STRING], texts ["\xff"] */
+        uint8_t in[] = {0x08, 0x01, 0x22, 0x01, 0x06, 0x42, 0x01, 0xff};
+        want_msg = "WTF-8";
+        expect_decode("invalid UTF-8 in texts", in, sizeof in, 0, 0, DK_ERR_FORMAT, 5);
+        want_msg = NULL;
+    }
+    {
+        uint8_t in[] = {0x08, 0x01, 0x22, 0x01, 0x06, 0x42, 0x02, 'a', 0x00};
+        expect_decode("U+0000 in texts", in, sizeof in, 0, 0, DK_OK, -1);
+    }
+    {
+        /* kinds [NULL] plus unknown field 99 (varint) */
+        uint8_t in[] = {0x08, 0x01, 0x98, 0x06, 0x05, 0x22, 0x01, 0x01};
         expect_decode("unknown field skipped", in, sizeof in, 0, 0, DK_OK, -1);
     }
     {
         /* shapes { fields: packed [1, <unterminated>] } */
-        uint8_t in[] = {0x08, 0x01, 0x22, 0x04, 0x1a, 0x02, 0x01, 0x80};
+        uint8_t in[] = {0x08, 0x01, 0x1a, 0x04, 0x1a, 0x02, 0x01, 0x80};
         expect_decode("bad packed varint", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 7);
     }
     {
-        /* fuzzer find: root given four times; protobuf-c 1.4.1 cannot merge
-         * two Values without a member */
-        uint8_t in[] = {0x08, 0x01, 0x32, 0x02, 0x08, 0x01, 0x32, 0x02, 0x32, 0x00,
-                        0x08, 0x01, 0x32, 0x00, 0x32, 0x00};
-        want_msg = "twice";
-        expect_decode("root given twice", in, sizeof in, 0, 0, DK_ERR_FORMAT, 6);
-        want_msg = NULL;
-    }
-    {
-        /* fuzzer find: shapes { fields: <empty packed run> } */
-        uint8_t in[] = {0x08, 0x01, 0x22, 0x02, 0x1a, 0x00, 0x32, 0x02, 0x08, 0x01};
+        /* fuzzer find (protobuf-c 1.4.1: NULL + 0): shapes { fields: <empty
+         * packed run> } */
+        uint8_t in[] = {0x08, 0x01, 0x1a, 0x02, 0x1a, 0x00, 0x22, 0x01, 0x01};
         want_msg = "empty packed";
         expect_decode("empty packed field", in, sizeof in, 0, 0, DK_ERR_FORMAT, 4);
         want_msg = NULL;
@@ -1190,31 +1267,18 @@ static void test_dates(void)
 {
     static const double bad[] = {1e304, 8.64e15 + 1, -8.64e15 - 1, 0.5, (double)INFINITY};
     const uint8_t *out;
-    size_t out_len, i, n;
+    size_t out_len, i;
     dk_err err;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tb t = {0};
-        Darmok__Document doc = DARMOK__DOCUMENT__INIT;
-        Darmok__Value root = DARMOK__VALUE__INIT;
-        Darmok__Node nd = DARMOK__NODE__INIT, *nodes[1] = {&nd};
-        uint8_t *p;
         tb_op(&t, DK_T_DATE);
         tb_f64(&t, bad[i]);
         CHECK(t_encode(t.p, t.n, 0, &out, &out_len, &err) == DK_ERR_TAPE && err.pos == 0,
               "date %g: encoder refuses it", bad[i]);
         tb_free(&t);
-        nd.kind_case = DARMOK__NODE__KIND_DATE;
-        nd.date = bad[i];
-        root.kind_case = DARMOK__VALUE__KIND_NODE;
-        doc.format = 1;
-        doc.n_nodes = 1;
-        doc.nodes = nodes;
-        doc.root = &root;
-        p = pack_doc(&doc, &n);
-        CHECK(t_decode(p, n, 0, 0, &out, &out_len, &err) == DK_ERR_FORMAT,
-              "date %g: decoder refuses it", bad[i]);
-        free(p);
     }
+    /* the decoder's side: test_bad_documents ("date out of range") */
+
     {
         /* -0 and any NaN payload come out canonical: 0 and the JSON reader's NaN */
         tb t = {0}, want = {0};
@@ -1293,20 +1357,26 @@ static void test_fuzz_fixtures(void)
         const char *hex;
         int code; /* expected outcome of the protobuf decode, -1: any clean one */
     } fx[] = {
-        /* our bug: NULL + 0 when the first record had no keys */
+        /* Documents of the first draft of the schema (a Node message per
+         * value), found by the fuzzer; arbitrary bytes for this one, still
+         * worth a clean outcome. Their causes have tests of their own:
+         * "empty packed field" (protobuf-c's NULL + 0), "empty object".
+         * "root-twice" was protobuf-c failing to merge a singular message
+         * given twice; the schema has no singular message field now. */
         {"empty-object-keys-null",
          "08011203461a03410090806ee6f576422a0bd5f60a032a01611202403c2208220608011202181232024000", -1},
-        /* protobuf-c 1.4.1: an empty packed field is NULL + 0 (UB) */
         {"empty-packed",
          "080112051a22082a06080112003202400008011203466f6f120107220710011a80001a001a80808080001a808080002a0b32090a032a016112024006",
-         DK_ERR_FORMAT},
-        /* protobuf-c 1.4.1: merging two empty Values fails (root given twice) */
-        {"root-twice", "08013202080132023200080132003200", DK_ERR_FORMAT},
+         -1},
+        {"root-twice", "08013202080132023200080132003200", -1},
         /* a sparse array over the default max_length encodes, does not decode */
         {"tape-array-over-default-max-length", "0109030000800a010000800a010000001400000000", -1},
         /* our bug: an ERROR op with fewer than 2 pairs was encoded */
         {"tape-error-without-fields", "0109030000000501000000050100f9ff1300000000", -1},
         {"tape-huge-sparse-array", "0109fd0201010afd020101", -1},
+        /* fuzz_pb_write: an array of 2^30 + 3 slots encodes but cannot
+         * decode (no max_length above 2^30 - 1); the target allows it */
+        {"tape-sparse-array-over-2^30", "0109030000400a010000400a01000000053f000040", -1},
     };
     size_t i;
     for (i = 0; i < sizeof fx / sizeof fx[0]; i++) {
@@ -1336,64 +1406,44 @@ static void test_fuzz_fixtures(void)
 static uint8_t *amplifier(size_t keylen, size_t count, size_t *n)
 {
     Darmok__Document doc = DARMOK__DOCUMENT__INIT;
-    Darmok__Value root = DARMOK__VALUE__INIT, one = DARMOK__VALUE__INIT;
-    Darmok__Value **items = malloc(count * sizeof *items);
-    Darmok__Value *refs = malloc(count * sizeof *refs);
-    Darmok__Value *vals[1] = {&one};
-    Darmok__Node **nodes = malloc((count + 1) * sizeof *nodes);
-    Darmok__Node *nd = malloc((count + 1) * sizeof *nd);
-    Darmok__Array arr = DARMOK__ARRAY__INIT;
-    Darmok__Record *recs = malloc(count * sizeof *recs);
     Darmok__Shape shape = DARMOK__SHAPE__INIT, *shapes[1] = {&shape};
+    Darmok__Kind *kinds = malloc((2 * count + 1) * sizeof *kinds);
+    uint32_t *counts = calloc(count + 1, sizeof *counts);
+    int64_t *ints = malloc(count * sizeof *ints);
     uint32_t field = 0;
-    char *key = malloc(keylen + 1), *strs[1];
+    uint8_t *key = malloc(keylen);
+    ProtobufCBinaryData str;
     uint8_t *p;
     size_t i;
-    if (!items || !refs || !nodes || !nd || !recs || !key)
+    if (!kinds || !counts || !ints || !key)
         abort();
     memset(key, 'k', keylen);
-    key[keylen] = 0;
-    strs[0] = key;
-    one.kind_case = DARMOK__VALUE__KIND_INTEGER;
-    one.integer = 1;
+    str.data = key;
+    str.len = keylen;
     shape.n_fields = 1;
     shape.fields = &field;
-    for (i = 0; i <= count; i++) {
-        darmok__node__init(&nd[i]);
-        nodes[i] = &nd[i];
-    }
-    nd[0].kind_case = DARMOK__NODE__KIND_ARRAY;
-    nd[0].array = &arr;
-    arr.n_items = count;
-    arr.items = items;
+    kinds[0] = DARMOK__KIND__KIND_ARRAY;
+    counts[0] = (uint32_t)count;
     for (i = 0; i < count; i++) {
-        darmok__value__init(&refs[i]);
-        refs[i].kind_case = DARMOK__VALUE__KIND_NODE;
-        refs[i].node = (uint32_t)(i + 1);
-        items[i] = &refs[i];
-        darmok__record__init(&recs[i]);
-        recs[i].shape = 0;
-        recs[i].n_values = 1;
-        recs[i].values = vals;
-        nd[i + 1].kind_case = DARMOK__NODE__KIND_OBJECT;
-        nd[i + 1].object = &recs[i];
+        kinds[1 + 2 * i] = DARMOK__KIND__KIND_OBJECT; /* counts: shape 0 */
+        kinds[2 + 2 * i] = DARMOK__KIND__KIND_INT;
+        ints[i] = 1;
     }
-    root.kind_case = DARMOK__VALUE__KIND_NODE;
-    root.node = 0;
     doc.format = 1;
     doc.n_strings = 1;
-    doc.strings = strs;
+    doc.strings = &str;
     doc.n_shapes = 1;
     doc.shapes = shapes;
-    doc.n_nodes = count + 1;
-    doc.nodes = nodes;
-    doc.root = &root;
+    doc.n_kinds = 2 * count + 1;
+    doc.kinds = kinds;
+    doc.n_counts = count + 1;
+    doc.counts = counts;
+    doc.n_ints = count;
+    doc.ints = ints;
     p = pack_doc(&doc, n);
-    free(items);
-    free(refs);
-    free(nodes);
-    free(nd);
-    free(recs);
+    free(kinds);
+    free(counts);
+    free(ints);
     free(key);
     return p;
 }

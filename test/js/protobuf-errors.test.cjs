@@ -65,38 +65,45 @@ test('protobuf: malformed wire bytes', { skip }, () => {
   rejects(Uint8Array.from([0x0b]), 'ERR_SYNTAX', 0);
   // field number 0
   rejects(Uint8Array.from([0x00, 0x00]), 'ERR_SYNTAX', 0);
-  // invalid UTF-8 in a string field
-  rejects(Uint8Array.from([0x08, 0x01, 0x12, 0x01, 0xff]), 'ERR_SYNTAX', 2);
+  // a string-table entry that is not WTF-8: refused at that entry
+  rejects(Uint8Array.from([0x08, 0x01, 0x12, 0x01, 0xff, 0x22, 0x01, 0x01]), 'ERR_FORMAT', 2);
+  // a varint too large for its 32-bit field (protobuf-c would keep the low bits)
+  rejects(Uint8Array.from([0x08, 0x81, 0x80, 0x80, 0x80, 0x10]), 'ERR_SYNTAX', 0);
+  // an empty packed field
+  rejects(Uint8Array.from([0x08, 0x01, 0x22, 0x00]), 'ERR_FORMAT', 2);
   // empty input: no format revision, no root
   rejects(new Uint8Array(0), 'ERR_FORMAT');
 });
 
 test('protobuf: documents protobuf accepts but darmok refuses', { skip }, () => {
-  rejects(doc('format: 2 root { integer: 1 }'), 'ERR_FORMAT', 0);
+  // the format revision, an empty value stream
+  rejects(doc('format: 2 kinds: KIND_NULL'), 'ERR_FORMAT', 0);
   rejects(doc('format: 1'), 'ERR_FORMAT', 0);
-  // a node index out of range
-  rejects(doc('format: 1 root { node: 0 }'), 'ERR_FORMAT');
-  // a back-reference forward: node 1 named before node 0 is opened
-  rejects(doc('format: 1 nodes { array { items { node: 1 } } } nodes { set {} } root { node: 1 }'), 'ERR_FORMAT');
-  // a node the walk never reaches
-  rejects(doc('format: 1 nodes { set {} } nodes { set {} } root { node: 0 }'), 'ERR_FORMAT');
-  // a shape's field name out of the string table
-  rejects(doc('format: 1 strings: "a" shapes { fields: [5] } nodes { object { shape: 0 values { integer: 1 } } } root { node: 0 }'), 'ERR_FORMAT');
-  // a record whose value count differs from its shape
-  rejects(doc('format: 1 strings: "a" shapes { fields: [0] } nodes { object { shape: 0 } } root { node: 0 }'), 'ERR_FORMAT');
+  // a back-reference forward: [ref 1] where value 1 does not exist yet
+  rejects(doc('format: 1 kinds: [KIND_ARRAY, KIND_REF] counts: [1, 1]'), 'ERR_FORMAT', 9);
+  // a string reference to a texts entry not read yet
+  rejects(doc('format: 1 kinds: [KIND_STRING_REF] counts: [0] texts: "a"'), 'ERR_FORMAT', 7);
+  // a container whose children are missing, values after the root, unused payloads
+  rejects(doc('format: 1 kinds: [KIND_ARRAY, KIND_NULL] counts: [3]'), 'ERR_FORMAT', 4);
+  rejects(doc('format: 1 kinds: [KIND_NULL, KIND_NULL]'), 'ERR_FORMAT', 5);
+  rejects(doc('format: 1 kinds: [KIND_NULL] ints: 5'), 'ERR_FORMAT', 7);
+  // a shape out of range, a shape's field name out of the string table
+  rejects(doc('format: 1 kinds: [KIND_OBJECT] counts: [1] shapes { }'), 'ERR_FORMAT');
+  rejects(doc('format: 1 strings: "a" shapes { fields: [5] } kinds: [KIND_OBJECT, KIND_NULL] counts: [0]'), 'ERR_FORMAT', 5);
   // an instance with a key-only shape
-  rejects(doc('format: 1 shapes { } nodes { instance { shape: 0 } } root { node: 0 }'), 'ERR_FORMAT');
-  // an unknown enum value
-  rejects(doc('format: 1 nodes { binary { kind: 99 } } root { node: 0 }'), 'ERR_FORMAT');
+  rejects(doc('format: 1 shapes { } kinds: [KIND_INSTANCE] counts: [0]'), 'ERR_FORMAT');
+  // unknown enum values
+  rejects(doc('format: 1 kinds: [99]'), 'ERR_FORMAT', 4);
+  rejects(doc('format: 1 kinds: [KIND_BINARY] binary_kinds: [99] binaries: ""'), 'ERR_FORMAT');
   // a binary length that is not a multiple of its element size
-  rejects(doc('format: 1 nodes { binary { kind: BINARY_FLOAT64 data: "abc" } } root { node: 0 }'), 'ERR_FORMAT');
-  // a hole outside an array, a bad BigInt
-  rejects(doc('format: 1 root { hole: 1 }'), 'ERR_FORMAT');
-  rejects(doc('format: 1 root { bigint: "012" }'), 'ERR_FORMAT');
-  // U+0000 in a string field (darmok writes such strings as bytes)
-  rejects(doc('format: 1 root { str: "a\\000b" }'), 'ERR_FORMAT');
+  rejects(doc('format: 1 kinds: [KIND_BINARY] binary_kinds: [BINARY_FLOAT64] binaries: "abc"'), 'ERR_FORMAT');
+  // holes outside an array, a bad BigInt, an int beyond int32, a date out of range
+  rejects(doc('format: 1 kinds: [KIND_HOLES] counts: [1]'), 'ERR_FORMAT', 4);
+  rejects(doc('format: 1 kinds: [KIND_BIGINT] texts: "012"'), 'ERR_FORMAT');
+  rejects(doc('format: 1 kinds: [KIND_INT] ints: [2147483648]'), 'ERR_FORMAT');
+  rejects(doc('format: 1 kinds: [KIND_DATE] ints: [8640000000000001]'), 'ERR_FORMAT');
   // a lone surrogate split from its pair is not canonical WTF-8
-  rejects(doc('format: 1 root { str_raw: "\\355\\240\\200\\355\\260\\200" }'), 'ERR_FORMAT');
+  rejects(doc('format: 1 kinds: [KIND_STRING] texts: "\\355\\240\\200\\355\\260\\200"'), 'ERR_FORMAT');
 });
 
 test('protobuf: limits', { skip }, () => {
@@ -182,7 +189,7 @@ test('protobuf: memory is stable across good and failing calls', { skip }, () =>
   const good = sample();
   const bytes = pb.encodeEntity(good);
   const json = darmok.encodeEntity(good);
-  const bad = [bytes.subarray(0, 7), Uint8Array.from([0x0b]), doc('format: 1 root { node: 3 }')];
+  const bad = [bytes.subarray(0, 7), Uint8Array.from([0x0b]), doc('format: 1 kinds: [KIND_REF] counts: [3]')];
   const round = (n) => {
     let failures = 0;
     for (let i = 0; i < n; i++) {

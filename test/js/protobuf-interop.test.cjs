@@ -51,15 +51,19 @@ test('protoc --decode reads darmok bytes for the Foo graph', { skip }, () => {
     'strings: "Foo"', 'strings: "Bar"', 'strings: "Baz"',
     'strings: "title"', 'strings: "count"', 'strings: "bars"', 'strings: "bazById"',
     'strings: "when"', 'strings: "baz"', 'strings: "label"', 'strings: "counts"',
-    // values
-    'str: "the tanagra article"', 'integer: 42', 'str: "first"', 'str: "shared"',
-    `date: ${Date.UTC(2020, 0, 1)}`, 'number: 0.625', 'integer: -5',
-    'version: 1', 'instance {', 'map {', 'root {'
+    // class shapes, and the value stream with its payloads
+    'version: 1', 'kinds: KIND_INSTANCE', 'kinds: KIND_MAP', 'kinds: KIND_REF', 'kinds: KIND_STRING_REF',
+    'texts: "the tanagra article"', 'ints: 42', 'texts: "first"', 'texts: "shared"',
+    `ints: ${Date.UTC(2020, 0, 1)}`, 'numbers: 0.625', 'ints: -5'
   ]) {
     assert.ok(text.includes(want), `protoc's text shows ${want}:\n${text}`);
   }
-  // Every class key and field name is written once, however many instances.
+  // Every class key and field name is written once, however many instances,
+  // and so is each repeated string value ("x", "y", "z" of the three Maps).
   assert.strictEqual(text.split('strings: "label"').length - 1, 1);
+  assert.strictEqual(text.split('texts: "x"').length - 1, 1);
+  // One message per document plus one per shape, not one per value.
+  assert.strictEqual(text.split('{').length - 1, 3);
   // protoc's text, encoded again by protoc, is the same document.
   const again = protoc(['--encode=darmok.Document'], text);
   assert.deepStrictEqual(Buffer.from(again), bytes);
@@ -73,7 +77,7 @@ test('protoc --decode reads darmok bytes for the Foo graph', { skip }, () => {
 const HANDWRITTEN = `
 # [Point{x: 1, y: -2.5}, "café", <lone surrogate>, 12345678901234567890n,
 #  Map{"k" => Set{undefined, null}}, /a+b/gi, Uint16Array [1, 2],
-#  TypeError("boom"), <2 holes>, true, the array itself]
+#  TypeError("boom"), <2 holes>, true, the array itself, "café" again]
 format: 1
 strings: "Point"
 strings: "x"
@@ -82,26 +86,32 @@ strings: "name"
 strings: "message"
 shapes { class_key: 0 version: 2 fields: [1, 2] }
 shapes { fields: [3, 4] }
-nodes { array {
-  items { node: 1 }
-  items { str: "café" }
-  items { str_raw: "\\355\\240\\200" }
-  items { bigint: "12345678901234567890" }
-  items { node: 2 }
-  items { node: 4 }
-  items { node: 5 }
-  items { node: 6 }
-  items { hole: 2 }
-  items { boolean: true }
-  items { node: 0 }
-} }
-nodes { instance { shape: 0 values { integer: 1 } values { number: -2.5 } } }
-nodes { map { keys { str: "k" } values { node: 3 } } }
-nodes { set { values { special: SPECIAL_UNDEFINED } values { special: SPECIAL_NULL } } }
-nodes { regexp { source: "a+b" flags: "gi" } }
-nodes { binary { kind: BINARY_UINT16 data: "\\001\\000\\002\\000" } }
-nodes { error { shape: 1 values { str: "TypeError" } values { str: "boom" } } }
-root { node: 0 }
+kinds: [
+  KIND_ARRAY,                   # value 0, counts 13 (slots)
+  KIND_INSTANCE,                # value 1, counts 0 (shape: Point)
+    KIND_INT, KIND_NUMBER,      #   x: ints 1, y: numbers -2.5
+  KIND_STRING,                  # texts "café"
+  KIND_STRING,                  # texts: a lone surrogate, WTF-8
+  KIND_BIGINT,                  # texts: digits
+  KIND_MAP,                     # value 2, counts 1 (pair)
+    KIND_STRING,                #   texts "k"
+    KIND_SET,                   #   value 3, counts 2
+      KIND_UNDEFINED, KIND_NULL,
+  KIND_REGEXP,                  # value 4, texts "a+b", "gi"
+  KIND_BINARY,                  # value 5, binary_kinds, binaries
+  KIND_ERROR,                   # value 6, counts 1 (shape: name, message)
+    KIND_STRING, KIND_STRING,   #   texts "TypeError", "boom"
+  KIND_HOLES,                   # counts 2
+  KIND_TRUE,
+  KIND_REF,                     # counts 0: the array itself
+  KIND_STRING_REF               # counts 0: texts[0] again
+]
+counts: [13, 0, 1, 2, 1, 2, 0, 0]
+ints: [1]
+numbers: [-2.5]
+texts: ["caf\\303\\251", "\\355\\240\\200", "12345678901234567890", "k", "a+b", "gi", "TypeError", "boom"]
+binary_kinds: [BINARY_UINT16]
+binaries: ["\\001\\000\\002\\000"]
 `;
 
 test('protoc --encode of a hand-written document decodes through darmok', { skip }, () => {
@@ -115,7 +125,7 @@ test('protoc --encode of a hand-written document decodes through darmok', { skip
   const bytes = protoc(['--encode=darmok.Document'], HANDWRITTEN);
   const v = codec.decodeEntity(bytes);
   assert.ok(Array.isArray(v));
-  assert.strictEqual(v.length, 12);
+  assert.strictEqual(v.length, 13);
   assert.ok(v[0] instanceof Point);
   assert.deepStrictEqual({ x: v[0].x, y: v[0].y }, { x: 1, y: -2.5 });
   assert.strictEqual(v[0].length, Math.hypot(1, 2.5));
@@ -133,6 +143,7 @@ test('protoc --encode of a hand-written document decodes through darmok', { skip
   assert.ok(!(8 in v) && !(9 in v), 'holes');
   assert.strictEqual(v[10], true);
   assert.strictEqual(v[11], v, 'cycle');
+  assert.strictEqual(v[12], 'café');
   // darmok writes the same document in its canonical form, which JSON carries too.
   const again = codec.encodeEntity(v);
   assert.strictEqual(transcode(transcode(again, { from: 'protobuf', to: 'json' }), { from: 'json', to: 'protobuf' }).compare(again), 0);
