@@ -248,14 +248,26 @@ class Encoder {
   fields(v) {
     this.enter();
     const w = this.w;
-    const keys = Object.keys(v);
     const at = w.pos;
     w.u32(0);
+    w.patchU32(at, this.ownPairs(v, null));
+    this.depth--;
+  }
+
+  /*
+   * Write (key str, value) for each own enumerable key of v, in Object.keys
+   * order, except those in skip (a Set, or null) and function- or
+   * symbol-valued ones; return how many were written.
+   */
+  ownPairs(v, skip) {
+    const w = this.w;
+    const keys = Object.keys(v);
     let n = 0;
     let key = '';
     try {
       for (let i = 0; i < keys.length; i++) {
         key = keys[i];
+        if (skip !== null && skip.has(key)) continue;
         const x = v[key];
         if (this.skipped(x)) continue;
         w.str(key);
@@ -265,8 +277,7 @@ class Encoder {
     } catch (err) {
       throw addSegment(err, key);
     }
-    w.patchU32(at, n);
-    this.depth--;
+    return n;
   }
 
   /*
@@ -425,19 +436,10 @@ class Encoder {
         this.value(v.errors);
         n++;
       }
-      const keys = Object.keys(v);
-      for (let i = 0; i < keys.length; i++) {
-        key = keys[i];
-        if (ERROR_FIXED.has(key)) continue;
-        const x = v[key];
-        if (this.skipped(x)) continue;
-        w.str(key);
-        this.value(x);
-        n++;
-      }
     } catch (err) {
       throw addSegment(err, key);
     }
+    n += this.ownPairs(v, ERROR_FIXED);
     w.patchU32(at, n);
     this.depth--;
   }
