@@ -1,7 +1,7 @@
 /*
  * dk_wasm.c - the WebAssembly ABI that js/ calls, on top of darmok.h.
- * Built only by emcc (not part of the native test build); its exported
- * names are listed, one per line, in wasm/exports.txt.
+ * Plain C: the native tests compile it too, and emcc exports the names
+ * listed, one per line, in wasm/exports.txt.
  *
  * The ABI, as specified for js/ (verbatim):
  *
