@@ -15,7 +15,7 @@
  */
 
 const T = require('./tape.cjs');
-const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten } = require('./errors.cjs');
+const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build } = require('./registry.cjs');
 
 const defineProperty = Object.defineProperty;
@@ -97,12 +97,17 @@ class Decoder {
     this.acceptNewer = acceptNewer === true;
     /* key -> whether it exists on Object.prototype (see plain()). */
     this.inherited = new Map();
+    /* The last error a class's migrate/fromData threw (passed on untouched). */
+    this.hookError = null;
   }
 
   run() {
     try {
       return this.value();
     } catch (err) {
+      // The rebuild recurses once per level; a RangeError that no class hook
+      // threw is the JS stack running out (maxDepth raised far too high).
+      if (err instanceof RangeError && err !== this.hookError) throw stackDepthError(null, err);
       throw finishPath(err);
     }
   }
@@ -273,7 +278,13 @@ class Decoder {
     }
     const data = {};
     this.fields(data);
-    const obj = build(plan, upgrade(plan, data, version, this.acceptNewer), target);
+    let obj;
+    try {
+      obj = build(plan, upgrade(plan, data, version, this.acceptNewer), target);
+    } catch (err) {
+      this.hookError = err; // the class's own code threw it: pass it on as it is
+      throw err;
+    }
     if (target === null) defineProperty(refs, index, { value: obj, writable: true, enumerable: true, configurable: true });
     return obj;
   }

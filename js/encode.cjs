@@ -19,7 +19,10 @@
 
 const T = require('./tape.cjs');
 const { TapeWriter } = T;
-const { DarmokError, addSegment, rawSegment, finishPath, pathError } = require('./errors.cjs');
+const { DarmokError, addSegment, rawSegment, finishPath, pathError, stackDepthError } = require('./errors.cjs');
+
+/* Nesting from which a RangeError in the walk is taken for the JS stack. */
+const STACK_DEPTH = 64;
 const { defaultRegistry } = require('./registry.cjs');
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -143,6 +146,9 @@ class Encoder {
         this.value(value);
       }
     } catch (err) {
+      // A RangeError deep inside the walk is the JS stack running out (a
+      // getter throwing one 64 levels down is the only other way).
+      if (err instanceof RangeError && this.depth >= STACK_DEPTH) throw stackDepthError(this.depth, err);
       throw finishPath(err);
     }
   }

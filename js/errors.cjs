@@ -109,6 +109,19 @@ function finishPath(err) {
   return err;
 }
 
+/*
+ * The DarmokError for the JavaScript stack running out (a RangeError) in
+ * darmok's own recursive walk, at nesting `depth`: ERR_DEPTH, with the
+ * RangeError as its cause (depth null when unknown). Only a caller who raised maxDepth far above its
+ * default, or who calls darmok from an already deep stack, gets here.
+ */
+function stackDepthError(depth, cause) {
+  const what = depth === null ? 'the nesting' : `nesting of ${depth} levels`;
+  const err = new DarmokError('ERR_DEPTH', `${what} ran out of JavaScript stack: lower maxDepth (default 1000)`);
+  err.cause = cause;
+  return err;
+}
+
 /* A DarmokError that will collect its path while it unwinds. */
 function pathError(code, message) {
   const err = new DarmokError(code, message);
@@ -306,6 +319,7 @@ function documentPath(bytes, end) {
 }
 
 module.exports = {
+  stackDepthError,
   DarmokError, CORE_CODES, coreCode, renderPath, addSegment, rawSegment,
   finishPath, pathError, documentPath, pathForMessage, shorten
 };

@@ -188,3 +188,30 @@ test('a large input then small ones: memory is reused, not grown again', { skip 
   }
   assert.strictEqual(core.wasmMemory().buffer.byteLength, size);
 });
+
+test('maxDepth raised past what the JS stack holds: ERR_DEPTH, never a bare RangeError', () => {
+  let v = null;
+  for (let i = 0; i < 50000; i++) v = new Map([[1, v]]);
+  assert.throws(() => darmok.encodeEntity(v, { maxDepth: 100000 }), (e) =>
+    e instanceof darmok.DarmokError && e.code === 'ERR_DEPTH' && e.cause instanceof RangeError);
+  const text = '['.repeat(60000) + ']'.repeat(60000);
+  for (const format of ['json', 'protobuf']) {
+    const c = darmok.createCodec({ format });
+    const blob = format === 'json' ? text : darmok.transcode(text, { from: 'json', to: 'protobuf', maxDepth: 100000 });
+    assert.throws(() => c.decodeEntity(blob, { maxDepth: 100000 }), (e) =>
+      e instanceof darmok.DarmokError && e.code === 'ERR_DEPTH' && e.cause instanceof RangeError, format);
+  }
+});
+
+test("a RangeError thrown by a class's own migrate step passes through as it is", () => {
+  const registry = darmok.createRegistry();
+  const c = darmok.createCodec({ registry });
+  class V1 {}
+  registry.serializable(V1, { key: 'limits.Ranged' });
+  const old = c.encodeEntity(Object.assign(new V1(), { a: 1 }));
+  const registry2 = darmok.createRegistry();
+  class V2 {}
+  const boom = new RangeError('from migrate');
+  registry2.serializable(V2, { key: 'limits.Ranged', version: 2, migrate: { 1: () => { throw boom; } } });
+  assert.throws(() => darmok.createCodec({ registry: registry2 }).decodeEntity(old), (e) => e === boom);
+});
