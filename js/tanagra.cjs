@@ -119,17 +119,22 @@ function strip(name, suffixes) {
   return null;
 }
 
-/* {"0":1,"1":2} (JSON.stringify of a Uint8Array) -> Uint8Array, or null. */
+/*
+ * {"0":1,"1":2} (JSON.stringify of a Uint8Array) -> Uint8Array, or null.
+ * Only dense objects qualify (keys 0..n-1, as JSON.stringify writes them),
+ * so the array is never larger than the input that named its bytes: a key
+ * such as "4294967295" alone would otherwise ask for 4 GiB.
+ */
 function indexedBytes(obj) {
   const keys = Object.keys(obj);
-  let length = 0;
-  for (const k of keys) {
+  const out = new Uint8Array(keys.length);
+  for (let j = 0; j < keys.length; j++) {
+    const k = keys[j];
+    const b = obj[k];
     const i = Number(k);
-    if (!Number.isInteger(i) || i < 0 || String(i) !== k || typeof obj[k] !== 'number') return null;
-    if (i + 1 > length) length = i + 1;
+    if (!(i >= 0 && i < keys.length) || String(i) !== k || typeof b !== 'number') return null;
+    out[i] = b;
   }
-  const out = new Uint8Array(length);
-  for (const k of keys) out[Number(k)] = obj[k];
   return out;
 }
 

@@ -303,3 +303,14 @@ test('attack: random bytes give a value or a DarmokError, nothing else', { skip 
   }
   assert.ok(values > 0);
 });
+
+test('tanagra reader: a sparse "f_uint8array" cannot ask for gigabytes', () => {
+  const { decodeEntity } = require('../../js/index.cjs');
+  for (const idx of ['4294967295', '9007199254740990', '1e3', '-1', '01']) {
+    const out = decodeEntity(`{"_serializationKey":"Nope","f_uint8array":{"${idx}":1}}`, { unknownClass: 'plain' });
+    assert.ok(!(out.f instanceof Uint8Array), idx); // not converted: kept as the plain field
+    assert.deepStrictEqual(out.f_uint8array, { [idx]: 1 });
+  }
+  const dense = decodeEntity('{"_serializationKey":"Nope","f_uint8array":{"0":7,"1":8}}', { unknownClass: 'plain' });
+  assert.deepStrictEqual([...dense.f], [7, 8]);
+});
