@@ -200,8 +200,9 @@ function notReady() {
 function ready() {
   if (wasm === null) throw notReady();
   if (rebuilding) {
-    // Only a Proxy used as a class prototype could run code mid-rebuild.
-    throw new DarmokError('ERR_INTERNAL', 'darmok was re-entered while rebuilding a decoded value');
+    // A class's migrate or fromData (they run mid-rebuild) called darmok:
+    // the tape being read lives in the core's memory, which the call would reuse.
+    throw new DarmokError('ERR_INTERNAL', 'darmok was called from migrate or fromData while rebuilding a decoded value; call it before or after decodeEntity instead');
   }
 }
 

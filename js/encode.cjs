@@ -47,6 +47,18 @@ const BYTE_KINDS = new Map([
 const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
 if (NodeBuffer !== null) BYTE_KINDS.set(NodeBuffer.prototype, T.BYTES_BUFFER);
 
+/*
+ * The prototypes builtin() writes exactly; an instance of a subclass of
+ * one of them (writtenAsBuiltin) would come back as the built-in.
+ */
+const EXACT_BUILTINS = new Set([Date.prototype, Map.prototype, Set.prototype, RegExp.prototype,
+  ArrayBuffer.prototype, ...BYTE_KINDS.keys()]);
+
+function writtenAsBuiltin(v) {
+  return v instanceof Date || v instanceof Map || v instanceof Set || v instanceof RegExp ||
+    v instanceof ArrayBuffer || ArrayBuffer.isView(v);
+}
+
 /* Built-ins that hold state darmok cannot read or rebuild. */
 const UNSUPPORTED = [
   typeof WeakMap === 'function' ? WeakMap : null,
@@ -462,6 +474,11 @@ class Encoder {
   /* Everything whose prototype is neither Object.prototype, null nor registered. */
   builtin(v, proto) {
     const w = this.w;
+    // A subclass of Date, Map, Set, RegExp or a binary type is written as
+    // its built-in (its class is lost): strict mode refuses that, as it
+    // refuses other unregistered classes. (Such classes cannot be
+    // registered: registry.cjs.)
+    if (this.strict && !EXACT_BUILTINS.has(proto) && writtenAsBuiltin(v)) this.unregistered(proto);
     if (v instanceof Date) {
       this.take(v);
       w.opF64(T.T_DATE, dateGetTime.call(v));
@@ -513,12 +530,15 @@ class Encoder {
         return;
       }
     }
-    if (this.strict) {
-      const name = proto !== null && typeof proto.constructor === 'function' ? proto.constructor.name : '';
-      throw pathError('ERR_UNREGISTERED_CLASS',
-        `cannot encode an instance of an unregistered class${name ? ` (${name})` : ''}: register it with serializable()`);
-    }
+    if (this.strict) this.unregistered(proto);
     this.plain(v);
+  }
+
+  /* Throws ERR_UNREGISTERED_CLASS for an instance whose prototype is proto. */
+  unregistered(proto) {
+    const name = proto !== null && typeof proto.constructor === 'function' ? proto.constructor.name : '';
+    throw pathError('ERR_UNREGISTERED_CLASS',
+      `cannot encode an instance of an unregistered class${name ? ` (${name})` : ''}: register it with serializable()`);
   }
 
   /* v written as a plain object of its own enumerable fields. */

@@ -88,6 +88,23 @@ function migrationSteps(migrate, version, what) {
 }
 
 /*
+ * Built-ins whose instances keep their state in internal slots, which a
+ * registered class's own-fields encoding would silently drop (a Map
+ * subclass would come back as an empty object that is not a Map).
+ */
+const SLOT_BUILTINS = [Array, Map, Set, Date, RegExp, Error, ArrayBuffer, DataView,
+  Object.getPrototypeOf(Uint8Array), Promise, WeakMap, WeakSet];
+
+/* The name of the slot built-in Class derives from, or null. */
+function slotBase(Class) {
+  for (let i = 0; i < SLOT_BUILTINS.length; i++) {
+    const B = SLOT_BUILTINS[i];
+    if (Class === B || Class.prototype instanceof B) return B === SLOT_BUILTINS[8] ? 'TypedArray' : B.name;
+  }
+  return null;
+}
+
+/*
  * Create the plan of Class under key with options (validated here). The
  * plan belongs to its registry; callers read it and never change it.
  *   simple        true when encode writes the instance's own enumerable
@@ -181,6 +198,12 @@ class Registry {
     Class = unwrap(Class);
     if (typeof Class !== 'function' || Class.prototype === null || typeof Class.prototype !== 'object') {
       throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable() takes a class');
+    }
+    const base = slotBase(Class);
+    if (base !== null) {
+      throw new DarmokError('ERR_UNSUPPORTED_TYPE',
+        `serializable(${Class.name || 'class'}): a subclass of ${base} keeps its state in ${base}'s internal slots, ` +
+        `which darmok writes only for ${base} itself; register a class that holds a ${base} in a field instead`);
     }
     if (options === undefined || options === null) options = {};
     for (const name of Object.keys(options)) {

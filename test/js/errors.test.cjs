@@ -136,3 +136,42 @@ test('parse errors carry the offset and a short excerpt', { skip: wasmOnly }, ()
     return true;
   });
 });
+
+test('subclasses of built-ins with internal state: registration refused, strict refuses them unregistered', () => {
+  const { createRegistry, createCodec } = require('../../js/index.cjs');
+  const registry = createRegistry();
+  const c = createCodec({ registry });
+  class M extends Map {}
+  class S extends Set {}
+  class D extends Date {}
+  class E extends Error {}
+  class L extends Array {}
+  class B extends Uint8Array {}
+  for (const C of [M, S, D, E, L, B]) {
+    throwsCode(() => registry.serializable(C), 'ERR_UNSUPPORTED_TYPE');
+    assert.strictEqual(registry.planByKey(C.name), null, `${C.name} is not registered`);
+  }
+  // Not registered: written as the built-in, its class not kept; strict says so.
+  const m = new M([[1, 2]]);
+  assert.deepStrictEqual([...c.decodeEntity(c.encodeEntity(m))], [[1, 2]]);
+  throwsCode(() => c.encodeEntity({ m }, { strict: true }), 'ERR_UNREGISTERED_CLASS', '$.m');
+  throwsCode(() => c.encodeEntity([new D(0)], { strict: true }), 'ERR_UNREGISTERED_CLASS', '$[0]');
+  throwsCode(() => c.encodeEntity(new B(2), { strict: true }), 'ERR_UNREGISTERED_CLASS', '$');
+  // The built-ins themselves (and Buffer) are fine in strict mode.
+  c.encodeEntity([new Map(), new Set(), new Date(0), /x/, new Uint8Array(1), Buffer.from('a'), new ArrayBuffer(1)], { strict: true });
+});
+
+test('migrate may not call darmok: ERR_INTERNAL that says so', () => {
+  const { createRegistry, createCodec } = require('../../js/index.cjs');
+  const r1 = createRegistry();
+  class A {}
+  r1.serializable(A, { key: 'errors.Reenter' });
+  const old = createCodec({ registry: r1 }).encodeEntity(Object.assign(new A(), { x: 1 }));
+  const r2 = createRegistry();
+  const c2 = createCodec({ registry: r2 });
+  class A2 {}
+  r2.serializable(A2, { key: 'errors.Reenter', version: 2, migrate: { 1: (d) => { c2.encodeEntity(d); return d; } } });
+  assert.throws(() => c2.decodeEntity(old), (e) => e.code === 'ERR_INTERNAL' && /migrate or fromData/.test(e.message));
+  // The core is fine afterwards.
+  assert.strictEqual(c2.decodeEntity(c2.encodeEntity({ ok: 1 })).ok, 1);
+});
