@@ -116,6 +116,12 @@ function createCodec(options) {
     throw new DarmokError('ERR_INVALID_OPTION', 'registry must come from createRegistry()');
   }
   const impl = FORMATS[format];
+  /*
+   * The rebuild callbacks, one per combination of decodeEntity's two flag
+   * options, made once here rather than a closure per call.
+   */
+  const rebuilds = [false, true].map((unknownPlain) => [false, true].map((acceptNewer) =>
+    (reader) => new Decoder(reader, unknownPlain, registry, acceptNewer).run()));
 
   /*
    * encodeEntity(value, { strict?, maxDepth? }) -> the document.
@@ -193,7 +199,7 @@ function createCodec(options) {
       legacy = 'none';
     }
     const value = how.decode(blob, maxDepth, maxLength, maxBytes,
-      (reader) => new Decoder(reader, unknownPlain, registry, acceptNewer).run());
+      rebuilds[unknownPlain ? 1 : 0][acceptNewer ? 1 : 0]);
     if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value))) return value;
     return fromTanagra(value, registry, unknownPlain, acceptNewer);
   }

@@ -48,8 +48,16 @@ let loadError = null; //   why the synchronous load failed, for the message
 let rebuilding = false; // a decode's tape in memory is being read by JS
 let pending = null; //     the Promise of an init() in progress
 
-/* Re-take the views when memory grew (the old ones are detached then). */
+/*
+ * Re-take the views when memory grew. Growing detaches the old buffer, so
+ * a detached view (length 0; memory is never empty) is the cheap sign of
+ * it: reading memory.buffer costs a call into the runtime every time.
+ */
 function views() {
+  if (heap === null || heap.length === 0) retakeViews();
+}
+
+function retakeViews() {
   if (memory.buffer !== heapBuffer) {
     heapBuffer = memory.buffer;
     heap = new Uint8Array(heapBuffer);
@@ -95,6 +103,7 @@ function setup(instance) {
   ctx = c;
   resAddr = ex.dk_ctx_result(c) >>> 0;
   heapBuffer = null;
+  heap = null;
   wasm = ex;
   views();
   warmUp();
@@ -287,7 +296,10 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
       if (room > maxBytes) throw tooLarge(room, maxBytes);
     }
     p = input(room);
-    len = utf8Encoder.encodeInto(text, heap.subarray(p, p + room)).written;
+    // Buffer#utf8Write allocates nothing (encodeInto makes a subarray and a
+    // result object); both replace a lone surrogate with U+FFFD.
+    len = typeof heap.utf8Write === 'function' ? heap.utf8Write(text, p, room)
+      : utf8Encoder.encodeInto(text, heap.subarray(p, p + room)).written;
   } else {
     len = text.length;
     if (len > maxBytes) throw tooLarge(len, maxBytes);

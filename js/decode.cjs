@@ -95,8 +95,9 @@ class Decoder {
     this.unknownPlain = unknownPlain;
     this.registry = registry === undefined ? defaultRegistry : registry;
     this.acceptNewer = acceptNewer === true;
-    /* key -> whether it exists on Object.prototype (see plain()). */
-    this.inherited = new Map();
+    /* key -> whether it exists on Object.prototype (see plain()); made
+       by the first plain object, as most documents of instances have none. */
+    this.inherited = null;
     /* The last error a class's migrate/fromData threw (passed on untouched). */
     this.hookError = null;
   }
@@ -180,7 +181,8 @@ class Decoder {
     const obj = {};
     this.refs.push(obj);
     const n = r.u32();
-    const inherited = this.inherited;
+    let inherited = this.inherited;
+    if (inherited === null) inherited = this.inherited = new Map();
     let key = '';
     try {
       for (let i = 0; i < n; i++) {
