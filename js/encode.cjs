@@ -365,13 +365,24 @@ class Encoder {
     this.depth--;
   }
 
-  map(v) {
+  /*
+   * Open a counted container: v takes its reference index, the depth
+   * grows, and op is written with a u32 count placeholder, whose position
+   * is returned for patchU32 once the count is known.
+   */
+  openCounted(v, op) {
     this.take(v);
     this.enter();
     const w = this.w;
-    w.op(T.T_MAP);
+    w.op(op);
     const at = w.pos;
     w.u32(0);
+    return at;
+  }
+
+  map(v) {
+    const w = this.w;
+    const at = this.openCounted(v, T.T_MAP);
     let n = 0;
     let i = 0;
     let part = 0;
@@ -396,12 +407,8 @@ class Encoder {
   }
 
   set(v) {
-    this.take(v);
-    this.enter();
     const w = this.w;
-    w.op(T.T_SET);
-    const at = w.pos;
-    w.u32(0);
+    const at = this.openCounted(v, T.T_SET);
     let n = 0;
     let i = 0;
     try {
@@ -421,12 +428,8 @@ class Encoder {
 
   /* name, message, then stack, cause, errors when present, then extras. */
   error(v) {
-    this.take(v);
-    this.enter();
     const w = this.w;
-    w.op(T.T_ERROR);
-    const at = w.pos;
-    w.u32(0);
+    const at = this.openCounted(v, T.T_ERROR);
     let n = 2;
     let key = 'name';
     try {

@@ -183,6 +183,19 @@ static int reject(dk_ctx *c, dk_err *err)
     return finish(c, err);
 }
 
+/*
+ * Starts a call whose input is the first len bytes of the input area:
+ * 0 when they are there, else the call fails with DK_ERR_TOO_LARGE and
+ * that code is returned.
+ */
+static int start(dk_ctx *c, uint32_t len, dk_err *err)
+{
+    begin(c);
+    if (!c->in.data || len > c->in.cap - DK_JSON_PADDING)
+        return reject(c, err);
+    return 0;
+}
+
 /* 1 when b[0..n) has a byte >= 0x80; 8 bytes at a time. */
 static int has_high(const uint8_t *b, size_t n)
 {
@@ -226,9 +239,7 @@ EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
     dk_limits lim = {max_depth, 0};
     dk_err err = {DK_OK, NULL, 0};
 
-    begin(c);
-    if (!c->in.data || tape_len > c->in.cap - DK_JSON_PADDING)
-        return reject(c, &err);
+    if (start(c, tape_len, &err) != 0) return (int)err.code;
     (void)dk_json_write_opts(c->in.data, tape_len, &lim, &c->arena, &c->out,
                              &err);
     if (finish(c, &err) != DK_OK) return (int)err.code;
@@ -242,9 +253,7 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
     dk_limits lim = {max_depth, max_length};
     dk_err err = {DK_OK, NULL, 0};
 
-    begin(c);
-    if (!c->in.data || json_len > c->in.cap - DK_JSON_PADDING)
-        return reject(c, &err);
+    if (start(c, json_len, &err) != 0) return (int)err.code;
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
     (void)dk_json_read_ex(c->in.data, json_len, DK_READ_PADDED, &lim,
                           &c->arena, &c->out, &c->u16, &err);
@@ -260,9 +269,7 @@ EXPORT int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
     dk_limits lim = {max_depth, 0};
     dk_err err = {DK_OK, NULL, 0};
 
-    begin(c);
-    if (!c->in.data || tape_len > c->in.cap - DK_JSON_PADDING)
-        return reject(c, &err);
+    if (start(c, tape_len, &err) != 0) return (int)err.code;
     (void)dk_pb_write_opts(c->in.data, tape_len, &lim, &c->arena, &c->out,
                            &err);
     return finish(c, &err);
@@ -278,9 +285,7 @@ EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
     dk_limits lim = {max_depth, max_length};
     dk_err err = {DK_OK, NULL, 0};
 
-    begin(c);
-    if (!c->in.data || pb_len > c->in.cap - DK_JSON_PADDING)
-        return reject(c, &err);
+    if (start(c, pb_len, &err) != 0) return (int)err.code;
     (void)dk_pb_read_opts(c->in.data, pb_len, &lim, 0, &c->arena, &c->out,
                           &err);
     return finish(c, &err);
@@ -293,9 +298,7 @@ EXPORT int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len,
     dk_limits lim = {max_depth, max_length};
     dk_err err = {DK_OK, NULL, 0};
 
-    begin(c);
-    if (!c->in.data || json_len > c->in.cap - DK_JSON_PADDING)
-        return reject(c, &err);
+    if (start(c, json_len, &err) != 0) return (int)err.code;
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
     (void)dk_pb_from_json_opts(c->in.data, json_len, DK_READ_PADDED, &lim,
                                &c->arena, &c->tape, &c->out, &err);
@@ -309,9 +312,7 @@ EXPORT int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
     dk_limits lim = {max_depth, max_length};
     dk_err err = {DK_OK, NULL, 0};
 
-    begin(c);
-    if (!c->in.data || pb_len > c->in.cap - DK_JSON_PADDING)
-        return reject(c, &err);
+    if (start(c, pb_len, &err) != 0) return (int)err.code;
     (void)dk_pb_to_json_opts(c->in.data, pb_len, &lim, &c->arena, &c->tape,
                              &c->out, &err);
     return finish(c, &err);

@@ -66,3 +66,16 @@ test('errors map to DarmokError with code, offset and a short excerpt', () => {
     assert.match(e.message, /at byte 1008/);
   }
 });
+
+test('the ABI refuses a length beyond the input area, and the next call works', () => {
+  const ex = core.exportsForTest();
+  const c = ex.dk_ctx_new(); // a context of our own: darmok's is private
+  const words = () => new Uint32Array(core.wasmMemory().buffer, ex.dk_ctx_result(c), 8);
+  assert.notStrictEqual(ex.dk_ctx_input(c, 16), 0);
+  for (const call of ['dk_json_encode_ctx', 'dk_json_decode_ctx', 'dk_pb_encode_ctx', 'dk_pb_decode_ctx', 'dk_pb_from_json_ctx', 'dk_pb_to_json_ctx']) {
+    const code = ex[call](c, 1 << 30, 0, 0);
+    assert.strictEqual(code, 4, `${call}: DK_ERR_TOO_LARGE`);
+    assert.strictEqual(words()[0], 4, `${call}: result word 0`);
+  }
+  assert.strictEqual(decodeEntity(encodeEntity({ after: [1] })).after[0], 1);
+});
