@@ -313,6 +313,15 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
     limits.maxLength = maxLength;
     throw failure(code, p, len, 'decode');
   }
+  return rebuildOutput(rebuild);
+}
+
+/*
+ * After a decode call: rebuild(reader) over the tape in the output, with the
+ * core's UTF-16 side table of its non-ASCII strings when there is one. No
+ * call into the core may happen meanwhile (it would reuse the memory).
+ */
+function rebuildOutput(rebuild) {
   const out = word(RES_OUT);
   rebuilding = true;
   try {
@@ -399,13 +408,7 @@ function pbDecode(bytes, maxDepth, maxLength, maxBytes, rebuild) {
     limits.maxLength = maxLength;
     throw pbFailure(code, p, len);
   }
-  const out = word(RES_OUT);
-  rebuilding = true;
-  try {
-    return rebuild(new TapeReader(heap, heapView, out, out + word(RES_OUT_LEN)));
-  } finally {
-    rebuilding = false;
-  }
+  return rebuildOutput(rebuild);
 }
 
 /*

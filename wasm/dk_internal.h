@@ -135,6 +135,38 @@ static inline unsigned dk_plain_run(const uint8_t *p)
 #define dk_plain_run dk_plain8
 #endif
 
+/*
+ * dk_ascii_run(p): the index of the first byte >= 0x80 among the
+ * DK_PLAIN_RUN bytes at p, DK_PLAIN_RUN when all are ASCII. The caller makes
+ * sure the bytes exist.
+ */
+#ifdef __wasm_simd128__
+static inline unsigned dk_ascii_run(const uint8_t *p)
+{
+    uint32_t m = wasm_i8x16_bitmask(wasm_v128_load(p));
+
+    return m ? (unsigned)__builtin_ctz(m) : 16u;
+}
+#else
+static inline unsigned dk_ascii_run(const uint8_t *p)
+{
+    uint64_t m = ((uint64_t)dk_rd32(p) | (uint64_t)dk_rd32(p + 4) << 32) &
+                 0x8080808080808080u;
+    unsigned i = 0;
+
+    if (m == 0) return 8;
+#if defined(__GNUC__) || defined(__clang__)
+    i = (unsigned)__builtin_ctzll(m) >> 3;
+#else
+    while (!(m & 0x80u)) {
+        m >>= 8;
+        i++;
+    }
+#endif
+    return i;
+}
+#endif
+
 static inline void dk_wrf64(uint8_t *p, double d)
 {
     uint64_t u;
@@ -176,6 +208,24 @@ size_t dk_fmt_double(double x, char out[DK_NUM_MAX]);
  * faster than its UTF-8 decoding of non-ASCII text.
  */
 size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d);
+
+/*
+ * Appends to the UTF-16 side table u (the format of dk_json_read_ex) the
+ * entry of the tape str whose header is at tape offset at and whose bytes
+ * are s[0..n), trusted WTF-8: u32 at, u32 unit count, the units. Never more
+ * than 8 + 2n bytes. Fails with DK_ERR_TOO_LARGE or DK_ERR_MEMORY at pos.
+ */
+DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
+                           dk_err *err, size_t pos);
+
+/*
+ * dk_pb_read_opts plus the UTF-16 side table of dk_json_read_ex for the
+ * non-ASCII strs of the tape (u16_out NULL: none). Its bytes count against
+ * max_out with the tape's: the table cannot amplify past the bound either.
+ */
+int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
+                  size_t max_out, dk_arena *scratch, dk_buf *tape_out,
+                  dk_buf *u16_out, dk_err *err);
 
 /* Writes the int32 v in decimal into out; returns the length. */
 size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX]);

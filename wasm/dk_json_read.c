@@ -341,10 +341,6 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
 }
 
 /*
- * Reads the string at the cursor onto the tape as a str (header, bytes) of
- * at most limit bytes.
- */
-/*
  * Appends to the side table r->u16 the entry of the str at tape offset at,
  * whose bytes are WTF-8 that read_str_bytes validated or wrote itself
  * (hence no checks): u32 at, u32 unit count, the UTF-16 units (LE). A
@@ -352,22 +348,16 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
  */
 DK_MUST static int put_utf16(reader *r, size_t at)
 {
-    dk_buf *u = r->u16;
-    const uint8_t *s = r->tape->data + at + 4;
-    size_t n = dk_rd32(r->tape->data + at) >> DK_STR_SHIFT, units;
+    size_t n = dk_rd32(r->tape->data + at) >> DK_STR_SHIFT;
 
-    if (n > (SIZE_MAX - 8) / 2)
-        return fail(r, DK_ERR_TOO_LARGE, "string too long", POS(r));
-    if (u->cap - u->len < 8 + 2 * n)
-        DK_TRY(dk_buf_reserve(u, 8 + 2 * n, r->err, POS(r)));
-    units = dk_wtf8_to_utf16(s, n, u->data + u->len + 8);
-    r->u16_last = u->len;
-    dk_wr32(u->data + u->len, (uint32_t)at);
-    dk_wr32(u->data + u->len + 4, (uint32_t)units);
-    u->len += 8 + 2 * units;
-    return DK_OK;
+    r->u16_last = r->u16->len;
+    return dk_utf16_entry(r->u16, at, r->tape->data + at + 4, n, r->err, POS(r));
 }
 
+/*
+ * Reads the string at the cursor onto the tape as a str (header, bytes) of
+ * at most limit bytes.
+ */
 DK_MUST static int read_str_max(reader *r, uint64_t limit)
 {
     size_t at = r->tape->len;

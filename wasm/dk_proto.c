@@ -121,11 +121,14 @@ static unsigned pb_text_scan(const uint8_t *p, size_t n)
     while (i < n) {
         unsigned b = p[i];
         if (b < 0x80) {
-            uint64_t w;
             i++;
-            /* ASCII runs 8 bytes at a time */
-            while (n - i >= 8 && (memcpy(&w, p + i, 8), (w & 0x8080808080808080u) == 0))
-                i += 8;
+            /* ASCII runs DK_PLAIN_RUN bytes at a time */
+            while (n - i >= DK_PLAIN_RUN) {
+                unsigned k = dk_ascii_run(p + i);
+                i += k;
+                if (k < DK_PLAIN_RUN)
+                    break;
+            }
             continue;
         }
         f &= ~PB_TX_ASCII;
@@ -891,6 +894,8 @@ typedef struct pb_dec {
     uint32_t max_depth;
     uint32_t max_length;
     size_t max_out; /* tape bytes allowed: the amplification bound */
+    dk_buf *u16;    /* UTF-16 side table (dk_pb_read_ex), or NULL; its
+                     * bytes count against max_out too */
 
     const Darmok__Document *doc;
     uint8_t *str_f;  /* tape str flags of each strings entry */
@@ -1167,7 +1172,8 @@ static int dec_bad_here(pb_dec *d, dk_code code, const char *msg)
  * fails here. */
 static DK_MUST int dec_room(pb_dec *d, size_t n)
 {
-    if (n > d->max_out - d->out->len)
+    size_t used = d->out->len + (d->u16 ? d->u16->len : 0);
+    if (used > d->max_out || n > d->max_out - used)
         return dec_bad_here(d, DK_ERR_TOO_LARGE,
                             "decoded document too large for its size (string table amplification)");
     if (d->out->cap - d->out->len >= n)
@@ -1226,11 +1232,17 @@ static DK_MUST int dec_op_f64(pb_dec *d, unsigned op, const double *x)
  * max_length (checked by dec_scan), itself at most the tape's 2^30 - 1. */
 static DK_MUST int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
-    DK_TRY(dec_room(d, 4 + b->len));
+    size_t at = d->out->len;
+    /* A non-ASCII str also gets its side-table entry (<= 8 + 2 len bytes),
+     * in the same budget. */
+    size_t extra = d->u16 && !(f & DK_STR_ASCII) ? 8 + 2 * b->len : 0;
+    DK_TRY(dec_room(d, 4 + b->len + extra));
     dec_u32_unsafe(d, (uint32_t)b->len << DK_STR_SHIFT | f);
     if (b->len != 0)
         memcpy(d->out->data + d->out->len, b->data, b->len);
     d->out->len += b->len;
+    if (extra != 0)
+        DK_TRY(dk_utf16_entry(d->u16, at, b->data, b->len, d->err, 0));
     return 0;
 }
 
@@ -1555,6 +1567,14 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
                     size_t max_out, dk_arena *scratch, dk_buf *tape_out,
                     dk_err *err)
 {
+    return dk_pb_read_ex(pb, len, lim, max_out, scratch, tape_out, NULL, err);
+}
+
+/* The same, with the UTF-16 side table; see dk_internal.h. */
+int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
+                  size_t max_out, dk_arena *scratch, dk_buf *tape_out,
+                  dk_buf *u16_out, dk_err *err)
+{
     pb_dec d;
     pb_alloc_ctx ac;
     ProtobufCAllocator alloc;
@@ -1565,7 +1585,10 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
     err->pos = 0;
 
     tape_out->len = 0;
+    if (u16_out)
+        u16_out->len = 0;
     memset(&d, 0, sizeof d);
+    d.u16 = u16_out;
     d.a = scratch;
     d.err = err;
     d.out = tape_out;
@@ -1602,6 +1625,8 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
         dec_wtf8(&d, doc->texts, doc->n_texts, PB_F_TEXTS, &d.text_f) != DK_OK ||
         dec_shapes(&d) != DK_OK || dec_walk(&d) != DK_OK) {
         tape_out->len = 0; /* a failure leaves no partial tape */
+        if (u16_out)
+            u16_out->len = 0;
         return (int)err->code;
     }
     return DK_OK;

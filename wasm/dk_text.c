@@ -219,11 +219,31 @@ static inline void put_u16(uint8_t *d, uint32_t v)
 #endif
 }
 
+#ifndef __wasm_simd128__
 /* The 4 ASCII bytes of a (LE) widened to 4 UTF-16 units, as 8 LE bytes. */
 static inline uint64_t widen4(uint32_t a)
 {
     return (uint64_t)(a & 0xFFu) | (uint64_t)(a & 0xFF00u) << 8 |
            (uint64_t)(a & 0xFF0000u) << 16 | (uint64_t)(a & 0xFF000000u) << 24;
+}
+#endif
+
+/* The DK_PLAIN_RUN bytes at s as as many UTF-16 units (LE) at d. */
+static inline void widen_run(const uint8_t *s, uint8_t *d)
+{
+#ifdef __wasm_simd128__
+    v128_t x = wasm_v128_load(s);
+
+    wasm_v128_store(d, wasm_u16x8_extend_low_u8x16(x));
+    wasm_v128_store(d + 16, wasm_u16x8_extend_high_u8x16(x));
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t wa = widen4(dk_rd32(s)), wb = widen4(dk_rd32(s + 4));
+
+    memcpy(d, &wa, 8);
+    memcpy(d + 8, &wb, 8);
+#else
+    for (int k = 0; k < 8; k++) put_u16(d + 2 * k, s[k]);
+#endif
 }
 
 /* See dk_internal.h. */
@@ -236,35 +256,16 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
         uint32_t c = s[i];
 
         if (c < 0x80) {
-            /* an ASCII run widens 16 (SIMD) or 8 bytes at a time */
-#ifdef __wasm_simd128__
-            while (n - i >= 16) {
-                v128_t x = wasm_v128_load(s + i);
+            /* An ASCII run: DK_PLAIN_RUN bytes widened at a time, whole,
+             * keeping the units before the first non-ASCII byte (the rest
+             * is rewritten next: d has room for 2(n - i) more bytes). */
+            while (n - i >= DK_PLAIN_RUN) {
+                unsigned k = dk_ascii_run(s + i);
 
-                if (wasm_i8x16_bitmask(x)) break;
-                wasm_v128_store(d, wasm_u16x8_extend_low_u8x16(x));
-                wasm_v128_store(d + 16, wasm_u16x8_extend_high_u8x16(x));
-                d += 32;
-                i += 16;
-            }
-#endif
-            while (n - i >= 8) {
-                uint32_t a = dk_rd32(s + i), b = dk_rd32(s + i + 4);
-                uint64_t wa, wb;
-
-                if ((a | b) & 0x80808080u) break;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                wa = widen4(a);
-                wb = widen4(b);
-                memcpy(d, &wa, 8);
-                memcpy(d + 8, &wb, 8);
-#else
-                for (int k = 0; k < 8; k++) put_u16(d + 2 * k, s[i + (size_t)k]);
-                (void)wa;
-                (void)wb;
-#endif
-                d += 16;
-                i += 8;
+                widen_run(s + i, d);
+                i += k;
+                d += 2 * k;
+                if (k < DK_PLAIN_RUN) break;
             }
             while (i < n && s[i] < 0x80) {
                 put_u16(d, s[i++]);
@@ -290,6 +291,23 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
         d += 2;
     }
     return (size_t)(d - d0) / 2;
+}
+
+/* See dk_internal.h. */
+int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
+                   dk_err *err, size_t pos)
+{
+    size_t units;
+
+    if (n > (SIZE_MAX - 8) / 2 || at > UINT32_MAX)
+        return dk_fail(err, DK_ERR_TOO_LARGE, "string too long", pos);
+    if (u->cap - u->len < 8 + 2 * n)
+        DK_TRY(dk_buf_reserve(u, 8 + 2 * n, err, pos));
+    units = dk_wtf8_to_utf16(s, n, u->data + u->len + 8);
+    dk_wr32(u->data + u->len, (uint32_t)at);
+    dk_wr32(u->data + u->len + 4, (uint32_t)units);
+    u->len += 8 + 2 * units;
+    return DK_OK;
 }
 
 /* a / b rounded towards minus infinity (b > 0). */

@@ -60,7 +60,8 @@
  *    3 DK_RES_OUT_LEN length of the output
  *    4 DK_RES_MSG     address of the static, ASCII error message (0 when ok)
  *    5 DK_RES_MSG_LEN its length
- *    6 DK_RES_U16     decode: address of the UTF-16 side table (entries
+ *    6 DK_RES_U16     decode (JSON and protobuf): address of the UTF-16
+ *                     side table (entries
  *                     u32 tape offset, u32 units, units; see
  *                     dk_json_read_ex in dk_internal.h). encode: address
  *                     of the output as UTF-16 (LE), or 0 when the output
@@ -121,8 +122,9 @@ typedef struct dk_ctx {
     dk_buf in;      /* input area: in.cap - DK_JSON_PADDING usable */
     dk_buf out;     /* output of the last call */
     dk_buf tape;    /* transcoding's intermediate tape, reused */
-    dk_buf u16;     /* JSON decode: UTF-16 side table of the tape's strings;
-                       JSON encode: the output as UTF-16 when not ASCII */
+    dk_buf u16;     /* decode (JSON and protobuf): UTF-16 side table of
+                       the tape's strings; JSON encode: the output as
+                       UTF-16 when not ASCII */
     uint32_t res[DK_RES_WORDS]; /* result words */
 } dk_ctx;
 
@@ -233,6 +235,16 @@ static int out_utf16(dk_ctx *c)
     return DK_OK;
 }
 
+/* finish() for a decode: on success, result words 6-7 give the UTF-16
+ * side table the reader filled in c->u16. */
+static int finish_decode(dk_ctx *c, const dk_err *err)
+{
+    if (finish(c, err) != DK_OK) return (int)err->code;
+    c->res[DK_RES_U16] = (uint32_t)(uintptr_t)c->u16.data;
+    c->res[DK_RES_U16_LEN] = (uint32_t)c->u16.len;
+    return DK_OK;
+}
+
 /* Encodes the tape in the input area as JSON into the output. */
 EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 {
@@ -257,10 +269,7 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
     (void)dk_json_read_ex(c->in.data, json_len, DK_READ_PADDED, &lim,
                           &c->arena, &c->out, &c->u16, &err);
-    if (finish(c, &err) != DK_OK) return (int)err.code;
-    c->res[DK_RES_U16] = (uint32_t)(uintptr_t)c->u16.data;
-    c->res[DK_RES_U16_LEN] = (uint32_t)c->u16.len;
-    return DK_OK;
+    return finish_decode(c, &err);
 }
 
 /* Encodes the tape in the input area as a darmok.Document into the output. */
@@ -286,9 +295,9 @@ EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
-    (void)dk_pb_read_opts(c->in.data, pb_len, &lim, 0, &c->arena, &c->out,
-                          &err);
-    return finish(c, &err);
+    (void)dk_pb_read_ex(c->in.data, pb_len, &lim, 0, &c->arena, &c->out,
+                        &c->u16, &err);
+    return finish_decode(c, &err);
 }
 
 /* Transcodes the JSON text in the input area to a darmok.Document. */

@@ -1,8 +1,10 @@
 /*
  * test_utf16.c - the WTF-8 -> UTF-16 transcoder (dk_wtf8_to_utf16) and the
- * UTF-16 side table of dk_json_read_ex, against a plain reference decoder:
- * every code point class at every offset around the 8-byte fast path, and
- * many pseudo-random strings. Deterministic; no timing.
+ * UTF-16 side tables of dk_json_read_ex and dk_pb_read_ex, against a plain
+ * reference decoder: every code point class at every offset around the
+ * 8- and 16-byte fast paths, and many pseudo-random strings; the protobuf
+ * reader's table equal to the JSON reader's for the same document, and
+ * counted against its amplification bound. Deterministic; no timing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +92,70 @@ static uint32_t rnd(void)
     return rng_state;
 }
 
+/*
+ * The same JSON document read by dk_json_read_ex, and transcoded to
+ * protobuf then read by dk_pb_read_ex: the same tape and the same side
+ * table, byte for byte. Then the protobuf read again under a max_out that
+ * fits the tape alone: refused when the table is asked for (its bytes count
+ * too), nothing left in either buffer; admitted with room for the table.
+ */
+static void check_pb_side_table(const char *json)
+{
+    dk_buf t1, u1, t2, u2, pb, mid;
+    dk_arena a;
+    dk_err err;
+    size_t n = strlen(json), need = 0;
+    int rc;
+
+    dk_buf_init(&t1);
+    dk_buf_init(&u1);
+    dk_buf_init(&t2);
+    dk_buf_init(&u2);
+    dk_buf_init(&pb);
+    dk_buf_init(&mid);
+    dk_arena_init(&a);
+    rc = dk_json_read_ex((const uint8_t *)json, n, 0, NULL, &a, &t1, &u1, &err);
+    CHECK(rc == DK_OK, "%s: JSON read %d", json, rc);
+    dk_arena_reset(&a);
+    rc = dk_pb_from_json_opts((const uint8_t *)json, n, 0, NULL, &a, &mid, &pb, &err);
+    CHECK(rc == DK_OK, "%s: to protobuf %d", json, rc);
+    dk_arena_reset(&a);
+    rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, &a, &t2, &u2, &err);
+    CHECK(rc == DK_OK, "%s: protobuf read %d", json, rc);
+    CHECK(t1.len == t2.len && memcmp(t1.data, t2.data, t1.len) == 0,
+          "%s: tapes differ (%zu, %zu bytes)", json, t1.len, t2.len);
+    CHECK(u1.len == u2.len && (u1.len == 0 || memcmp(u1.data, u2.data, u1.len) == 0),
+          "%s: side tables differ (%zu, %zu bytes)", json, u1.len, u2.len);
+    for (size_t p = 0; p + 8 <= u2.len;) {
+        uint32_t units = dk_rd32(u2.data + p + 4);
+        uint32_t h = dk_rd32(t2.data + dk_rd32(u2.data + p));
+
+        need += 8 + 2 * (size_t)(h >> DK_STR_SHIFT);
+        p += 8 + 2 * (size_t)units;
+    }
+    if (u2.len != 0) {
+        size_t tape_len = t2.len;
+
+        dk_arena_reset(&a);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len, &a, &t2, NULL, &err);
+        CHECK(rc == DK_OK, "%s: max_out = tape, no table: %d", json, rc);
+        dk_arena_reset(&a);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len, &a, &t2, &u2, &err);
+        CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0 && u2.len == 0,
+              "%s: max_out = tape, with table: %d, %zu, %zu", json, rc, t2.len, u2.len);
+        dk_arena_reset(&a);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + need, &a, &t2, &u2, &err);
+        CHECK(rc == DK_OK && u2.len == u1.len, "%s: room for the table: %d", json, rc);
+    }
+    dk_buf_free(&t1);
+    dk_buf_free(&u1);
+    dk_buf_free(&t2);
+    dk_buf_free(&u2);
+    dk_buf_free(&pb);
+    dk_buf_free(&mid);
+    dk_arena_free(&a);
+}
+
 int main(void)
 {
     static const uint32_t specials[] = {0x00,   0x7F,   0x80,    0x7FF,
@@ -102,7 +168,7 @@ int main(void)
           "empty");
     /* one special code point at every offset of an ASCII run */
     for (size_t s = 0; s < sizeof specials / sizeof specials[0]; s++) {
-        for (size_t len = 0; len <= 24; len++) {
+        for (size_t len = 0; len <= 40; len++) {
             for (size_t at = 0; at <= len; at++) {
                 for (size_t i = 0; i <= len; i++)
                     cps[i] = i == at ? specials[s] : 'a' + (uint32_t)(i % 26);
@@ -166,6 +232,18 @@ int main(void)
         dk_buf_free(&tape);
         dk_buf_free(&u16);
         dk_arena_free(&a);
+    }
+    {
+        static const char *docs[] = {
+            "\"ascii only\"",
+            "\"caf\xc3\xa9 \xe6\x9d\xb1\xe4\xba\xac \xf0\x9f\x9a\x80 and a longer ASCII tail after it\"",
+            "[\"\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\",\"\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\",\"\\ud800\",\"x\\udfff\"]",
+            "{\"$$\xc3\xa9\":[\"ascii\",\"\xe6\x9d\xb1\"],\"k\":{\"$Map\":[[\"\xc3\xbc\",1]]}}",
+            "{\"$\":\"Cl\xc3\xa4ss\",\"n\xc3\xa4me\":\"Z\xc3\xbcrich\",\"r\":{\"$RegExp\":[\"\xc3\xa9+\",\"u\"]},"
+            "\"s\":{\"$Set\":[\"\xe6\x97\xa5\xe6\x9c\xac\",\"\xe6\x97\xa5\xe6\x9c\xac\"]}}",
+        };
+        for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
+            check_pb_side_table(docs[i]);
     }
     printf("c-utf16: %d passed, %d failed\n", checks - failures, failures);
     return failures != 0;

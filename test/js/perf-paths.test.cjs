@@ -4,7 +4,8 @@
  * timing here): the short-ASCII string cache and the Buffer-based string
  * decoding of TapeReader, the 8-bytes-at-a-time string scans of the C
  * writer and reader (every special byte at every offset of a word), and
- * binary values staying copies when the tape sits in a Buffer.
+ * binary values staying copies when the tape sits in a Buffer; the UTF-16
+ * side tables of both formats' decoders really used.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -77,8 +78,8 @@ test('binary values decoded from WebAssembly memory are copies of their own size
   assert.equal(back.ab.byteLength, 2);
 });
 
-test('UTF-16 side table: non-ASCII strings in every place a str can sit', () => {
-  const { serializable } = require('../../js/json.cjs');
+for (const format of ['json', 'protobuf']) test(`UTF-16 side table (${format}): non-ASCII strings in every place a str can sit`, () => {
+  const { serializable, encodeEntity, decodeEntity } = require(`../../js/${format}.cjs`);
   class Ünïcode { constructor() { this.$é = 'ß'; this['$$東'] = '京'; this.plain = 'x'; } }
   const U = serializable(Ünïcode, { key: 'Ünï€ode' });
   const err = new RangeError('méssage ✓');
@@ -90,8 +91,23 @@ test('UTF-16 side table: non-ASCII strings in every place a str can sit', () => 
     /ünï(c)ödé/giu, err, new U(), [new U(), '\ud800', 'a\udc00b', '𝄞', '\ufeff'],
     { name: 'ñame first' },
   ];
-  for (const v of values) {
-    const back = decodeEntity(encodeEntity(v));
+  // Count the strings that really come from the core's side table.
+  const fromUtf16 = T.TapeReader.prototype.fromUtf16;
+  let hits = 0;
+  T.TapeReader.prototype.fromUtf16 = function (at) {
+    const s = fromUtf16.call(this, at);
+    if (s !== null) hits++;
+    return s;
+  };
+  const backs = [];
+  try {
+    for (const v of values) backs.push(decodeEntity(encodeEntity(v)));
+  } finally {
+    T.TapeReader.prototype.fromUtf16 = fromUtf16;
+  }
+  assert.ok(hits >= 30, `${hits} strings from the side table`);
+  for (const [i, v] of values.entries()) {
+    const back = backs[i];
     if (v instanceof Error) {
       assert.equal(back.name, 'RangeError');
       assert.equal(back.message, v.message);
@@ -101,7 +117,8 @@ test('UTF-16 side table: non-ASCII strings in every place a str can sit', () => 
     }
   }
   // A string read twice (the Error read-ahead going back) still decodes.
-  const odd = decodeEntity('{"$Error":{"name":"Érror","message":"m"}}');
+  const odd = decodeEntity(format === 'json' ? '{"$Error":{"name":"Érror","message":"m"}}'
+    : encodeEntity(Object.assign(new Error('m'), { name: 'Érror' })));
   assert.equal(odd.name, 'Érror');
 });
 
