@@ -107,21 +107,35 @@ static void pb_pc_free(void *data, void *ptr)
 #define PB_TX_WTF8 DK_STR_WTF8   /* contains an encoded lone surrogate */
 #define PB_TX_BAD 4u             /* not WTF-8 */
 
+/* The UTF-16 unit v at d, little-endian. */
+static void pb_put_unit(uint8_t *d, uint32_t v)
+{
+    d[0] = (uint8_t)v;
+    d[1] = (uint8_t)(v >> 8);
+}
+
 /*
  * Classify n bytes as WTF-8: UTF-8 whose code points may also be lone
  * surrogates (ED A0..BF xx). Overlong forms, code points over U+10FFFF and a
  * high surrogate directly followed by a low one (a pair must be a single
  * 4-byte sequence) are BAD. Reads exactly p[0..n).
+ *
+ * With d not NULL, a text that is not ASCII is also written as UTF-16
+ * units at d (room for 2n bytes), their count at *units: the side table's
+ * conversion done in the same pass as the check (an ASCII text writes
+ * nothing). What it wrote is garbage when the result is BAD.
  */
-static unsigned pb_text_scan(const uint8_t *p, size_t n)
+static unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *units)
 {
     unsigned f = PB_TX_ASCII;
     size_t i = 0;
     size_t high_end = SIZE_MAX; /* where the last high surrogate ended */
+    uint8_t *d0 = d;
     while (i < n) {
         unsigned b = p[i];
+        uint32_t c;
         if (b < 0x80) {
-            i++;
+            size_t run = i++;
             /* ASCII runs DK_PLAIN_RUN bytes at a time */
             while (n - i >= DK_PLAIN_RUN) {
                 unsigned k = dk_ascii_run(p + i);
@@ -129,14 +143,23 @@ static unsigned pb_text_scan(const uint8_t *p, size_t n)
                 if (k < DK_PLAIN_RUN)
                     break;
             }
+            while (i < n && p[i] < 0x80)
+                i++;
+            if (d != NULL && !(f & PB_TX_ASCII))
+                d += 2 * dk_wtf8_to_utf16(p + run, i - run, d);
             continue;
         }
-        f &= ~PB_TX_ASCII;
+        if (f & PB_TX_ASCII) {
+            f &= ~PB_TX_ASCII;
+            if (d != NULL) /* the ASCII before the first other byte */
+                d += 2 * dk_wtf8_to_utf16(p, i, d);
+        }
         if (b < 0xC2)
             return PB_TX_BAD;
         if (b < 0xE0) {
             if (n - i < 2 || (p[i + 1] & 0xC0) != 0x80)
                 return PB_TX_BAD;
+            c = (b & 0x1Fu) << 6 | (p[i + 1] & 0x3Fu);
             i += 2;
         } else if (b < 0xF0) {
             unsigned b1;
@@ -152,6 +175,7 @@ static unsigned pb_text_scan(const uint8_t *p, size_t n)
                     high_end = i + 3;
                 f |= PB_TX_WTF8;
             }
+            c = (b & 0x0Fu) << 12 | (b1 & 0x3Fu) << 6 | (p[i + 2] & 0x3Fu);
             i += 3;
         } else {
             unsigned b1;
@@ -161,9 +185,22 @@ static unsigned pb_text_scan(const uint8_t *p, size_t n)
             b1 = p[i + 1];
             if ((b == 0xF0 && b1 < 0x90) || (b == 0xF4 && b1 > 0x8F))
                 return PB_TX_BAD;
+            c = ((b & 0x07u) << 18 | (b1 & 0x3Fu) << 12 | (p[i + 2] & 0x3Fu) << 6 |
+                 (p[i + 3] & 0x3Fu)) - 0x10000u;
             i += 4;
+            if (d != NULL) {
+                pb_put_unit(d, 0xD800u + (c >> 10));
+                d += 2;
+            }
+            c = 0xDC00u + (c & 0x3FFu);
+        }
+        if (d != NULL) {
+            pb_put_unit(d, c);
+            d += 2;
         }
     }
+    if (d != NULL)
+        *units = (size_t)(d - d0) / 2;
     return f;
 }
 
@@ -402,7 +439,7 @@ static DK_MUST int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
         return enc_bad(e, "tape string runs past the end of the tape", at);
     *p = e->tape + e->pos;
     *n = len;
-    if (pb_text_scan(*p, len) & PB_TX_BAD)
+    if (pb_text_scan(*p, len, NULL, NULL) & PB_TX_BAD)
         return enc_bad(e, "tape string is not WTF-8", at);
     e->pos += len;
     return 0;
@@ -899,7 +936,7 @@ typedef struct pb_dec {
 
     const Darmok__Document *doc;
     uint8_t *str_f;  /* tape str flags of each strings entry */
-    uint8_t *text_f; /* and of each texts entry */
+    uint8_t *text_f; /* and of each texts entry, once dec_text read it */
 
     /* Stream cursors: the next entry of each. */
     size_t ki, ci, ii, ni, ti, bki, bi;
@@ -1167,15 +1204,22 @@ static int dec_bad_here(pb_dec *d, dk_code code, const char *msg)
 
 /* --- tape output ------------------------------------------------------- */
 
-/* Room for n more tape bytes, within max_out (<= DK_PB_MAX_OUT): a
- * document whose string table or back-references make it expand past that
- * fails here. */
-static DK_MUST int dec_room(pb_dec *d, size_t n)
+/* n more output bytes (tape and side table together) within max_out (<=
+ * DK_PB_MAX_OUT): a document whose string table or back-references make it
+ * expand past that fails here. */
+static DK_MUST int dec_budget(pb_dec *d, size_t n)
 {
     size_t used = d->out->len + (d->u16 ? d->u16->len : 0);
     if (used > d->max_out || n > d->max_out - used)
         return dec_bad_here(d, DK_ERR_TOO_LARGE,
                             "decoded document too large for its size (string table amplification)");
+    return DK_OK;
+}
+
+/* Room for n more tape bytes, within the budget. */
+static DK_MUST int dec_room(pb_dec *d, size_t n)
+{
+    DK_TRY(dec_budget(d, n));
     if (d->out->cap - d->out->len >= n)
         return DK_OK;
     return dk_buf_reserve(d->out, n, d->err, 0);
@@ -1228,6 +1272,15 @@ static DK_MUST int dec_op_f64(pb_dec *d, unsigned op, const double *x)
     return 0;
 }
 
+/* The tape str (header + bytes) of b, flags f, in room dec_room made. */
+static void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
+{
+    dec_u32_unsafe(d, (uint32_t)b->len << DK_STR_SHIFT | f);
+    if (b->len != 0)
+        memcpy(d->out->data + d->out->len, b->data, b->len);
+    d->out->len += b->len;
+}
+
 /* A tape str (header + bytes); f: its tape flags. b->len is at most
  * max_length (checked by dec_scan), itself at most the tape's 2^30 - 1. */
 static DK_MUST int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
@@ -1236,11 +1289,9 @@ static DK_MUST int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
     /* A non-ASCII str also gets its side-table entry (<= 8 + 2 len bytes),
      * in the same budget. */
     size_t extra = d->u16 && !(f & DK_STR_ASCII) ? 8 + 2 * b->len : 0;
-    DK_TRY(dec_room(d, 4 + b->len + extra));
-    dec_u32_unsafe(d, (uint32_t)b->len << DK_STR_SHIFT | f);
-    if (b->len != 0)
-        memcpy(d->out->data + d->out->len, b->data, b->len);
-    d->out->len += b->len;
+    DK_TRY(dec_budget(d, 4 + b->len + extra));
+    DK_TRY(dec_room(d, 4 + b->len));
+    dec_str_unsafe(d, b, f);
     if (extra != 0)
         DK_TRY(dk_utf16_entry(d->u16, at, b->data, b->len, d->err, 0));
     return 0;
@@ -1264,13 +1315,42 @@ static DK_MUST int dec_int(pb_dec *d, int64_t *v)
     return 0;
 }
 
-/* The next texts entry as a tape str. */
+/*
+ * The next texts entry as a tape str. Texts are read in order, each once
+ * (a STRING_REF names one already read, and unused entries fail the
+ * document), so each is checked as WTF-8 here, on first use: with a side
+ * table, in the same pass that writes its UTF-16 units.
+ */
 static DK_MUST int dec_text(pb_dec *d)
 {
-    if (d->ti == d->doc->n_texts)
+    const ProtobufCBinaryData *b;
+    size_t i = d->ti, at = d->out->len, units = 0;
+    unsigned f;
+    if (i == d->doc->n_texts)
         return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
+    b = &d->doc->texts[i];
+    if (d->u16 == NULL) {
+        f = pb_text_scan(b->data, b->len, NULL, NULL);
+    } else {
+        dk_buf *u = d->u16;
+        size_t need = 8 + 2 * b->len;
+        DK_TRY(dec_budget(d, 4 + b->len + need));
+        if (u->cap - u->len < need)
+            DK_TRY(dk_buf_reserve(u, need, d->err, 0));
+        f = pb_text_scan(b->data, b->len, u->data + u->len + 8, &units);
+        if (!(f & (PB_TX_ASCII | PB_TX_BAD))) {
+            dk_wr32(u->data + u->len, (uint32_t)at);
+            dk_wr32(u->data + u->len + 4, (uint32_t)units);
+            u->len += 8 + 2 * units;
+        }
+    }
+    if (f & PB_TX_BAD)
+        return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", PB_F_TEXTS, i);
+    d->text_f[i] = (uint8_t)f;
     d->ti++;
-    return dec_str(d, &d->doc->texts[d->ti - 1], d->text_f[d->ti - 1]);
+    DK_TRY(dec_room(d, 4 + b->len));
+    dec_str_unsafe(d, b, f);
+    return 0;
 }
 
 /* --- validation of the tables -------------------------------------------- */
@@ -1287,11 +1367,22 @@ static DK_MUST int dec_wtf8(pb_dec *d, const ProtobufCBinaryData *s, size_t n, u
     if (*flags == NULL)
         return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
     for (i = 0; i < n; i++) {
-        unsigned f = pb_text_scan(s[i].data, s[i].len);
+        unsigned f = pb_text_scan(s[i].data, s[i].len, NULL, NULL);
         if (f & PB_TX_BAD)
             return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", field, i);
         (*flags)[i] = (uint8_t)f;
     }
+    return 0;
+}
+
+/* Room for the flags of the texts entries, set by dec_text as each is read. */
+static DK_MUST int dec_text_flags(pb_dec *d)
+{
+    if (d->doc->n_texts == 0)
+        return 0;
+    d->text_f = dk_arena_alloc(d->a, d->doc->n_texts);
+    if (d->text_f == NULL)
+        return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
     return 0;
 }
 
@@ -1622,7 +1713,7 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
     if (doc->n_strings > PB_TABLE_MAX || doc->n_shapes > PB_TABLE_MAX || doc->n_texts > PB_TABLE_MAX)
         return dec_fail(&d, DK_ERR_TOO_LARGE, "too many strings or shapes", 0);
     if (dec_wtf8(&d, doc->strings, doc->n_strings, PB_F_STRINGS, &d.str_f) != DK_OK ||
-        dec_wtf8(&d, doc->texts, doc->n_texts, PB_F_TEXTS, &d.text_f) != DK_OK ||
+        dec_text_flags(&d) != DK_OK ||
         dec_shapes(&d) != DK_OK || dec_walk(&d) != DK_OK) {
         tape_out->len = 0; /* a failure leaves no partial tape */
         if (u16_out)

@@ -245,6 +245,37 @@ int main(void)
         for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
             check_pb_side_table(docs[i]);
     }
+    /* random arrays of random strings (lone surrogates as \u escapes),
+       ASCII runs of every length between the others */
+    for (int t = 0; t < 400; t++) {
+        static char json[8192];
+        size_t j = 0, k = 1 + rnd() % 8;
+
+        json[j++] = '[';
+        for (size_t w = 0; w < k; w++) {
+            size_t m = rnd() % 48;
+
+            if (w) json[j++] = ',';
+            json[j++] = '"';
+            for (size_t i = 0; i < m; i++) {
+                uint32_t r = rnd() % 12, cp;
+
+                if (r < 7) cp = 0x20 + rnd() % 0x5F;
+                else if (r < 8) cp = 0x80 + rnd() % 0x780;
+                else if (r < 10) cp = 0x800 + rnd() % 0xF800;
+                else cp = 0x10000 + rnd() % 0x100000;
+                if (cp == '"' || cp == '\\') cp = 'q';
+                if (cp >= 0xD800 && cp <= 0xDFFF)
+                    j += (size_t)sprintf(json + j, "\\u%04x", (unsigned)cp);
+                else
+                    j += put_wtf8((uint8_t *)json + j, cp);
+            }
+            json[j++] = '"';
+        }
+        json[j++] = ']';
+        json[j] = 0;
+        check_pb_side_table(json);
+    }
     printf("c-utf16: %d passed, %d failed\n", checks - failures, failures);
     return failures != 0;
 }

@@ -9,12 +9,45 @@
  *  - tight limits (from the first byte) only turn a success into
  *    DK_ERR_DEPTH / DK_ERR_TOO_LARGE;
  *  - every tape the decoder makes encodes (dk_pb_write_opts), and decoding
- *    that gives the same tape again: read(write(t)) == t.
+ *    that gives the same tape again: read(write(t)) == t;
+ *  - with the UTF-16 side table (dk_pb_read_ex, what JS decodes through):
+ *    the same outcome (or TOO_LARGE, the table counting in the budget), the
+ *    same tape, and one entry per non-ASCII str whose units are that str's
+ *    bytes converted apart.
  */
 #include "fuzz_common.h"
+#include "dk_internal.h"
 
 static dk_arena arena; /* reused across inputs, reset per call */
-static dk_buf tape, tape2, pb;
+static dk_buf tape, tape2, pb, u16, units;
+
+/* The side table u16 against the tape t: see the invariants above. */
+static void check_side_table(const dk_buf *t)
+{
+    size_t p = 0, last = 0;
+    int first = 1;
+    while (p < u16.len) {
+        uint32_t at, n, h, len;
+        FUZZ_ASSERT(u16.len - p >= 8, "side table entry header complete");
+        at = dk_rd32(u16.data + p);
+        n = dk_rd32(u16.data + p + 4);
+        FUZZ_ASSERT(first || at > last, "entries in tape order");
+        FUZZ_ASSERT((size_t)at + 4 <= t->len, "entry inside the tape");
+        h = dk_rd32(t->data + at);
+        len = h >> DK_STR_SHIFT;
+        FUZZ_ASSERT(!(h & DK_STR_ASCII) && (size_t)at + 4 + len <= t->len, "entry of a non-ASCII str");
+        FUZZ_ASSERT(u16.len - p - 8 >= 2 * (size_t)n, "entry units complete");
+        units.len = 0;
+        FUZZ_ASSERT(dk_buf_reserve(&units, 2 * (size_t)len + 1, &(dk_err){DK_OK, NULL, 0}, 0) == DK_OK,
+                    "memory");
+        FUZZ_ASSERT(dk_wtf8_to_utf16(t->data + at + 4, len, units.data) == n &&
+                        (n == 0 || memcmp(units.data, u16.data + p + 8, 2 * (size_t)n) == 0),
+                    "entry units are the str converted");
+        p += 8 + 2 * (size_t)n;
+        last = at;
+        first = 0;
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,6 +73,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         FUZZ_ASSERT(rc2 == DK_OK || rc2 == DK_ERR_DEPTH || rc2 == DK_ERR_TOO_LARGE,
                     "limits only add DEPTH / TOO_LARGE");
+    dk_arena_reset(&arena);
+    rc2 = dk_pb_read_ex(data, size, NULL, 0, &arena, &tape2, &u16, &err2);
+    FUZZ_ASSERT(rc2 == rc || (rc == DK_OK && rc2 == DK_ERR_TOO_LARGE),
+                "the side table changes no outcome but the budget's");
+    if (rc2 == DK_OK) {
+        FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len),
+                    "the same tape with the side table");
+        check_side_table(&tape2);
+    } else {
+        FUZZ_ASSERT(tape2.len == 0 && u16.len == 0, "a failure leaves no table");
+    }
     if (rc != DK_OK) return 0;
 
     dk_arena_reset(&arena);
