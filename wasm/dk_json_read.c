@@ -306,11 +306,9 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
 
             p += k;
             if (k == DK_PLAIN_RUN) continue;
+            /* dk_plain_run stops only at a byte that needs work: '"',
+             * '\\', a control byte (all handled below), or >= 0x80 */
             c = *p;
-            if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-                p++;
-                continue;
-            }
             if (c < 0x80) break;
             len = utf8_len(p, &bad);
             if (len == 0) {
@@ -570,13 +568,15 @@ DK_MUST static int read_uint(reader *r, uint32_t lo, uint32_t hi, uint32_t *v,
 /* Consumes the literal lit (true/false/null) at the cursor. */
 DK_MUST static int match_literal(reader *r, const char *lit)
 {
-    for (size_t i = 0; lit[i]; i++) {
+    size_t i = 0;
+
+    for (; lit[i]; i++) {
         if (r->p[i] != (uint8_t)lit[i]) {
             r->p += i;
             return unexpected(r, "expected true, false or null");
         }
     }
-    r->p += strlen(lit);
+    r->p += i;
     return DK_OK;
 }
 
@@ -752,7 +752,10 @@ static int find_tag(const uint8_t *s, size_t n)
     for (int i = 0; i < TAG_BYTES + DK_BYTES_KIND_COUNT; i++) {
         const char *t =
             i < TAG_BYTES ? tag_names[i] : dk_bytes_name[i - TAG_BYTES];
-        if (strlen(t) == n && memcmp(t, s, n) == 0) return i;
+        /* the first byte rules out most names before any strlen */
+        if (n != 0 && (uint8_t)t[0] == s[0] && strlen(t) == n &&
+            memcmp(t, s, n) == 0)
+            return i;
     }
     return -1;
 }
