@@ -287,6 +287,9 @@ class Decoder {
       this.hookError = err; // the class's own code threw it: pass it on as it is
       throw err;
     }
+    // The hooks were user code: what is on Object.prototype may have
+    // changed, so plain() looks its keys up again.
+    this.inherited = null;
     if (target === null) defineProperty(refs, index, { value: obj, writable: true, enumerable: true, configurable: true });
     return obj;
   }

@@ -96,6 +96,36 @@ for (const format of formats) {
     assert.ok(!holds(doc, '#'), 'no private names in the bytes');
   });
 
+  test(`${format}: a setter a migrate step adds to Object.prototype never runs for later fields`, { skip }, () => {
+    const v1 = codec(format);
+    v1.serializable(UserV1, { key: 'app.User' });
+    const v2 = codec(format);
+    let calls = 0;
+    v2.serializable(UserV2, {
+      key: 'app.User',
+      version: 2,
+      migrate: {
+        1: (d) => {
+          // User code mid-decode: a key the decoder has already looked up on
+          // Object.prototype (and found absent) becomes an accessor there.
+          Object.defineProperty(Object.prototype, 'zz', { set() { calls++; }, get() { return 'proto'; }, configurable: true });
+          return userSteps[1](d);
+        }
+      }
+    });
+    const doc = v1.encodeEntity([{ zz: 1 }, new UserV1('Ada Lovelace'), { zz: 2 }]);
+    let out;
+    try {
+      out = v2.decodeEntity(doc);
+    } finally {
+      delete Object.prototype.zz;
+    }
+    assert.strictEqual(calls, 0, 'the setter ran');
+    assert.ok(Object.prototype.hasOwnProperty.call(out[2], 'zz'));
+    assert.strictEqual(out[2].zz, 2);
+    assert.ok(out[1] instanceof UserV2);
+  });
+
   test(`${format}: a v1 blob decodes as the v3 class through two migrations`, { skip }, () => {
     const v1 = codec(format);
     v1.serializable(UserV1, { key: 'app.User' });
