@@ -181,13 +181,14 @@ class Decoder {
     const obj = {};
     this.refs.push(obj);
     const n = r.u32();
-    let inherited = this.inherited;
-    if (inherited === null) inherited = this.inherited = new Map();
     let key = '';
     try {
       for (let i = 0; i < n; i++) {
         key = r.str();
         const x = this.value();
+        // Taken after the value: a class hook inside it empties the cache.
+        let inherited = this.inherited;
+        if (inherited === null) inherited = this.inherited = new Map();
         let onChain = inherited.get(key);
         if (onChain === undefined) {
           onChain = key in Object.prototype;

@@ -1281,20 +1281,48 @@ static void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
     d->out->len += b->len;
 }
 
-/* A tape str (header + bytes); f: its tape flags. b->len is at most
+/*
+ * Side-table entries (dk_pb_read_ex) are made in two steps: memory for the
+ * largest entry a str of len bytes can need (8 + 2 len) past the table's
+ * end, where its units are written; then the entry is committed, and
+ * charged to the budget at its real size. Uncommitted memory is capacity
+ * only: at most 8 + 2 len past what the budget allows, len within the input.
+ */
+static DK_MUST int dec_entry_room(pb_dec *d, size_t len, uint8_t **units_at)
+{
+    dk_buf *u = d->u16;
+    if (len > (SIZE_MAX - 8) / 2)
+        return dec_bad_here(d, DK_ERR_TOO_LARGE, "string too long");
+    if (u->cap - u->len < 8 + 2 * len)
+        DK_TRY(dk_buf_reserve(u, 8 + 2 * len, d->err, 0));
+    *units_at = u->data + u->len + 8;
+    return 0;
+}
+
+/* Commit the entry of the str at tape offset at, whose units are written. */
+static DK_MUST int dec_entry_commit(pb_dec *d, size_t at, size_t units)
+{
+    dk_buf *u = d->u16;
+    DK_TRY(dec_budget(d, 8 + 2 * units));
+    dk_wr32(u->data + u->len, (uint32_t)at);
+    dk_wr32(u->data + u->len + 4, (uint32_t)units);
+    u->len += 8 + 2 * units;
+    return 0;
+}
+
+/* A tape str (header + bytes), and its side-table entry when it is not
+ * ASCII and a table is made; f: its tape flags. b->len is at most
  * max_length (checked by dec_scan), itself at most the tape's 2^30 - 1. */
 static DK_MUST int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     size_t at = d->out->len;
-    /* A non-ASCII str also gets its side-table entry (<= 8 + 2 len bytes),
-     * in the same budget. */
-    size_t extra = d->u16 && !(f & DK_STR_ASCII) ? 8 + 2 * b->len : 0;
-    DK_TRY(dec_budget(d, 4 + b->len + extra));
+    uint8_t *units_at;
     DK_TRY(dec_room(d, 4 + b->len));
     dec_str_unsafe(d, b, f);
-    if (extra != 0)
-        DK_TRY(dk_utf16_entry(d->u16, at, b->data, b->len, d->err, 0));
-    return 0;
+    if (d->u16 == NULL || (f & DK_STR_ASCII))
+        return 0;
+    DK_TRY(dec_entry_room(d, b->len, &units_at));
+    return dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
 }
 
 /* --- the streams ----------------------------------------------------------- */
@@ -1325,31 +1353,24 @@ static DK_MUST int dec_text(pb_dec *d)
 {
     const ProtobufCBinaryData *b;
     size_t i = d->ti, at = d->out->len, units = 0;
+    uint8_t *units_at = NULL;
     unsigned f;
     if (i == d->doc->n_texts)
         return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
     b = &d->doc->texts[i];
-    if (d->u16 == NULL) {
-        f = pb_text_scan(b->data, b->len, NULL, NULL);
-    } else {
-        dk_buf *u = d->u16;
-        size_t need = 8 + 2 * b->len;
-        DK_TRY(dec_budget(d, 4 + b->len + need));
-        if (u->cap - u->len < need)
-            DK_TRY(dk_buf_reserve(u, need, d->err, 0));
-        f = pb_text_scan(b->data, b->len, u->data + u->len + 8, &units);
-        if (!(f & (PB_TX_ASCII | PB_TX_BAD))) {
-            dk_wr32(u->data + u->len, (uint32_t)at);
-            dk_wr32(u->data + u->len + 4, (uint32_t)units);
-            u->len += 8 + 2 * units;
-        }
-    }
+    /* the same steps, in the same order, with a table or without: the
+     * outcome of a document never depends on whether JS asked for one */
+    DK_TRY(dec_room(d, 4 + b->len));
+    if (d->u16 != NULL)
+        DK_TRY(dec_entry_room(d, b->len, &units_at));
+    f = pb_text_scan(b->data, b->len, units_at, &units);
     if (f & PB_TX_BAD)
         return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", PB_F_TEXTS, i);
     d->text_f[i] = (uint8_t)f;
     d->ti++;
-    DK_TRY(dec_room(d, 4 + b->len));
     dec_str_unsafe(d, b, f);
+    if (units_at != NULL && !(f & PB_TX_ASCII))
+        return dec_entry_commit(d, at, units);
     return 0;
 }
 

@@ -4,7 +4,8 @@
  * reference decoder: every code point class at every offset around the
  * 8- and 16-byte fast paths, and many pseudo-random strings; the protobuf
  * reader's table equal to the JSON reader's for the same document, and
- * counted against its amplification bound. Deterministic; no timing.
+ * counted exactly against its amplification bound, with outcomes that do not
+ * depend on whether a table is made. Deterministic; no timing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,7 +105,7 @@ static void check_pb_side_table(const char *json)
     dk_buf t1, u1, t2, u2, pb, mid;
     dk_arena a;
     dk_err err;
-    size_t n = strlen(json), need = 0;
+    size_t n = strlen(json);
     int rc;
 
     dk_buf_init(&t1);
@@ -126,26 +127,26 @@ static void check_pb_side_table(const char *json)
           "%s: tapes differ (%zu, %zu bytes)", json, t1.len, t2.len);
     CHECK(u1.len == u2.len && (u1.len == 0 || memcmp(u1.data, u2.data, u1.len) == 0),
           "%s: side tables differ (%zu, %zu bytes)", json, u1.len, u2.len);
-    for (size_t p = 0; p + 8 <= u2.len;) {
-        uint32_t units = dk_rd32(u2.data + p + 4);
-        uint32_t h = dk_rd32(t2.data + dk_rd32(u2.data + p));
-
-        need += 8 + 2 * (size_t)(h >> DK_STR_SHIFT);
-        p += 8 + 2 * (size_t)units;
-    }
-    if (u2.len != 0) {
-        size_t tape_len = t2.len;
+    /* The budget is exact, with the table or without: everything the
+     * read writes fits max_out = its size, and one byte less fails and
+     * leaves nothing. */
+    {
+        size_t tape_len = t2.len, table_len = u2.len;
 
         dk_arena_reset(&a);
         rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len, &a, &t2, NULL, &err);
-        CHECK(rc == DK_OK, "%s: max_out = tape, no table: %d", json, rc);
+        CHECK(rc == DK_OK && t2.len == tape_len, "%s: max_out = tape, no table: %d", json, rc);
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len, &a, &t2, &u2, &err);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len - 1, &a, &t2, NULL, &err);
+        CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0, "%s: max_out = tape - 1, no table: %d", json, rc);
+        dk_arena_reset(&a);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + table_len, &a, &t2, &u2, &err);
+        CHECK(rc == DK_OK && t2.len == tape_len && u2.len == table_len,
+              "%s: max_out = tape + table: %d", json, rc);
+        dk_arena_reset(&a);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + table_len - 1, &a, &t2, &u2, &err);
         CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0 && u2.len == 0,
-              "%s: max_out = tape, with table: %d, %zu, %zu", json, rc, t2.len, u2.len);
-        dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + need, &a, &t2, &u2, &err);
-        CHECK(rc == DK_OK && u2.len == u1.len, "%s: room for the table: %d", json, rc);
+              "%s: max_out = tape + table - 1: %d, %zu, %zu", json, rc, t2.len, u2.len);
     }
     dk_buf_free(&t1);
     dk_buf_free(&u1);
@@ -275,6 +276,39 @@ int main(void)
         json[j++] = ']';
         json[j] = 0;
         check_pb_side_table(json);
+    }
+    /* A text that is not WTF-8 fails alike with a table and without, under
+       every max_out: the outcome never depends on the table */
+    {
+        static const char json[] = "[\"ascii first\",\"caf\xc3\xa9 then \xe6\x9d\xb1\"]";
+        dk_buf pb, mid, t, u;
+        dk_arena a;
+        dk_err e1, e2;
+        int rc1, rc2;
+
+        dk_buf_init(&pb);
+        dk_buf_init(&mid);
+        dk_buf_init(&t);
+        dk_buf_init(&u);
+        dk_arena_init(&a);
+        rc1 = dk_pb_from_json_opts((const uint8_t *)json, sizeof json - 1, 0, NULL, &a, &mid, &pb, &e1);
+        CHECK(rc1 == DK_OK, "bad text: to protobuf %d", rc1);
+        for (size_t i = 0; i + 1 < pb.len; i++)
+            if (pb.data[i] == 0xC3 && pb.data[i + 1] == 0xA9) pb.data[i + 1] = '(';
+        for (size_t max_out = 1; max_out < 200; max_out++) {
+            dk_arena_reset(&a);
+            rc1 = dk_pb_read_ex(pb.data, pb.len, NULL, max_out, &a, &t, NULL, &e1);
+            dk_arena_reset(&a);
+            rc2 = dk_pb_read_ex(pb.data, pb.len, NULL, max_out, &a, &t, &u, &e2);
+            CHECK(rc1 == rc2 && rc1 != DK_OK && e1.pos == e2.pos && t.len == 0 && u.len == 0,
+                  "bad text, max_out %zu: %d at %zu without a table, %d at %zu with", max_out,
+                  rc1, e1.pos, rc2, e2.pos);
+        }
+        dk_buf_free(&pb);
+        dk_buf_free(&mid);
+        dk_buf_free(&t);
+        dk_buf_free(&u);
+        dk_arena_free(&a);
     }
     printf("c-utf16: %d passed, %d failed\n", checks - failures, failures);
     return failures != 0;

@@ -12,14 +12,15 @@
  *    that gives the same tape again: read(write(t)) == t;
  *  - with the UTF-16 side table (dk_pb_read_ex, what JS decodes through):
  *    the same outcome (or TOO_LARGE, the table counting in the budget), the
- *    same tape, and one entry per non-ASCII str whose units are that str's
- *    bytes converted apart.
+ *    same tape, entries whose units are their str's bytes converted apart,
+ *    the same table the JSON reader makes for the same tape (so one entry
+ *    per non-ASCII str), and a budget that counts tape + table exactly.
  */
 #include "fuzz_common.h"
 #include "dk_internal.h"
 
 static dk_arena arena; /* reused across inputs, reset per call */
-static dk_buf tape, tape2, pb, u16, units;
+static dk_buf tape, tape2, pb, u16, units, json, mid, tape3, u3;
 
 /* The side table u16 against the tape t: see the invariants above. */
 static void check_side_table(const dk_buf *t)
@@ -75,12 +76,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     "limits only add DEPTH / TOO_LARGE");
     dk_arena_reset(&arena);
     rc2 = dk_pb_read_ex(data, size, NULL, 0, &arena, &tape2, &u16, &err2);
-    FUZZ_ASSERT(rc2 == rc || (rc == DK_OK && rc2 == DK_ERR_TOO_LARGE),
+    FUZZ_ASSERT(rc2 == rc || rc2 == DK_ERR_TOO_LARGE,
                 "the side table changes no outcome but the budget's");
     if (rc2 == DK_OK) {
+        size_t need = tape2.len + u16.len;
         FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len),
                     "the same tape with the side table");
         check_side_table(&tape2);
+        /* the budget counts tape and table exactly */
+        dk_arena_reset(&arena);
+        FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need, &arena, &tape2, &u16, &err2) == DK_OK,
+                    "max_out = tape + table is enough");
+        if (need > 1) {
+            dk_arena_reset(&arena);
+            FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need - 1, &arena, &tape2, &u16, &err2) ==
+                                DK_ERR_TOO_LARGE &&
+                            tape2.len == 0 && u16.len == 0,
+                        "max_out one byte short fails and leaves nothing");
+            dk_arena_reset(&arena);
+            rc2 = dk_pb_read_ex(data, size, NULL, need, &arena, &tape2, &u16, &err2);
+        }
+        /* every non-ASCII str has its entry: the JSON reader, which makes
+         * its table apart, gives the same one for the same tape */
+        dk_arena_reset(&arena);
+        if (dk_pb_to_json_opts(data, size, NULL, &arena, &mid, &json, &err2) == DK_OK) {
+            dk_arena_reset(&arena);
+            if (dk_json_read_ex(json.data, json.len, 0, NULL, &arena, &tape3, &u3, &err2) == DK_OK &&
+                fuzz_same(tape3.data, tape3.len, tape2.data, tape2.len))
+                FUZZ_ASSERT(fuzz_same(u3.data, u3.len, u16.data, u16.len),
+                            "the JSON reader's side table is the same");
+        }
     } else {
         FUZZ_ASSERT(tape2.len == 0 && u16.len == 0, "a failure leaves no table");
     }

@@ -113,17 +113,29 @@ for (const format of formats) {
         }
       }
     });
-    const doc = v1.encodeEntity([{ zz: 1 }, new UserV1('Ada Lovelace'), { zz: 2 }]);
-    let out;
+    // The migrated instance before a later object, and inside the very
+    // object whose next key the hook turns into an accessor.
+    const docs = [
+      v1.encodeEntity([{ zz: 1 }, new UserV1('Ada Lovelace'), { zz: 2 }]),
+      v1.encodeEntity([{ zz: 1 }, { u: new UserV1('Ada Lovelace'), zz: 2 }])
+    ];
+    const outs = [];
     try {
-      out = v2.decodeEntity(doc);
+      for (const doc of docs) {
+        outs.push(v2.decodeEntity(doc));
+        delete Object.prototype.zz;
+      }
     } finally {
       delete Object.prototype.zz;
     }
     assert.strictEqual(calls, 0, 'the setter ran');
-    assert.ok(Object.prototype.hasOwnProperty.call(out[2], 'zz'));
-    assert.strictEqual(out[2].zz, 2);
-    assert.ok(out[1] instanceof UserV2);
+    const [later, inside] = outs;
+    assert.ok(Object.prototype.hasOwnProperty.call(later[2], 'zz'));
+    assert.strictEqual(later[2].zz, 2);
+    assert.ok(later[1] instanceof UserV2);
+    assert.ok(Object.prototype.hasOwnProperty.call(inside[1], 'zz'));
+    assert.strictEqual(inside[1].zz, 2);
+    assert.ok(inside[1].u instanceof UserV2);
   });
 
   test(`${format}: a v1 blob decodes as the v3 class through two migrations`, { skip }, () => {
