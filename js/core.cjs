@@ -8,7 +8,9 @@
  *   dk_ctx_result(ctx) -> ptr        8 u32 result words, stable for the ctx lifetime
  *   dk_json_encode_ctx(ctx, tape_len, max_depth) -> code
  *   dk_json_decode_ctx(ctx, json_len, max_depth, max_length) -> code
- *   dk_pb_encode_ctx / dk_pb_decode_ctx     the same for protobuf
+ *   dk_pb_encode_ctx / dk_pb_decode_ctx     the same for protobuf; dk_pb_decode_ctx takes
+ *                                    a fifth argument, flags: READ_KEYREFS for repeated member
+ *                                    keys as key references (wasm/dk_tape.h, TapeReader.key())
  *   dk_pb_from_json_ctx / dk_pb_to_json_ctx (ctx, len, max_depth, max_length) -> code
  *
  * One encode or decode crosses the boundary twice: dk_ctx_input to reserve
@@ -33,6 +35,9 @@ const RES_MSG_LEN = 5; //  its length
 const RES_U16 = 6; //      decode: address of the UTF-16 side table of the tape's strings;
 //                         encode: the output as UTF-16, or 0 when it is all ASCII
 const RES_U16_LEN = 7; //  its length in bytes
+
+/* dk_pb_decode_ctx flag (DK_READ_KEYREFS in wasm/dk_internal.h). */
+const READ_KEYREFS = 2;
 
 /* Bytes of input shown on each side of an error offset. */
 const EXCERPT = 20;
@@ -139,7 +144,7 @@ function warmUp() {
     const pb = heap.slice(word(RES_OUT), word(RES_OUT) + word(RES_OUT_LEN));
     p = input(pb.length);
     heap.set(pb, p);
-    wasm.dk_pb_decode_ctx(ctx, pb.length, 0, 0);
+    wasm.dk_pb_decode_ctx(ctx, pb.length, 0, 0, READ_KEYREFS);
   } catch {
     // The core reports its own failures on real calls.
   }
@@ -318,16 +323,18 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
 
 /*
  * After a decode call: rebuild(reader) over the tape in the output, with the
- * core's UTF-16 side table of its non-ASCII strings when there is one. No
+ * core's UTF-16 side table of its non-ASCII strings when there is one, and
+ * reading key references when the call wrote them (keyrefs). No
  * call into the core may happen meanwhile (it would reuse the memory).
  */
-function rebuildOutput(rebuild) {
+function rebuildOutput(rebuild, keyrefs) {
   const out = word(RES_OUT);
   rebuilding = true;
   try {
     const reader = new TapeReader(heap, heapView, out, out + word(RES_OUT_LEN));
     const u16 = word(RES_U16);
     if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN));
+    if (keyrefs === true) reader.useKeyrefs();
     return rebuild(reader);
   } finally {
     rebuilding = false;
@@ -401,14 +408,14 @@ function pbDecode(bytes, maxDepth, maxLength, maxBytes, rebuild) {
   ready();
   const p = putBytes(bytes, maxBytes);
   const len = bytes.length;
-  const code = wasm.dk_pb_decode_ctx(ctx, len, maxDepth, maxLength);
+  const code = wasm.dk_pb_decode_ctx(ctx, len, maxDepth, maxLength, READ_KEYREFS);
   views();
   if (code !== 0) {
     limits.maxDepth = maxDepth;
     limits.maxLength = maxLength;
     throw pbFailure(code, p, len);
   }
-  return rebuildOutput(rebuild);
+  return rebuildOutput(rebuild, true);
 }
 
 /*

@@ -163,7 +163,7 @@ class Decoder {
     let key = '';
     try {
       for (let i = 0; i < n; i++) {
-        key = r.str();
+        key = r.key();
         setOwn(obj, key, this.value());
       }
     } catch (err) {
@@ -184,7 +184,7 @@ class Decoder {
     let key = '';
     try {
       for (let i = 0; i < n; i++) {
-        key = r.str();
+        key = r.key();
         const x = this.value();
         // Taken after the value: a class hook inside it empties the cache.
         let inherited = this.inherited;
@@ -350,19 +350,21 @@ class Decoder {
     let i = 0;
     let name = 'Error';
     const mark = r.pos;
-    if (n > 0 && r.str() === 'name' && r.buf[r.pos] === T.T_STR) {
+    const keysAt = r.keys === null ? 0 : r.keys.length;
+    if (n > 0 && r.key() === 'name' && r.buf[r.pos] === T.T_STR) {
       r.pos++;
       name = r.str();
       i = 1;
     } else {
       r.pos = mark;
+      if (r.keys !== null) r.keys.length = keysAt;
     }
     const err = makeError(name);
     this.refs.push(err);
     let key = 'name';
     try {
       for (; i < n; i++) {
-        key = r.str();
+        key = r.key();
         const x = this.value();
         switch (key) {
           case 'name':

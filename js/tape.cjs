@@ -52,6 +52,7 @@ const T_REF = 20; //      u32 index of an earlier (or still open) referenceable 
 // str header flags (low two bits of the u32 header).
 const STR_ASCII = 1;
 const STR_WTF8 = 2;
+const STR_KEYREF = 3; // both: a key reference, no bytes (decode tapes only)
 const STR_SHIFT = 2;
 const STR_MAX = 0x40000000; // byte_length < 2^30
 
@@ -400,6 +401,34 @@ class TapeReader {
     this.base = 0;
     this.u16At = 0;
     this.u16End = 0;
+    /* The member keys read in full so far, when the tape has key
+       references (useKeyrefs); else null. */
+    this.keys = null;
+  }
+
+  /* The tape may hold key references (dk_tape.h): see key(). */
+  useKeyrefs() {
+    this.keys = [];
+  }
+
+  /*
+   * A member key str. With key references: a reference (header k << 2 |
+   * STR_KEYREF, no bytes: the k-th member key read in full) or a key in
+   * full, which is remembered as the next. A caller that reads a key and
+   * goes back must put keys.length back too.
+   */
+  key() {
+    if (this.keys === null) return this.str();
+    const buf = this.buf;
+    const at = this.pos;
+    const header = buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24);
+    if ((header & STR_KEYREF) === STR_KEYREF) {
+      this.pos = at + 4;
+      return this.keys[header >>> STR_SHIFT];
+    }
+    const s = this.str();
+    this.keys.push(s);
+    return s;
   }
 
   /*
@@ -501,7 +530,7 @@ module.exports = {
   T_UNDEF, T_NULL, T_FALSE, T_TRUE, T_INT, T_F64, T_BIGINT, T_STR, T_ARRAY,
   T_HOLE, T_OBJECT, T_NULLPROTO, T_INSTANCE, T_MAP, T_SET, T_DATE, T_REGEXP,
   T_BYTES, T_ERROR, T_REF,
-  STR_ASCII, STR_WTF8, STR_SHIFT, STR_MAX,
+  STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT, STR_MAX,
   BYTES_BUFFER, BYTES_ARRAYBUFFER, BYTES_DATAVIEW, BYTES_INT8, BYTES_UINT8,
   BYTES_UINT8C, BYTES_INT16, BYTES_UINT16, BYTES_INT32, BYTES_UINT32,
   BYTES_FLOAT32, BYTES_FLOAT64, BYTES_BIGINT64, BYTES_BIGUINT64, BYTES_KIND_COUNT,

@@ -218,14 +218,19 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d);
 DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
                            dk_err *err, size_t pos);
 
+/* dk_pb_read_ex flag: repeated member keys as key references (dk_tape.h). */
+#define DK_READ_KEYREFS 2u
+
 /*
  * dk_pb_read_opts plus the UTF-16 side table of dk_json_read_ex for the
  * non-ASCII strs of the tape (u16_out NULL: none). Its bytes count against
  * max_out with the tape's: the table cannot amplify past the bound either.
+ * flags: DK_READ_KEYREFS for a tape JS rebuilds from (the writers do not
+ * read key references), or 0.
  */
 int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
-                  size_t max_out, dk_arena *scratch, dk_buf *tape_out,
-                  dk_buf *u16_out, dk_err *err);
+                  size_t max_out, uint32_t flags, dk_arena *scratch,
+                  dk_buf *tape_out, dk_buf *u16_out, dk_err *err);
 
 /* Writes the int32 v in decimal into out; returns the length. */
 size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX]);

@@ -933,6 +933,9 @@ typedef struct pb_dec {
     size_t max_out; /* tape bytes allowed: the amplification bound */
     dk_buf *u16;    /* UTF-16 side table (dk_pb_read_ex), or NULL; its
                      * bytes count against max_out too */
+    uint32_t *key_js; /* DK_READ_KEYREFS: per strings entry, its member key
+                       * index once written in full (UINT32_MAX before) */
+    uint32_t n_keys;  /* member keys written in full */
 
     const Darmok__Document *doc;
     uint8_t *str_f;  /* tape str flags of each strings entry */
@@ -1613,6 +1616,22 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
     }
 }
 
+/* The member key strings[key]: in full, or as a key reference (dk_tape.h)
+ * when key references are asked for and it was written in full before. */
+static DK_MUST int dec_key(pb_dec *d, uint32_t key)
+{
+    if (d->key_js != NULL) {
+        uint32_t k = d->key_js[key];
+        if (k != UINT32_MAX) {
+            DK_TRY(dec_room(d, 4));
+            dec_u32_unsafe(d, k << DK_STR_SHIFT | DK_STR_KEYREF);
+            return 0;
+        }
+        d->key_js[key] = d->n_keys++;
+    }
+    return dec_str(d, &d->doc->strings[key], d->str_f[key]);
+}
+
 /* Walk the kinds stream from the root until every container is closed,
  * then check that every stream is used up. */
 static DK_MUST int dec_walk(pb_dec *d)
@@ -1650,8 +1669,7 @@ static DK_MUST int dec_walk(pb_dec *d)
             f->left--;
             if (f->kind != DARMOK__KIND__KIND_ARRAY && f->kind != DARMOK__KIND__KIND_MAP &&
                 f->kind != DARMOK__KIND__KIND_SET) {
-                uint32_t key = f->shape->fields[f->field++];
-                DK_TRY(dec_str(d, &doc->strings[key], d->str_f[key]));
+                DK_TRY(dec_key(d, f->shape->fields[f->field++]));
             }
         }
         /* dec_value may push frames and move d->frames: f is dead now. */
@@ -1679,13 +1697,13 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
                     size_t max_out, dk_arena *scratch, dk_buf *tape_out,
                     dk_err *err)
 {
-    return dk_pb_read_ex(pb, len, lim, max_out, scratch, tape_out, NULL, err);
+    return dk_pb_read_ex(pb, len, lim, max_out, 0, scratch, tape_out, NULL, err);
 }
 
 /* The same, with the UTF-16 side table; see dk_internal.h. */
 int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
-                  size_t max_out, dk_arena *scratch, dk_buf *tape_out,
-                  dk_buf *u16_out, dk_err *err)
+                  size_t max_out, uint32_t flags, dk_arena *scratch,
+                  dk_buf *tape_out, dk_buf *u16_out, dk_err *err)
 {
     pb_dec d;
     pb_alloc_ctx ac;
@@ -1733,6 +1751,12 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
         return dec_fail(&d, DK_ERR_FORMAT, "unsupported darmok protobuf format revision", 0);
     if (doc->n_strings > PB_TABLE_MAX || doc->n_shapes > PB_TABLE_MAX || doc->n_texts > PB_TABLE_MAX)
         return dec_fail(&d, DK_ERR_TOO_LARGE, "too many strings or shapes", 0);
+    if ((flags & DK_READ_KEYREFS) && doc->n_strings != 0) {
+        d.key_js = dk_arena_alloc(scratch, doc->n_strings * sizeof *d.key_js);
+        if (d.key_js == NULL)
+            return dec_fail(&d, DK_ERR_MEMORY, "out of memory", 0);
+        memset(d.key_js, 0xFF, doc->n_strings * sizeof *d.key_js);
+    }
     if (dec_wtf8(&d, doc->strings, doc->n_strings, PB_F_STRINGS, &d.str_f) != DK_OK ||
         dec_text_flags(&d) != DK_OK ||
         dec_shapes(&d) != DK_OK || dec_walk(&d) != DK_OK) {

@@ -58,6 +58,16 @@
  *
  * Keys are written as the user's property names; escaping them for a byte
  * format (JSON's "$" rule) is the core's business, not the tape's.
+ *
+ * Key references. A tape the core writes for JS to rebuild from (a
+ * protobuf decode asked for them: DK_READ_KEYREFS, where they cost nothing:
+ * keys are indexes into the document's string table) may write a member
+ * key - the key str of
+ * an OBJECT, NULLPROTO, INSTANCE or ERROR field - that already appeared as
+ * a member key in full as a bare header (k << 2) | DK_STR_KEYREF, no bytes:
+ * the k-th member key written in full in this tape, counted from 0 in tape
+ * order. JS then makes each distinct key once. Only member keys; never in
+ * the tapes JS writes or the core reads.
  */
 #ifndef DK_TAPE_H
 #define DK_TAPE_H
@@ -88,6 +98,7 @@ enum dk_tape_op {
 /* str header flags (low two bits of the u32 header). */
 #define DK_STR_ASCII 1u
 #define DK_STR_WTF8 2u
+#define DK_STR_KEYREF 3u /* both: a key reference (see above), no bytes */
 #define DK_STR_SHIFT 2
 
 /* DK_T_BYTES kinds. Element size in brackets. */

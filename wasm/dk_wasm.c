@@ -41,7 +41,10 @@
  *    int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len,
  *                         uint32_t max_depth);
  *    int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
- *                         uint32_t max_length);
+ *                         uint32_t max_length, uint32_t flags);
+ *                                        flags: DK_READ_KEYREFS (2) for
+ *                                        key references (wasm/dk_tape.h)
+ *                                        in the tape, or 0
  *                                        the same for the protobuf format
  *                                        (proto/darmok.proto): a
  *                                        darmok.Document instead of JSON.
@@ -289,14 +292,14 @@ EXPORT int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
  * within the default amplification bound (darmok.h, DK_PB_EXPANSION).
  */
 EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
-                            uint32_t max_length)
+                            uint32_t max_length, uint32_t flags)
 {
     dk_limits lim = {max_depth, max_length};
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
-    (void)dk_pb_read_ex(c->in.data, pb_len, &lim, 0, &c->arena, &c->out,
-                        &c->u16, &err);
+    (void)dk_pb_read_ex(c->in.data, pb_len, &lim, 0, flags & DK_READ_KEYREFS,
+                        &c->arena, &c->out, &c->u16, &err);
     return finish_decode(c, &err);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dk_internal.h"
+#include "tape_walk.h"
 
 static int failures, checks;
 
@@ -100,7 +101,7 @@ static uint32_t rnd(void)
  * fits the tape alone: refused when the table is asked for (its bytes count
  * too), nothing left in either buffer; admitted with room for the table.
  */
-static void check_pb_side_table(const char *json)
+static void check_pb_side_table(const char *json, long want_refs)
 {
     dk_buf t1, u1, t2, u2, pb, mid;
     dk_arena a;
@@ -121,12 +122,38 @@ static void check_pb_side_table(const char *json)
     rc = dk_pb_from_json_opts((const uint8_t *)json, n, 0, NULL, &a, &mid, &pb, &err);
     CHECK(rc == DK_OK, "%s: to protobuf %d", json, rc);
     dk_arena_reset(&a);
-    rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, &a, &t2, &u2, &err);
+    rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, 0, &a, &t2, &u2, &err);
     CHECK(rc == DK_OK, "%s: protobuf read %d", json, rc);
     CHECK(t1.len == t2.len && memcmp(t1.data, t2.data, t1.len) == 0,
           "%s: tapes differ (%zu, %zu bytes)", json, t1.len, t2.len);
     CHECK(u1.len == u2.len && (u1.len == 0 || memcmp(u1.data, u2.data, u1.len) == 0),
           "%s: side tables differ (%zu, %zu bytes)", json, u1.len, u2.len);
+    /* With key references (what JS decodes through): expanded, the same
+     * tape; a side-table entry, with the right units, for every non-ASCII
+     * str written in full; a reference for every repeated member key. */
+    {
+        dk_buf t3, u3, ex;
+        size_t non_ascii = 0;
+        long refs, entries;
+
+        dk_buf_init(&t3);
+        dk_buf_init(&u3);
+        dk_buf_init(&ex);
+        dk_arena_reset(&a);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, DK_READ_KEYREFS, &a, &t3, &u3, &err);
+        CHECK(rc == DK_OK, "%s: protobuf read with key references %d", json, rc);
+        refs = tw_expand_keyrefs(t3.data, t3.len, &ex, &non_ascii);
+        CHECK(refs >= 0 && ex.len == t2.len && memcmp(ex.data, t2.data, ex.len) == 0,
+              "%s: key references expand to the plain tape (%ld)", json, refs);
+        entries = tw_check_side_table(t3.data, t3.len, u3.data, u3.len);
+        CHECK(entries >= 0 && (size_t)entries == non_ascii,
+              "%s: %ld side-table entries for %zu non-ASCII strs", json, entries, non_ascii);
+        CHECK(refs == want_refs || want_refs < 0, "%s: %ld key references, want %ld", json,
+              refs, want_refs);
+        dk_buf_free(&t3);
+        dk_buf_free(&u3);
+        dk_buf_free(&ex);
+    }
     /* The budget is exact, with the table or without: everything the
      * read writes fits max_out = its size, and one byte less fails and
      * leaves nothing. */
@@ -134,17 +161,17 @@ static void check_pb_side_table(const char *json)
         size_t tape_len = t2.len, table_len = u2.len;
 
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len, &a, &t2, NULL, &err);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len, 0, &a, &t2, NULL, &err);
         CHECK(rc == DK_OK && t2.len == tape_len, "%s: max_out = tape, no table: %d", json, rc);
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len - 1, &a, &t2, NULL, &err);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len - 1, 0, &a, &t2, NULL, &err);
         CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0, "%s: max_out = tape - 1, no table: %d", json, rc);
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + table_len, &a, &t2, &u2, &err);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + table_len, 0, &a, &t2, &u2, &err);
         CHECK(rc == DK_OK && t2.len == tape_len && u2.len == table_len,
               "%s: max_out = tape + table: %d", json, rc);
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + table_len - 1, &a, &t2, &u2, &err);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + table_len - 1, 0, &a, &t2, &u2, &err);
         CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0 && u2.len == 0,
               "%s: max_out = tape + table - 1: %d, %zu, %zu", json, rc, t2.len, u2.len);
     }
@@ -244,7 +271,17 @@ int main(void)
             "\"s\":{\"$Set\":[\"\xe6\x97\xa5\xe6\x9c\xac\",\"\xe6\x97\xa5\xe6\x9c\xac\"]}}",
         };
         for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
-            check_pb_side_table(docs[i]);
+            check_pb_side_table(docs[i], -1);
+        /* repeated member keys (plain, instance, null-prototype, error,
+           non-ASCII) become references; Map keys, values and class keys
+           never do */
+        check_pb_side_table("[{\"k\":1,\"\xc3\xa9\":2},{\"k\":3,\"\xc3\xa9\":4},"
+                            "{\"$\":\"k\",\"k\":5},{\"$\":\"k\",\"k\":6},"
+                            "{\"$NullProto\":{\"k\":7}},{\"$Map\":[[\"k\",\"k\"]]},"
+                            "{\"$Error\":{\"name\":\"k\",\"message\":\"k\",\"k\":8}},"
+                            "{\"$Error\":{\"name\":\"E\",\"message\":\"m\"}}]",
+                            8);
+        check_pb_side_table("{\"a\":1,\"b\":{\"c\":2}}", 0);
     }
     /* random arrays of random strings (lone surrogates as \u escapes),
        ASCII runs of every length between the others */
@@ -275,7 +312,7 @@ int main(void)
         }
         json[j++] = ']';
         json[j] = 0;
-        check_pb_side_table(json);
+        check_pb_side_table(json, -1);
     }
     /* A text that is not WTF-8 fails alike with a table and without, under
        every max_out: the outcome never depends on the table */
@@ -297,9 +334,9 @@ int main(void)
             if (pb.data[i] == 0xC3 && pb.data[i + 1] == 0xA9) pb.data[i + 1] = '(';
         for (size_t max_out = 1; max_out < 200; max_out++) {
             dk_arena_reset(&a);
-            rc1 = dk_pb_read_ex(pb.data, pb.len, NULL, max_out, &a, &t, NULL, &e1);
+            rc1 = dk_pb_read_ex(pb.data, pb.len, NULL, max_out, 0, &a, &t, NULL, &e1);
             dk_arena_reset(&a);
-            rc2 = dk_pb_read_ex(pb.data, pb.len, NULL, max_out, &a, &t, &u, &e2);
+            rc2 = dk_pb_read_ex(pb.data, pb.len, NULL, max_out, 0, &a, &t, &u, &e2);
             CHECK(rc1 == rc2 && rc1 != DK_OK && e1.pos == e2.pos && t.len == 0 && u.len == 0,
                   "bad text, max_out %zu: %d at %zu without a table, %d at %zu with", max_out,
                   rc1, e1.pos, rc2, e2.pos);

@@ -14,41 +14,16 @@
  *    the same outcome (or TOO_LARGE, the table counting in the budget), the
  *    same tape, entries whose units are their str's bytes converted apart,
  *    the same table the JSON reader makes for the same tape (so one entry
- *    per non-ASCII str), and a budget that counts tape + table exactly.
+ *    per non-ASCII str), and a budget that counts tape + table exactly;
+ *  - with key references too (DK_READ_KEYREFS): a tape that expands to the
+ *    plain one, and an entry for every non-ASCII str written in full.
  */
 #include "fuzz_common.h"
 #include "dk_internal.h"
+#include "../c/tape_walk.h"
 
 static dk_arena arena; /* reused across inputs, reset per call */
-static dk_buf tape, tape2, pb, u16, units, json, mid, tape3, u3;
-
-/* The side table u16 against the tape t: see the invariants above. */
-static void check_side_table(const dk_buf *t)
-{
-    size_t p = 0, last = 0;
-    int first = 1;
-    while (p < u16.len) {
-        uint32_t at, n, h, len;
-        FUZZ_ASSERT(u16.len - p >= 8, "side table entry header complete");
-        at = dk_rd32(u16.data + p);
-        n = dk_rd32(u16.data + p + 4);
-        FUZZ_ASSERT(first || at > last, "entries in tape order");
-        FUZZ_ASSERT((size_t)at + 4 <= t->len, "entry inside the tape");
-        h = dk_rd32(t->data + at);
-        len = h >> DK_STR_SHIFT;
-        FUZZ_ASSERT(!(h & DK_STR_ASCII) && (size_t)at + 4 + len <= t->len, "entry of a non-ASCII str");
-        FUZZ_ASSERT(u16.len - p - 8 >= 2 * (size_t)n, "entry units complete");
-        units.len = 0;
-        FUZZ_ASSERT(dk_buf_reserve(&units, 2 * (size_t)len + 1, &(dk_err){DK_OK, NULL, 0}, 0) == DK_OK,
-                    "memory");
-        FUZZ_ASSERT(dk_wtf8_to_utf16(t->data + at + 4, len, units.data) == n &&
-                        (n == 0 || memcmp(units.data, u16.data + p + 8, 2 * (size_t)n) == 0),
-                    "entry units are the str converted");
-        p += 8 + 2 * (size_t)n;
-        last = at;
-        first = 0;
-    }
-}
+static dk_buf tape, tape2, pb, u16, json, mid, tape3, u3, expanded;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -75,26 +50,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(rc2 == DK_OK || rc2 == DK_ERR_DEPTH || rc2 == DK_ERR_TOO_LARGE,
                     "limits only add DEPTH / TOO_LARGE");
     dk_arena_reset(&arena);
-    rc2 = dk_pb_read_ex(data, size, NULL, 0, &arena, &tape2, &u16, &err2);
+    rc2 = dk_pb_read_ex(data, size, NULL, 0, 0, &arena, &tape2, &u16, &err2);
     FUZZ_ASSERT(rc2 == rc || rc2 == DK_ERR_TOO_LARGE,
                 "the side table changes no outcome but the budget's");
     if (rc2 == DK_OK) {
         size_t need = tape2.len + u16.len;
+        size_t non_ascii = 0;
         FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len),
                     "the same tape with the side table");
-        check_side_table(&tape2);
+        FUZZ_ASSERT(tw_expand_keyrefs(tape2.data, tape2.len, &expanded, &non_ascii) == 0,
+                    "a well-formed tape without key references");
+        FUZZ_ASSERT(tw_check_side_table(tape2.data, tape2.len, u16.data, u16.len) == (long)non_ascii,
+                    "an entry with the str's units for every non-ASCII str");
         /* the budget counts tape and table exactly */
         dk_arena_reset(&arena);
-        FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need, &arena, &tape2, &u16, &err2) == DK_OK,
+        FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, &err2) == DK_OK,
                     "max_out = tape + table is enough");
         if (need > 1) {
             dk_arena_reset(&arena);
-            FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need - 1, &arena, &tape2, &u16, &err2) ==
+            FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need - 1, 0, &arena, &tape2, &u16, &err2) ==
                                 DK_ERR_TOO_LARGE &&
                             tape2.len == 0 && u16.len == 0,
                         "max_out one byte short fails and leaves nothing");
             dk_arena_reset(&arena);
-            rc2 = dk_pb_read_ex(data, size, NULL, need, &arena, &tape2, &u16, &err2);
+            rc2 = dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, &err2);
         }
         /* every non-ASCII str has its entry: the JSON reader, which makes
          * its table apart, gives the same one for the same tape */
@@ -108,6 +87,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     } else {
         FUZZ_ASSERT(tape2.len == 0 && u16.len == 0, "a failure leaves no table");
+    }
+    /* with key references (what JS decodes through): the same outcome,
+     * and expanded, the same tape; every full non-ASCII str has its entry */
+    dk_arena_reset(&arena);
+    rc2 = dk_pb_read_ex(data, size, NULL, 0, DK_READ_KEYREFS, &arena, &tape3, &u3, &err2);
+    FUZZ_ASSERT(rc2 == rc || rc2 == DK_ERR_TOO_LARGE || rc == DK_ERR_TOO_LARGE,
+                "key references change no outcome but the budget's");
+    if (rc2 == DK_OK && rc == DK_OK) {
+        size_t non_ascii = 0;
+        FUZZ_ASSERT(tw_expand_keyrefs(tape3.data, tape3.len, &expanded, &non_ascii) >= 0 &&
+                        fuzz_same(expanded.data, expanded.len, tape.data, tape.len),
+                    "key references expand to the plain tape");
+        FUZZ_ASSERT(tw_check_side_table(tape3.data, tape3.len, u3.data, u3.len) == (long)non_ascii,
+                    "with key references, an entry for every full non-ASCII str");
     }
     if (rc != DK_OK) return 0;
 

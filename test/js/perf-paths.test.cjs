@@ -152,3 +152,51 @@ test('a large tape buffer is kept while large values come, dropped after a small
   assert.ok(after < grown, 'dropped after a small value');
   assert.equal(encodeEntity(big), json);
 });
+
+test('protobuf key references: repeated member keys everywhere decode to the same keys', () => {
+  const pb = require('../../js/protobuf.cjs');
+  const registry = pb.createRegistry();
+  const codec = pb.createCodec({ format: 'protobuf', registry });
+  class Kéy { constructor(i) { this.k = i; this['é'] = -i; } }
+  codec.serializable(Kéy);
+  const odd = (name) => Object.assign(new Error('m'), { name, k: 'own' });
+  const nullProto = (i) => Object.assign(Object.create(null), { k: i, 'é': 'x' });
+  const values = [
+    // first, errors whose name is not a string: the read-ahead of the
+    // error's class reads the key "name" in full, then goes back
+    [Object.assign(new Error('n'), { name: 42 }), Object.assign(new Error('n'), { name: 42 }),
+      { k: 1, 'é': 2 }, { 'é': 3, k: 4 }, new Kéy(5), new Kéy(6), nullProto(7), nullProto(8),
+      new Map([['k', { k: 'map value' }]]), odd('RangeError'), odd('RangeError'),
+      { name: 'plain', message: 'x', k: 0 }],
+    Array.from({ length: 50 }, (_, i) => ({ id: i, title: `t${i}`, nested: { id: i, k: [i] } }))
+  ];
+  // Count the references the core wrote: keys read from the reader's list.
+  const T = require('../../js/tape.cjs');
+  const key = T.TapeReader.prototype.key;
+  let refs = 0;
+  T.TapeReader.prototype.key = function () {
+    const at = this.pos;
+    const header = this.buf[at] | (this.buf[at + 1] << 8);
+    if (this.keys !== null && (header & 3) === 3) refs++;
+    return key.call(this);
+  };
+  try {
+    for (const v of values) {
+      const back = codec.decodeEntity(codec.encodeEntity(v));
+      const again = require('../../js/json.cjs').createCodec({ registry }).decodeEntity(
+        require('../../js/json.cjs').createCodec({ registry }).encodeEntity(v));
+      // The JSON decode reads keys in full: the same graph, key for key.
+      assert.deepEqual(back, again);
+      if (v.length === 50) assert.deepEqual(back, v);
+      else {
+        assert.ok(back[0].name === 42 && back[1].name === 42 && back[1].message === 'n');
+        assert.deepEqual(back.slice(2, 9), v.slice(2, 9));
+        assert.ok(back[9] instanceof RangeError && back[9].k === 'own' && back[10].k === 'own');
+        assert.deepEqual(back[11], v[11]);
+      }
+    }
+  } finally {
+    T.TapeReader.prototype.key = key;
+  }
+  assert.ok(refs > 150, `${refs} key references`);
+});

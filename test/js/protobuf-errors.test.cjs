@@ -119,17 +119,31 @@ test('protobuf: limits', { skip }, () => {
 });
 
 test('protobuf: the string table cannot amplify a small document into a huge tape', { skip }, () => {
-  // One 60 KB key shared by 3,000 objects: ~70 KB of protobuf naming 180 MB
-  // of keys. The decoder stops at its expansion bound, before the JS side
-  // sees anything.
-  const key = 'k'.repeat(60000);
-  const objs = Array.from({ length: 3000 }, () => ({ [key]: 1 }));
-  const bytes = pb.encodeEntity(objs);
+  // One 60 KB string value repeated 3,000 times: ~70 KB of protobuf naming
+  // 180 MB of text. The decoder stops at its expansion bound, before the JS
+  // side sees anything.
+  const text = 't'.repeat(60000);
+  const values = Array.from({ length: 3000 }, () => text);
+  const bytes = pb.encodeEntity(values);
   assert.ok(bytes.length < 100000, `${bytes.length} bytes`);
   const before = core.wasmMemory().buffer.byteLength;
   rejects(bytes, 'ERR_TOO_LARGE');
   assert.ok(core.wasmMemory().buffer.byteLength - before < 64 << 20, 'no huge allocation');
   assert.throws(() => darmok.transcode(bytes, { from: 'protobuf', to: 'json' }), (e) => e.code === 'ERR_TOO_LARGE');
+  // One 60 KB key shared by 3,000 objects: the tape for JS names it once
+  // and refers to it after (key references), so this decodes, small, into
+  // objects sharing one key string; as JSON it would be 180 MB and the
+  // transcode stops.
+  const key = 'k'.repeat(60000);
+  const objs = Array.from({ length: 3000 }, () => ({ [key]: 1 }));
+  const keyed = pb.encodeEntity(objs);
+  assert.ok(keyed.length < 100000, `${keyed.length} bytes`);
+  const mem = core.wasmMemory().buffer.byteLength;
+  const back = pb.decodeEntity(keyed);
+  assert.ok(core.wasmMemory().buffer.byteLength - mem < 8 << 20, 'no huge allocation');
+  assert.strictEqual(back.length, 3000);
+  assert.ok(back.every((o) => Object.keys(o).length === 1 && o[key] === 1));
+  assert.throws(() => darmok.transcode(keyed, { from: 'protobuf', to: 'json' }), (e) => e.code === 'ERR_TOO_LARGE');
   // Real documents expand a few times at most, and decode.
   const few = objs.slice(0, 10);
   sameGraph(pb.decodeEntity(pb.encodeEntity(few)), few);

@@ -1,0 +1,224 @@
+/*
+ * tape_walk.h - test helpers that walk a decode tape (wasm/dk_tape.h) the
+ * way the JS rebuild reads it: key references expanded, the UTF-16 side
+ * table checked entry by entry. Included by the C tests and the fuzz
+ * targets; static, no state.
+ */
+#ifndef TAPE_WALK_H
+#define TAPE_WALK_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dk_internal.h"
+
+typedef struct tw_frame {
+    uint64_t left; /* slots (or key/value fields) still to come */
+    int rec;       /* fields: each value follows a key str */
+} tw_frame;
+
+/* Appends t[0..n) to out; 0, or -1 out of memory. */
+static int tw_put(dk_buf *out, const uint8_t *t, size_t n)
+{
+    dk_err e = {DK_OK, NULL, 0};
+    if (dk_buf_reserve(out, n, &e, 0) != DK_OK)
+        return -1;
+    if (n)
+        memcpy(out->data + out->len, t, n);
+    out->len += n;
+    return 0;
+}
+
+/* The str at t[*i..n) (a full one, never a reference): copied to out
+ * (unless out is NULL); counts it in *non_ascii when it is not ASCII. */
+static int tw_str(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *non_ascii)
+{
+    uint32_t h;
+    size_t len;
+    if (n - *i < 4)
+        return -1;
+    h = dk_rd32(t + *i);
+    len = h >> DK_STR_SHIFT;
+    if ((h & DK_STR_KEYREF) == DK_STR_KEYREF || n - *i - 4 < len)
+        return -1;
+    if (!(h & DK_STR_ASCII))
+        ++*non_ascii;
+    if (out && tw_put(out, t + *i, 4 + len) != 0)
+        return -1;
+    *i += 4 + len;
+    return 0;
+}
+
+/*
+ * Copies the tape t[0..n) into out (emptied first) with every key reference
+ * replaced by the full key str it names, and counts the full non-ASCII strs
+ * of t (references not counted) in *non_ascii. Returns the number of key
+ * references met, or -1 when t is not one well-formed tape whose references
+ * all name member keys written in full before them.
+ */
+static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii)
+{
+    tw_frame *st = NULL;
+    size_t sp = 0, cap = 0, *keys = NULL, nkeys = 0, kcap = 0, i = 0;
+    long refs = 0, rc = -1;
+    int key_next = 0;
+
+    out->len = 0;
+    *non_ascii = 0;
+    while (i < n) {
+        uint8_t op;
+        uint64_t kids = 0, used = 1;
+        int container = 0, rec = 0;
+        if (key_next) {
+            uint32_t h;
+            if (n - i < 4)
+                goto done;
+            h = dk_rd32(t + i);
+            if ((h & DK_STR_KEYREF) == DK_STR_KEYREF) {
+                size_t k = h >> DK_STR_SHIFT, at;
+                if (k >= nkeys)
+                    goto done;
+                at = keys[k];
+                if (tw_put(out, t + at, 4 + (dk_rd32(t + at) >> DK_STR_SHIFT)) != 0)
+                    goto done;
+                i += 4;
+                refs++;
+            } else {
+                if (nkeys == kcap) {
+                    size_t *nk = realloc(keys, (kcap = kcap ? 2 * kcap : 64) * sizeof *nk);
+                    if (!nk)
+                        goto done;
+                    keys = nk;
+                }
+                keys[nkeys++] = i;
+                if (tw_str(t, n, &i, out, non_ascii) != 0)
+                    goto done;
+            }
+        }
+        if (i >= n)
+            goto done;
+        op = t[i++];
+        if (tw_put(out, &op, 1) != 0)
+            goto done;
+        switch (op) {
+        case DK_T_UNDEF: case DK_T_NULL: case DK_T_FALSE: case DK_T_TRUE: break;
+        case DK_T_INT: case DK_T_REF:
+            if (n - i < 4 || tw_put(out, t + i, 4) != 0) goto done;
+            i += 4;
+            break;
+        case DK_T_HOLE:
+            if (n - i < 4 || tw_put(out, t + i, 4) != 0) goto done;
+            used = dk_rd32(t + i);
+            i += 4;
+            break;
+        case DK_T_F64: case DK_T_DATE:
+            if (n - i < 8 || tw_put(out, t + i, 8) != 0) goto done;
+            i += 8;
+            break;
+        case DK_T_BIGINT: case DK_T_STR:
+            if (tw_str(t, n, &i, out, non_ascii) != 0) goto done;
+            break;
+        case DK_T_REGEXP:
+            if (tw_str(t, n, &i, out, non_ascii) != 0 || tw_str(t, n, &i, out, non_ascii) != 0)
+                goto done;
+            break;
+        case DK_T_BYTES: {
+            size_t len;
+            if (n - i < 5) goto done;
+            len = dk_rd32(t + i + 1);
+            if (n - i - 5 < len || tw_put(out, t + i, 5 + len) != 0) goto done;
+            i += 5 + len;
+            break;
+        }
+        case DK_T_ARRAY: case DK_T_SET: case DK_T_MAP:
+            if (n - i < 4 || tw_put(out, t + i, 4) != 0) goto done;
+            kids = (op == DK_T_MAP ? 2u : 1u) * (uint64_t)dk_rd32(t + i);
+            i += 4;
+            container = 1;
+            break;
+        case DK_T_OBJECT: case DK_T_NULLPROTO: case DK_T_ERROR:
+            if (n - i < 4 || tw_put(out, t + i, 4) != 0) goto done;
+            kids = dk_rd32(t + i);
+            i += 4;
+            container = rec = 1;
+            break;
+        case DK_T_INSTANCE:
+            if (tw_str(t, n, &i, out, non_ascii) != 0 || n - i < 8 || tw_put(out, t + i, 8) != 0)
+                goto done;
+            kids = dk_rd32(t + i + 4);
+            i += 8;
+            container = rec = 1;
+            break;
+        default:
+            goto done;
+        }
+        if (sp > 0) {
+            if (used > st[sp - 1].left) goto done;
+            st[sp - 1].left -= used;
+        }
+        if (container && kids > 0) {
+            if (sp == cap) {
+                tw_frame *ns = realloc(st, (cap = cap ? 2 * cap : 64) * sizeof *ns);
+                if (!ns) goto done;
+                st = ns;
+            }
+            st[sp].left = kids;
+            st[sp].rec = rec;
+            sp++;
+        }
+        while (sp > 0 && st[sp - 1].left == 0)
+            sp--;
+        if (sp == 0)
+            break; /* the root is complete */
+        key_next = st[sp - 1].rec;
+    }
+    rc = sp == 0 && i == n ? refs : -1;
+done:
+    free(st);
+    free(keys);
+    return rc;
+}
+
+/*
+ * The side table u (dk_json_read_ex's format) against the tape t: entries
+ * in tape order, each at a non-ASCII str of t with the units of its bytes.
+ * Returns the number of entries, or -1.
+ */
+static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, size_t un)
+{
+    size_t p = 0;
+    long entries = 0, rc = -1;
+    uint32_t last = 0;
+    uint8_t *units = NULL;
+    while (p < un) {
+        uint32_t at, cnt, h;
+        size_t len;
+        uint8_t *nu;
+        if (un - p < 8)
+            goto done;
+        at = dk_rd32(u + p);
+        cnt = dk_rd32(u + p + 4);
+        if ((entries > 0 && at <= last) || (size_t)at + 4 > tn)
+            goto done;
+        h = dk_rd32(t + at);
+        len = h >> DK_STR_SHIFT;
+        if ((h & DK_STR_ASCII) || (size_t)at + 4 + len > tn || (un - p - 8) / 2 < cnt)
+            goto done;
+        nu = realloc(units, 2 * len + 2);
+        if (!nu)
+            goto done;
+        units = nu;
+        if (dk_wtf8_to_utf16(t + at + 4, len, units) != cnt ||
+            (cnt && memcmp(units, u + p + 8, 2 * (size_t)cnt) != 0))
+            goto done;
+        p += 8 + 2 * (size_t)cnt;
+        last = at;
+        entries++;
+    }
+    rc = entries;
+done:
+    free(units);
+    return rc;
+}
+
+#endif
