@@ -125,9 +125,21 @@ function describe(v) {
  * calls that do not overlap; a call made while it is busy (a getter that
  * calls encodeEntity) gets a fresh one, so nothing shared is overwritten.
  */
+/*
+ * Identity: the first FEW_OBJECTS values with identity of a walk are kept
+ * in an array, found by indexOf; past that they all move to a Map. A Map
+ * starts small at every walk and regrows (clear() drops its table), which
+ * cost ~50 ns per object on graphs like the tanagra article's Foo (16
+ * objects); a short scan is cheaper there, and large graphs pay one move.
+ */
+const FEW_OBJECTS = 32;
+
 class Encoder {
   constructor() {
     this.w = new TapeWriter();
+    /* objects 0..few.length-1 by index, while next <= FEW_OBJECTS */
+    this.few = [];
+    /* object -> index, once next > FEW_OBJECTS */
     this.seen = new Map();
     this.next = 0;
     this.depth = 0;
@@ -166,7 +178,8 @@ class Encoder {
   }
 
   release() {
-    this.seen.clear();
+    this.few.length = 0;
+    if (this.next > FEW_OBJECTS) this.seen.clear();
     this.w.reset();
     this.busy = false;
   }
@@ -221,7 +234,17 @@ class Encoder {
   }
 
   object(v) {
-    const index = this.seen.get(v);
+    let index;
+    if (this.next > FEW_OBJECTS) index = this.seen.get(v);
+    else {
+      const few = this.few;
+      for (let i = 0; i < few.length; i++) {
+        if (few[i] === v) {
+          index = i;
+          break;
+        }
+      }
+    }
     if (index !== undefined) {
       this.w.opU32(T.T_REF, index);
       return;
@@ -259,7 +282,16 @@ class Encoder {
 
   /* Give v the next referenceable index (call as its op is written). */
   take(v) {
-    this.seen.set(v, this.next++);
+    const i = this.next++;
+    if (i < FEW_OBJECTS) {
+      this.few.push(v);
+      return;
+    }
+    if (i === FEW_OBJECTS) {
+      const few = this.few;
+      for (let j = 0; j < FEW_OBJECTS; j++) this.seen.set(few[j], j);
+    }
+    this.seen.set(v, i);
   }
 
   /* u32 n, then n x (key str, value): the own enumerable fields of v. */

@@ -200,3 +200,23 @@ test('protobuf key references: repeated member keys everywhere decode to the sam
   }
   assert.ok(refs > 150, `${refs} key references`);
 });
+
+test('identity around the encoder\'s switch from a short array to a Map: every shared object found again', () => {
+  for (const format of ['json', 'protobuf']) {
+    const { encodeEntity, decodeEntity } = require(`../../js/${format}.cjs`);
+    for (let n = 28; n <= 70; n++) {
+      // n objects (the array itself is index 0), each referred to again
+      // after all of them, and the last one pointing back at the first.
+      const objs = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? [i] : i % 3 === 1 ? { i } : new Map([[i, i]])));
+      objs[n - 1] = { back: objs[0] };
+      const value = [...objs, ...objs.slice().reverse(), objs];
+      const back = decodeEntity(encodeEntity(value));
+      for (let i = 0; i < n; i++) {
+        assert.strictEqual(back[i], back[2 * n - 1 - i], `${format} n=${n}: object ${i} shared`);
+        assert.strictEqual(back[2 * n][i], back[i], `${format} n=${n}: object ${i} in the inner array`);
+      }
+      assert.strictEqual(back[n - 1].back, back[0]);
+      assert.deepEqual(back[1], { i: 1 });
+    }
+  }
+});
