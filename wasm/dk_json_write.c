@@ -127,6 +127,23 @@ static const char hex_digits[] = "0123456789abcdef";
  * Room: n + 1 bytes stay reserved for the unflushed rest plus the closing
  * quote; each escape re-reserves its 6 bytes on top of that.
  */
+/*
+ * Appends s[from .. from+k) to o, reserved. A short run (keys, small
+ * values) goes as one fixed 16-byte copy when 16 tape bytes are there to
+ * read (more tape follows) and 16 bytes of room: a variable-length memcpy
+ * is a call (memory.copy) that costs more in WebAssembly.
+ */
+static inline void put_run(dk_buf *o, const uint8_t *s, size_t from, size_t k,
+                           size_t readable)
+{
+    if (k <= 16 && readable - from >= 16 && o->cap - o->len >= 16) {
+        memcpy(o->data + o->len, s + from, 16);
+        o->len += k;
+    } else {
+        dk_put_unsafe(o, s + from, k);
+    }
+}
+
 DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
                            size_t at)
 {
@@ -167,7 +184,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
                 continue;
             }
         }
-        dk_put_unsafe(o, s + run, i - run);
+        put_run(o, s, run, i - run, w->len - at);
         DK_TRY(dk_buf_reserve(o, 6 + (n - i) + 1, w->err, at + i));
         esc[0] = '\\';
         switch (c) {
@@ -195,7 +212,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
         i += len;
         run = i;
     }
-    dk_put_unsafe(o, s + run, n - run);
+    put_run(o, s, run, n - run, w->len - at);
     o->data[o->len++] = '"';
     return DK_OK;
 }

@@ -988,6 +988,67 @@ static void test_mutations(void)
 }
 
 /* Runs every test; the last line is the summary the build looks for. */
+/*
+ * Short strings are copied 16 bytes at a time when that much tape (writer)
+ * or padded input (reader) follows them: strings of every length up to 40,
+ * with and without an escape, last in a tape and in a JSON text held in
+ * buffers of their exact size (AddressSanitizer sees any read past them),
+ * and again with another value after them.
+ */
+static void test_short_copies(void)
+{
+    for (size_t n = 0; n <= 40; n++) {
+        for (int variant = 0; variant < 4; variant++) {
+            int escaped = variant & 1, followed = variant & 2;
+            char str[64], want[160];
+            size_t wl = 0, len = 0;
+            dk_buf tape = {0}, out = {0}, back = {0};
+            dk_err err;
+            uint8_t *exact, *text;
+
+            for (size_t i = 0; i < n; i++) str[i] = (char)('a' + i % 26);
+            if (escaped && n > 0) str[n / 2] = '"';
+            if (followed) {
+                put8(&tape, DK_T_ARRAY);
+                put32(&tape, 2);
+                want[wl++] = '[';
+            }
+            put8(&tape, DK_T_STR);
+            put32(&tape, (uint32_t)n << DK_STR_SHIFT | DK_STR_ASCII);
+            put(&tape, str, n);
+            want[wl++] = '"';
+            for (size_t i = 0; i < n; i++) {
+                if (str[i] == '"') want[wl++] = '\\';
+                want[wl++] = str[i];
+            }
+            want[wl++] = '"';
+            if (followed) {
+                put8(&tape, DK_T_TRUE);
+                memcpy(want + wl, ",true]", 6);
+                wl += 6;
+            }
+            exact = malloc(tape.len);
+            if (!exact) abort();
+            memcpy(exact, tape.data, tape.len);
+            len = tape.len;
+            CHECK(dk_json_write(exact, len, NULL, &out, &err) == DK_OK && out.len == wl &&
+                      memcmp(out.data, want, wl) == 0,
+                  "short string of %zu (variant %d) written", n, variant);
+            text = malloc(out.len ? out.len : 1);
+            if (!text) abort();
+            memcpy(text, out.data, out.len);
+            CHECK(dk_json_read(text, out.len, NULL, &back, &err) == DK_OK && back.len == len &&
+                      memcmp(back.data, exact, len) == 0,
+                  "short string of %zu (variant %d) read back", n, variant);
+            free(exact);
+            free(text);
+            dk_buf_free(&tape);
+            dk_buf_free(&out);
+            dk_buf_free(&back);
+        }
+    }
+}
+
 int main(void)
 {
     test_writer();
@@ -998,6 +1059,7 @@ int main(void)
     test_max_length();
     test_reuse();
     test_mutations();
+    test_short_copies();
     printf("c-json: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
