@@ -233,7 +233,7 @@ class Decoder {
 
   instance() {
     const r = this.r;
-    const key = r.str();
+    const key = r.key();
     const version = r.u32();
     const plan = this.registry.planByKey(key);
     let obj;

@@ -412,9 +412,9 @@ class TapeReader {
   }
 
   /*
-   * A member key str. With key references: a reference (header k << 2 |
-   * STR_KEYREF, no bytes: the k-th member key read in full) or a key in
-   * full, which is remembered as the next. A caller that reads a key and
+   * A member key or class key str. With key references: a reference
+   * (header k << 2 | STR_KEYREF, no bytes: the k-th such key read in full)
+   * or a key in full, which is remembered as the next. A caller that reads a key and
    * goes back must put keys.length back too.
    */
   key() {

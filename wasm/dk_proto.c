@@ -1456,6 +1456,22 @@ static DK_MUST int dec_push(pb_dec *d, Darmok__Kind k, uint64_t n, const Darmok_
     return 0;
 }
 
+/* The member key or class key strings[key]: in full, or as a key reference
+ * (dk_tape.h) when they are asked for and it was written in full before. */
+static DK_MUST int dec_key(pb_dec *d, uint32_t key)
+{
+    if (d->key_js != NULL) {
+        uint32_t k = d->key_js[key];
+        if (k != UINT32_MAX) {
+            DK_TRY(dec_room(d, 4));
+            dec_u32_unsafe(d, k << DK_STR_SHIFT | DK_STR_KEYREF);
+            return 0;
+        }
+        d->key_js[key] = d->n_keys++;
+    }
+    return dec_str(d, &d->doc->strings[key], d->str_f[key]);
+}
+
 /* A record Kind: its shape, checked against the Kind, its op and header. */
 static DK_MUST int dec_record(pb_dec *d, Darmok__Kind k)
 {
@@ -1478,7 +1494,7 @@ static DK_MUST int dec_record(pb_dec *d, Darmok__Kind k)
         return dec_bad_here(d, DK_ERR_TOO_LARGE, "more members than max_length");
     if (is_class) {
         DK_TRY(dec_op(d, DK_T_INSTANCE));
-        DK_TRY(dec_str(d, &d->doc->strings[shape->class_key], d->str_f[shape->class_key]));
+        DK_TRY(dec_key(d, shape->class_key));
         DK_TRY(dec_room(d, 8));
         dec_u32_unsafe(d, shape->version);
         dec_u32_unsafe(d, (uint32_t)shape->n_fields);
@@ -1614,22 +1630,6 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
     default:
         return dec_bad_here(d, DK_ERR_FORMAT, "unknown Kind");
     }
-}
-
-/* The member key strings[key]: in full, or as a key reference (dk_tape.h)
- * when key references are asked for and it was written in full before. */
-static DK_MUST int dec_key(pb_dec *d, uint32_t key)
-{
-    if (d->key_js != NULL) {
-        uint32_t k = d->key_js[key];
-        if (k != UINT32_MAX) {
-            DK_TRY(dec_room(d, 4));
-            dec_u32_unsafe(d, k << DK_STR_SHIFT | DK_STR_KEYREF);
-            return 0;
-        }
-        d->key_js[key] = d->n_keys++;
-    }
-    return dec_str(d, &d->doc->strings[key], d->str_f[key]);
 }
 
 /* Walk the kinds stream from the root until every container is closed,

@@ -63,11 +63,12 @@
  * protobuf decode asked for them: DK_READ_KEYREFS, where they cost nothing:
  * keys are indexes into the document's string table) may write a member
  * key - the key str of
- * an OBJECT, NULLPROTO, INSTANCE or ERROR field - that already appeared as
- * a member key in full as a bare header (k << 2) | DK_STR_KEYREF, no bytes:
- * the k-th member key written in full in this tape, counted from 0 in tape
- * order. JS then makes each distinct key once. Only member keys; never in
- * the tapes JS writes or the core reads.
+ * an OBJECT, NULLPROTO, INSTANCE or ERROR field - or an INSTANCE's class
+ * key that already appeared as such a key in full as a bare header
+ * (k << 2) | DK_STR_KEYREF, no bytes: the k-th member or class key written
+ * in full in this tape, counted from 0 in tape order. JS then makes each
+ * distinct key once. Only those keys; never in the tapes JS writes or the
+ * core reads.
  */
 #ifndef DK_TAPE_H
 #define DK_TAPE_H

@@ -49,12 +49,42 @@ static int tw_str(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *no
     return 0;
 }
 
+/* A member or class key at t[*i..n): a reference, copied out as the key it
+ * names, or a key in full, copied and remembered (keys[] holds offsets). */
+static int tw_key(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *non_ascii,
+                  size_t **keys, size_t *nkeys, size_t *kcap, long *refs)
+{
+    uint32_t h;
+    if (n - *i < 4)
+        return -1;
+    h = dk_rd32(t + *i);
+    if ((h & DK_STR_KEYREF) == DK_STR_KEYREF) {
+        size_t k = h >> DK_STR_SHIFT, at;
+        if (k >= *nkeys)
+            return -1;
+        at = (*keys)[k];
+        if (tw_put(out, t + at, 4 + (dk_rd32(t + at) >> DK_STR_SHIFT)) != 0)
+            return -1;
+        *i += 4;
+        ++*refs;
+        return 0;
+    }
+    if (*nkeys == *kcap) {
+        size_t *nk = realloc(*keys, (*kcap = *kcap ? 2 * *kcap : 64) * sizeof *nk);
+        if (!nk)
+            return -1;
+        *keys = nk;
+    }
+    (*keys)[(*nkeys)++] = *i;
+    return tw_str(t, n, i, out, non_ascii);
+}
+
 /*
  * Copies the tape t[0..n) into out (emptied first) with every key reference
  * replaced by the full key str it names, and counts the full non-ASCII strs
  * of t (references not counted) in *non_ascii. Returns the number of key
  * references met, or -1 when t is not one well-formed tape whose references
- * all name member keys written in full before them.
+ * all name member or class keys written in full before them.
  */
 static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii)
 {
@@ -69,32 +99,8 @@ static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *n
         uint8_t op;
         uint64_t kids = 0, used = 1;
         int container = 0, rec = 0;
-        if (key_next) {
-            uint32_t h;
-            if (n - i < 4)
-                goto done;
-            h = dk_rd32(t + i);
-            if ((h & DK_STR_KEYREF) == DK_STR_KEYREF) {
-                size_t k = h >> DK_STR_SHIFT, at;
-                if (k >= nkeys)
-                    goto done;
-                at = keys[k];
-                if (tw_put(out, t + at, 4 + (dk_rd32(t + at) >> DK_STR_SHIFT)) != 0)
-                    goto done;
-                i += 4;
-                refs++;
-            } else {
-                if (nkeys == kcap) {
-                    size_t *nk = realloc(keys, (kcap = kcap ? 2 * kcap : 64) * sizeof *nk);
-                    if (!nk)
-                        goto done;
-                    keys = nk;
-                }
-                keys[nkeys++] = i;
-                if (tw_str(t, n, &i, out, non_ascii) != 0)
-                    goto done;
-            }
-        }
+        if (key_next && tw_key(t, n, &i, out, non_ascii, &keys, &nkeys, &kcap, &refs) != 0)
+            goto done;
         if (i >= n)
             goto done;
         op = t[i++];
@@ -143,7 +149,8 @@ static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *n
             container = rec = 1;
             break;
         case DK_T_INSTANCE:
-            if (tw_str(t, n, &i, out, non_ascii) != 0 || n - i < 8 || tw_put(out, t + i, 8) != 0)
+            if (tw_key(t, n, &i, out, non_ascii, &keys, &nkeys, &kcap, &refs) != 0 || n - i < 8 ||
+                tw_put(out, t + i, 8) != 0)
                 goto done;
             kids = dk_rd32(t + i + 4);
             i += 8;

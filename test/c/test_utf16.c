@@ -273,14 +273,14 @@ int main(void)
         for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
             check_pb_side_table(docs[i], -1);
         /* repeated member keys (plain, instance, null-prototype, error,
-           non-ASCII) become references; Map keys, values and class keys
-           never do */
+           non-ASCII) and class keys become references (one list: the class
+           key "k" names the member key "k"); Map keys and values never do */
         check_pb_side_table("[{\"k\":1,\"\xc3\xa9\":2},{\"k\":3,\"\xc3\xa9\":4},"
                             "{\"$\":\"k\",\"k\":5},{\"$\":\"k\",\"k\":6},"
                             "{\"$NullProto\":{\"k\":7}},{\"$Map\":[[\"k\",\"k\"]]},"
                             "{\"$Error\":{\"name\":\"k\",\"message\":\"k\",\"k\":8}},"
                             "{\"$Error\":{\"name\":\"E\",\"message\":\"m\"}}]",
-                            8);
+                            10);
         check_pb_side_table("{\"a\":1,\"b\":{\"c\":2}}", 0);
     }
     /* random arrays of random strings (lone surrogates as \u escapes),
