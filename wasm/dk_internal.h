@@ -52,6 +52,13 @@ void *dk_arena_grow(dk_arena *a, const void *old, size_t old_n, size_t new_n,
  */
 DK_MUST int dk_buf_reserve(dk_buf *b, size_t n, dk_err *err, size_t pos);
 
+/*
+ * Every arena allocation may be read (not written) up to DK_ARENA_SLACK
+ * bytes past its end: each chunk has that many spare bytes after it. The
+ * bytes read there are unspecified. Lets short copies move a fixed 16 bytes.
+ */
+#define DK_ARENA_SLACK 16u
+
 /* Appends n bytes; the caller has reserved room (hence _unsafe). */
 static inline void dk_put_unsafe(dk_buf *b, const void *s, size_t n)
 {

@@ -41,8 +41,8 @@ static dk_chunk *chunk_push(dk_arena *a, size_t size)
 {
     dk_chunk *c;
 
-    if (size > SIZE_MAX - DK_CHUNK_HDR) return NULL;
-    c = malloc(DK_CHUNK_HDR + size);
+    if (size > SIZE_MAX - DK_CHUNK_HDR - DK_ARENA_SLACK) return NULL;
+    c = malloc(DK_CHUNK_HDR + size + DK_ARENA_SLACK);
     if (!c) return NULL;
     c->next = a->head;
     c->size = size;

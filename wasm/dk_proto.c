@@ -1275,11 +1275,17 @@ static DK_MUST int dec_op_f64(pb_dec *d, unsigned op, const double *x)
     return 0;
 }
 
-/* The tape str (header + bytes) of b, flags f, in room dec_room made. */
+/* The tape str (header + bytes) of b, flags f, in room dec_room made. A
+ * short one is copied as a fixed 16 bytes when the tape has that much room:
+ * protobuf-c's copy of the bytes is in the arena (pb_pc_alloc), readable
+ * DK_ARENA_SLACK bytes past its end; a memcpy of variable length is a call
+ * (memory.copy) in WebAssembly. */
 static void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     dec_u32_unsafe(d, (uint32_t)b->len << DK_STR_SHIFT | f);
-    if (b->len != 0)
+    if (b->len <= 16 && b->len != 0 && d->out->cap - d->out->len >= 16)
+        memcpy(d->out->data + d->out->len, b->data, 16);
+    else if (b->len != 0)
         memcpy(d->out->data + d->out->len, b->data, b->len);
     d->out->len += b->len;
 }

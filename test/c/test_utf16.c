@@ -347,6 +347,25 @@ int main(void)
         dk_buf_free(&u);
         dk_arena_free(&a);
     }
+    /* every arena allocation may be read DK_ARENA_SLACK bytes past its end
+       (AddressSanitizer fails the run otherwise): one that fills a chunk
+       exactly, and one larger than the minimum chunk */
+    {
+        dk_arena a;
+        size_t sizes[2] = {16 * 1024, 100000};
+
+        dk_arena_init(&a);
+        for (int k = 0; k < 2; k++) {
+            volatile uint8_t *p = dk_arena_alloc(&a, sizes[k]);
+            unsigned sum = 0;
+
+            CHECK(p != NULL, "arena allocation of %zu", sizes[k]);
+            if (p == NULL) continue;
+            for (size_t i = 0; i < DK_ARENA_SLACK; i++) sum += p[sizes[k] + i];
+            (void)sum;
+        }
+        dk_arena_free(&a);
+    }
     printf("c-utf16: %d passed, %d failed\n", checks - failures, failures);
     return failures != 0;
 }
