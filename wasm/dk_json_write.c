@@ -89,6 +89,19 @@ DK_MUST static int put(writer *w, const void *s, size_t n)
 #define PUT_LIT(w, lit) put((w), (lit), sizeof(lit) - 1)
 
 /*
+ * The output's free bytes after reserving n, for a formatter to write into
+ * directly: going through a local buffer would make a memcpy of variable
+ * length, a call (memory.copy) in WebAssembly, per number and date.
+ */
+DK_MUST static int out_room(writer *w, size_t n, char **at)
+{
+    if (w->out->cap - w->out->len < n)
+        DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
+    *at = (char *)w->out->data + w->out->len;
+    return DK_OK;
+}
+
+/*
  * Length of the WTF-8 sequence at s[0..n) whose lead byte is >= 0x80: a
  * well-formed UTF-8 sequence, or an encoded surrogate ED A0..BF xx (then
  * *surrogate is set). 0 when malformed or truncated.
@@ -220,22 +233,26 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
 /* Writes a number: plain when finite and not -0, else a $Number tag. */
 DK_MUST static int put_number(writer *w, double d)
 {
-    char num[DK_NUM_MAX];
+    char *num;
 
     if (isnan(d)) return PUT_LIT(w, "{\"$Number\":\"NaN\"}");
     if (isinf(d))
         return d > 0 ? PUT_LIT(w, "{\"$Number\":\"Infinity\"}")
                      : PUT_LIT(w, "{\"$Number\":\"-Infinity\"}");
     if (d == 0 && signbit(d)) return PUT_LIT(w, "{\"$Number\":\"-0\"}");
-    return put(w, num, dk_fmt_double(d, num));
+    DK_TRY(out_room(w, DK_NUM_MAX, &num));
+    w->out->len += dk_fmt_double(d, num);
+    return DK_OK;
 }
 
-/* Writes a u32 in decimal. */
-DK_MUST static int put_u32(writer *w, uint32_t v)
+/* Writes an integer in decimal. */
+DK_MUST static int put_int(writer *w, int64_t v)
 {
-    char num[DK_NUM_MAX];
+    char *num;
 
-    return put(w, num, dk_fmt_int(v, num));
+    DK_TRY(out_room(w, DK_NUM_MAX, &num));
+    w->out->len += dk_fmt_int(v, num);
+    return DK_OK;
 }
 
 /*
@@ -301,7 +318,7 @@ DK_MUST static int write_bytes(writer *w, size_t at)
 /* Writes a Date (op already read at at): ISO text, or null when invalid. */
 DK_MUST static int write_date(writer *w, size_t at)
 {
-    char iso[DK_ISO_MAX];
+    char *iso;
     double ms;
 
     DK_TRY(need(w, 8));
@@ -312,7 +329,8 @@ DK_MUST static int write_date(writer *w, size_t at)
         ms != (double)(int64_t)ms)
         return bad_tape(w, "date out of range or not an integer", at);
     DK_TRY(PUT_LIT(w, "{\"$Date\":\""));
-    DK_TRY(put(w, iso, dk_fmt_iso(ms, iso)));
+    DK_TRY(out_room(w, DK_ISO_MAX, &iso));
+    w->out->len += dk_fmt_iso(ms, iso);
     return PUT_LIT(w, "\"}");
 }
 
@@ -334,11 +352,9 @@ DK_MUST static int write_value(writer *w)
     case DK_T_NULL: return PUT_LIT(w, "null");
     case DK_T_FALSE: return PUT_LIT(w, "false");
     case DK_T_TRUE: return PUT_LIT(w, "true");
-    case DK_T_INT: {
-        char num[DK_NUM_MAX];
+    case DK_T_INT:
         DK_TRY(read_u32(w, &u));
-        return put(w, num, dk_fmt_int((int32_t)u, num));
-    }
+        return put_int(w, (int32_t)u);
     case DK_T_F64:
         DK_TRY(need(w, 8));
         w->pos += 8;
@@ -357,7 +373,7 @@ DK_MUST static int write_value(writer *w)
         DK_TRY(read_u32(w, &u));
         if (u >= w->refs) return bad_tape(w, "ref does not point back", at);
         DK_TRY(PUT_LIT(w, "{\"$ref\":"));
-        DK_TRY(put_u32(w, u));
+        DK_TRY(put_int(w, u));
         return PUT_LIT(w, "}");
     default: break;
     }
@@ -411,7 +427,7 @@ DK_MUST static int write_value(writer *w)
         DK_TRY(put_str(w, s, n, 0, sat));
         if (ver == 1) return DK_OK;
         DK_TRY(PUT_LIT(w, ",\"$v\":"));
-        return put_u32(w, ver);
+        return put_int(w, ver);
     default: return bad_tape(w, "unknown op", at);
     }
 }
@@ -503,7 +519,7 @@ DK_MUST static int write_all(writer *w)
                     return bad_tape(w, "hole run outside the array length", at);
                 f->left -= k;
                 DK_TRY(PUT_LIT(w, "{\"$hole\":"));
-                DK_TRY(put_u32(w, k));
+                DK_TRY(put_int(w, k));
                 DK_TRY(PUT_LIT(w, "}"));
                 continue;
             }
