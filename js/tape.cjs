@@ -366,8 +366,13 @@ const SHORT_MAX = 24;
 const CACHE_SIZE = 1024; // a power of two
 const shortCache = new Array(CACHE_SIZE).fill('');
 
-/* The string of the ASCII bytes buf[start .. start+len), len <= SHORT_MAX. */
-function shortAscii(buf, start, len) {
+/*
+ * The string of the ASCII bytes buf[start .. start+len), len <= SHORT_MAX;
+ * nb: buf as a Node Buffer, or null. A string not in the cache is made by
+ * concatenating its characters when short, by one latin1Slice when longer
+ * (about 70 ns flat, where concatenation costs ~9 ns a character).
+ */
+function shortAscii(buf, nb, start, len) {
   let h = len;
   for (let i = 0; i < len; i++) h = Math.imul(h ^ buf[start + i], 0x9e3779b1);
   const slot = (h >>> 22) & (CACHE_SIZE - 1);
@@ -378,7 +383,8 @@ function shortAscii(buf, start, len) {
     if (i === len) return cached;
   }
   let s = '';
-  for (let i = 0; i < len; i++) s += String.fromCharCode(buf[start + i]);
+  if (len > 8 && nb !== null) s = nb.latin1Slice(start, start + len);
+  else for (let i = 0; i < len; i++) s += String.fromCharCode(buf[start + i]);
   shortCache[slot] = s;
   return s;
 }
@@ -500,7 +506,7 @@ class TapeReader {
     const end = start + len;
     this.pos = end;
     if ((header & STR_ASCII) !== 0) {
-      if (len <= SHORT_MAX) return shortAscii(buf, start, len);
+      if (len <= SHORT_MAX) return shortAscii(buf, this.nb, start, len);
       // ASCII is Latin-1: one-byte string, no decoding.
       if (this.nb !== null) return this.nb.latin1Slice(start, end);
       return utf8Decoder.decode(buf.subarray(start, end));
