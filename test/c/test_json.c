@@ -993,7 +993,10 @@ static void test_mutations(void)
  * or padded input (reader) follows them: strings of every length up to 40,
  * with and without an escape, last in a tape and in a JSON text held in
  * buffers of their exact size (AddressSanitizer sees any read past them),
- * and again with another value after them.
+ * and again with another value after them; and read in place with exactly
+ * DK_JSON_PADDING bytes after the text, cut before the closing quote (a run
+ * after an escape then ends at the padding: a copy of 18 bytes is caught;
+ * a run always stops one byte short of the padding's end).
  */
 static void test_short_copies(void)
 {
@@ -1040,11 +1043,91 @@ static void test_short_copies(void)
             CHECK(dk_json_read(text, out.len, NULL, &back, &err) == DK_OK && back.len == len &&
                       memcmp(back.data, exact, len) == 0,
                   "short string of %zu (variant %d) read back", n, variant);
+            /* and read in place, padded exactly (DK_READ_PADDED): the
+               16-byte copies stay inside the padding */
+            {
+                uint8_t *padded = calloc(out.len + DK_JSON_PADDING, 1);
+                dk_arena a;
+
+                if (!padded) abort();
+                memcpy(padded, out.data, out.len);
+                dk_arena_init(&a);
+                CHECK(dk_json_read_opts(padded, out.len, DK_READ_PADDED, NULL, &a, &back, &err) ==
+                              DK_OK &&
+                          back.len == len && memcmp(back.data, exact, len) == 0,
+                      "short string of %zu (variant %d) read in place", n, variant);
+                /* cut before the closing quote, padded exactly: the reader runs
+                   into the padding (a run after an escape ends right there) */
+                {
+                    size_t cut = out.len - (followed ? 7 : 1);
+                    uint8_t *tight = calloc(cut + DK_JSON_PADDING, 1);
+                    int rc;
+
+                    if (!tight) abort();
+                    memcpy(tight, out.data, cut);
+                    rc = dk_json_read_opts(tight, cut, DK_READ_PADDED, NULL, &a, &back, &err);
+                    free(tight);
+
+                    CHECK(rc == DK_ERR_SYNTAX, "unterminated string of %zu (variant %d): %d", n,
+                          variant, rc);
+                }
+                dk_arena_free(&a);
+                free(padded);
+            }
             free(exact);
             free(text);
             dk_buf_free(&tape);
             dk_buf_free(&out);
             dk_buf_free(&back);
+        }
+    }
+}
+
+/*
+ * Numbers and dates are formatted straight into the output after reserving
+ * the formatter's maximum: the longest of each written at every offset
+ * around the output's first growth (256 bytes; the buffer is realloc'd to
+ * exactly its capacity, so AddressSanitizer sees a write past a reservation
+ * that was too small).
+ */
+static void test_format_room(void)
+{
+    static const double widest = -3.4383767646628397e-06; /* 25 characters as JS writes it */
+    static const double latest = 8.64e15;                 /* +275760-09-13T00:00:00.000Z */
+
+    for (size_t k = 190; k <= 260; k++) {
+        for (int date = 0; date < 2; date++) {
+            dk_buf tape = {0}, out = {0};
+            dk_err err;
+            char want[400];
+            size_t wl = 0;
+
+            put8(&tape, DK_T_ARRAY);
+            put32(&tape, 2);
+            put8(&tape, DK_T_STR);
+            put32(&tape, (uint32_t)k << DK_STR_SHIFT | DK_STR_ASCII);
+            want[wl++] = '[';
+            want[wl++] = '"';
+            for (size_t i = 0; i < k; i++) {
+                put8(&tape, 'a');
+                want[wl++] = 'a';
+            }
+            memcpy(want + wl, "\",", 2);
+            wl += 2;
+            put8(&tape, date ? DK_T_DATE : DK_T_F64);
+            put(&tape, date ? &latest : &widest, 8);
+            {
+                const char *tail = date ? "{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}]"
+                                        : "-0.0000034383767646628397]";
+                memcpy(want + wl, tail, strlen(tail));
+                wl += strlen(tail);
+            }
+            CHECK(dk_json_write(tape.data, tape.len, NULL, &out, &err) == DK_OK && out.len == wl &&
+                      memcmp(out.data, want, wl) == 0,
+                  "%s after %zu bytes: %.*s", date ? "date" : "number", k, (int)out.len,
+                  (const char *)out.data);
+            dk_buf_free(&tape);
+            dk_buf_free(&out);
         }
     }
 }
@@ -1060,6 +1143,7 @@ int main(void)
     test_reuse();
     test_mutations();
     test_short_copies();
+    test_format_room();
     printf("c-json: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -210,7 +210,9 @@ test('identity around the encoder\'s switch from a short array to a Map: every s
       const objs = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? [i] : i % 3 === 1 ? { i } : new Map([[i, i]])));
       objs[n - 1] = { back: objs[0] };
       const value = [...objs, ...objs.slice().reverse(), objs];
+      value.push(value); // index 0, the root, found again after the switch
       const back = decodeEntity(encodeEntity(value));
+      assert.strictEqual(back[back.length - 1], back, `${format} n=${n}: the root refers to itself`);
       for (let i = 0; i < n; i++) {
         assert.strictEqual(back[i], back[2 * n - 1 - i], `${format} n=${n}: object ${i} shared`);
         assert.strictEqual(back[2 * n][i], back[i], `${format} n=${n}: object ${i} in the inner array`);
