@@ -310,15 +310,24 @@ class Encoder {
    * symbol-valued ones; return how many were written.
    */
   ownPairs(v, skip) {
+    return this.pairs(v, Object.keys(v), skip, false);
+  }
+
+  /*
+   * Write (key str, value) for each of keys in obj, except those in skip
+   * (a Set, or null), those obj lacks when onlyPresent, and function- or
+   * symbol-valued ones; return how many were written.
+   */
+  pairs(obj, keys, skip, onlyPresent) {
     const w = this.w;
-    const keys = Object.keys(v);
     let n = 0;
     let key = '';
     try {
       for (let i = 0; i < keys.length; i++) {
         key = keys[i];
         if (skip !== null && skip.has(key)) continue;
-        const x = v[key];
+        if (onlyPresent && !(key in obj)) continue;
+        const x = obj[key];
         if (this.skipped(x)) continue;
         w.str(key);
         this.value(x);
@@ -348,27 +357,9 @@ class Encoder {
     this.enter();
     const w = this.w;
     const fixed = plan.fields;
-    const keys = fixed === null ? Object.keys(data) : fixed;
-    const excluded = plan.excluded;
     const at = w.pos;
     w.u32(0);
-    let n = 0;
-    let key = '';
-    try {
-      for (let i = 0; i < keys.length; i++) {
-        key = keys[i];
-        if (excluded !== null && excluded.has(key)) continue;
-        if (fixed !== null && !(key in data)) continue;
-        const x = data[key];
-        if (this.skipped(x)) continue;
-        w.str(key);
-        this.value(x);
-        n++;
-      }
-    } catch (err) {
-      throw addSegment(err, key);
-    }
-    w.patchU32(at, n);
+    w.patchU32(at, this.pairs(data, fixed === null ? Object.keys(data) : fixed, plan.excluded, fixed !== null));
     this.depth--;
   }
 

@@ -66,6 +66,23 @@ static inline void dk_put_unsafe(dk_buf *b, const void *s, size_t n)
     b->len += n;
 }
 
+/*
+ * dk_put_unsafe for runs that are mostly short (keys, small values): when
+ * s[0..16) may be read (readable >= 16: the caller's input padding, more
+ * tape, DK_ARENA_SLACK) and b has 16 bytes of room, n <= 16 bytes go as one
+ * fixed 16-byte copy. A memcpy of variable length is a call (memory.copy)
+ * in WebAssembly; the bytes past n are overwritten later or unused.
+ */
+static inline void dk_put_short(dk_buf *b, const uint8_t *s, size_t n, size_t readable)
+{
+    if (n <= 16 && readable >= 16 && b->cap - b->len >= 16) {
+        memcpy(b->data + b->len, s, 16);
+        b->len += n;
+    } else {
+        dk_put_unsafe(b, s, n);
+    }
+}
+
 /* Little-endian, unaligned loads and stores; callers check bounds. */
 static inline uint32_t dk_rd32(const uint8_t *p)
 {
@@ -81,28 +98,36 @@ static inline void dk_wr32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
+static inline uint64_t dk_rd64(const uint8_t *p)
+{
+    return (uint64_t)dk_rd32(p) | (uint64_t)dk_rd32(p + 4) << 32;
+}
+
 static inline double dk_rdf64(const uint8_t *p)
 {
-    uint64_t u = (uint64_t)dk_rd32(p) | (uint64_t)dk_rd32(p + 4) << 32;
+    uint64_t u = dk_rd64(p);
     double d;
     memcpy(&d, &u, sizeof d);
     return d;
 }
 
-/*
- * The index (0..8) of the first of the 8 bytes at p that a JSON string
- * cannot carry as it is: a control byte (< 0x20), '"', '\\' or a byte >=
- * 0x80; 8 when all 8 are plain. Eight bytes are read: the caller makes sure
- * they exist. SWAR: each test sets the top bit of a byte's lane; a lane
- * above a hit may be set falsely by a borrow, the lowest set lane never is.
- */
-static inline unsigned dk_plain8(const uint8_t *p)
+/* The limits of lim (NULL or 0 fields: the defaults). */
+static inline uint32_t dk_max_depth(const dk_limits *lim)
 {
-    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-    uint64_t x = (uint64_t)dk_rd32(p) | (uint64_t)dk_rd32(p + 4) << 32;
-    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-    uint64_t m = (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) |
-                  ((b - ones) & ~b) | x) & high;
+    return lim && lim->max_depth ? lim->max_depth : DK_DEFAULT_MAX_DEPTH;
+}
+
+static inline uint32_t dk_max_length(const dk_limits *lim)
+{
+    return lim && lim->max_length ? lim->max_length : DK_DEFAULT_MAX_LENGTH;
+}
+
+/*
+ * The index (0..7) of the lowest byte lane of m whose top bit is set, 8 when
+ * none is: the answer of the 8-bytes-at-a-time (SWAR) scans below.
+ */
+static inline unsigned dk_first_lane(uint64_t m)
+{
     unsigned i = 0;
 
     if (m == 0) return 8;
@@ -115,6 +140,23 @@ static inline unsigned dk_plain8(const uint8_t *p)
     }
 #endif
     return i;
+}
+
+/*
+ * The index (0..8) of the first of the 8 bytes at p that a JSON string
+ * cannot carry as it is: a control byte (< 0x20), '"', '\\' or a byte >=
+ * 0x80; 8 when all 8 are plain. Eight bytes are read: the caller makes sure
+ * they exist. SWAR: each test sets the top bit of a byte's lane; a lane
+ * above a hit may be set falsely by a borrow, the lowest set lane never is.
+ */
+static inline unsigned dk_plain8(const uint8_t *p)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    uint64_t x = dk_rd64(p);
+    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+
+    return dk_first_lane((((x - ones * 0x20) & ~x) | ((q - ones) & ~q) |
+                          ((b - ones) & ~b) | x) & high);
 }
 
 /*
@@ -157,20 +199,7 @@ static inline unsigned dk_ascii_run(const uint8_t *p)
 #else
 static inline unsigned dk_ascii_run(const uint8_t *p)
 {
-    uint64_t m = ((uint64_t)dk_rd32(p) | (uint64_t)dk_rd32(p + 4) << 32) &
-                 0x8080808080808080u;
-    unsigned i = 0;
-
-    if (m == 0) return 8;
-#if defined(__GNUC__) || defined(__clang__)
-    i = (unsigned)__builtin_ctzll(m) >> 3;
-#else
-    while (!(m & 0x80u)) {
-        m >>= 8;
-        i++;
-    }
-#endif
-    return i;
+    return dk_first_lane(dk_rd64(p) & 0x8080808080808080u);
 }
 #endif
 

@@ -322,17 +322,9 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
         if (n) {
             if (r->tape->len - base + n > limit)
                 return fail(r, DK_ERR_TOO_LARGE, "string too long", qat);
-            if (n <= 16) {
-                /* Short runs (keys, small values) as one 16-byte copy: the
-                 * source stays in the input's padding, the room is
-                 * reserved; a call to memcpy (memory.copy) costs more. */
-                DK_TRY(room(r, 16));
-                memcpy(r->tape->data + r->tape->len, run, 16);
-                r->tape->len += n;
-            } else {
-                DK_TRY(room(r, n));
-                dk_put_unsafe(r->tape, run, n);
-            }
+            DK_TRY(room(r, n));
+            /* the input is padded: a short run may be read as 16 bytes */
+            dk_put_short(r->tape, run, n, DK_JSON_PADDING);
         }
         if (*p == '"') {
             r->p = p + 1;
@@ -1204,9 +1196,8 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
     r.tape = tape_out;
     r.err = err;
     r.arena = scratch;
-    r.max_depth = lim && lim->max_depth ? lim->max_depth : DK_DEFAULT_MAX_DEPTH;
-    r.max_len =
-        lim && lim->max_length ? lim->max_length : DK_DEFAULT_MAX_LENGTH;
+    r.max_depth = dk_max_depth(lim);
+    r.max_len = dk_max_length(lim);
     r.max_str =
         r.max_len < DK_DEFAULT_MAX_LENGTH ? r.max_len : DK_DEFAULT_MAX_LENGTH;
     rc = parse(&r);

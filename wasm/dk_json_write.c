@@ -140,23 +140,6 @@ static const char hex_digits[] = "0123456789abcdef";
  * Room: n + 1 bytes stay reserved for the unflushed rest plus the closing
  * quote; each escape re-reserves its 6 bytes on top of that.
  */
-/*
- * Appends s[from .. from+k) to o, reserved. A short run (keys, small
- * values) goes as one fixed 16-byte copy when 16 tape bytes are there to
- * read (more tape follows) and 16 bytes of room: a variable-length memcpy
- * is a call (memory.copy) that costs more in WebAssembly.
- */
-static inline void put_run(dk_buf *o, const uint8_t *s, size_t from, size_t k,
-                           size_t readable)
-{
-    if (k <= 16 && readable - from >= 16 && o->cap - o->len >= 16) {
-        memcpy(o->data + o->len, s + from, 16);
-        o->len += k;
-    } else {
-        dk_put_unsafe(o, s + from, k);
-    }
-}
-
 DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
                            size_t at)
 {
@@ -197,7 +180,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
                 continue;
             }
         }
-        put_run(o, s, run, i - run, w->len - at);
+        dk_put_short(o, s + run, i - run, w->len - at - run);
         DK_TRY(dk_buf_reserve(o, 6 + (n - i) + 1, w->err, at + i));
         esc[0] = '\\';
         switch (c) {
@@ -225,7 +208,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
         i += len;
         run = i;
     }
-    put_run(o, s, run, n - run, w->len - at);
+    dk_put_short(o, s + run, n - run, w->len - at - run);
     o->data[o->len++] = '"';
     return DK_OK;
 }
@@ -549,7 +532,7 @@ int dk_json_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
     w.out = out;
     w.err = err;
     w.arena = scratch;
-    w.max_depth = lim && lim->max_depth ? lim->max_depth : DK_DEFAULT_MAX_DEPTH;
+    w.max_depth = dk_max_depth(lim);
     out->len = 0;
     rc = write_all(&w);
     if (rc != DK_OK) out->len = 0;

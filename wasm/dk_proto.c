@@ -867,7 +867,7 @@ int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
     e.err = err;
     e.tape = tape;
     e.len = len;
-    e.max_depth = lim && lim->max_depth ? lim->max_depth : DK_DEFAULT_MAX_DEPTH;
+    e.max_depth = dk_max_depth(lim);
 
     if (enc_value(&e) != DK_OK || enc_run(&e) != DK_OK)
         return (int)err->code;
@@ -1275,19 +1275,14 @@ static DK_MUST int dec_op_f64(pb_dec *d, unsigned op, const double *x)
     return 0;
 }
 
-/* The tape str (header + bytes) of b, flags f, in room dec_room made. A
- * short one is copied as a fixed 16 bytes when the tape has that much room:
- * protobuf-c's copy of the bytes is in the arena (pb_pc_alloc), readable
- * DK_ARENA_SLACK bytes past its end; a memcpy of variable length is a call
- * (memory.copy) in WebAssembly. */
+/* The tape str (header + bytes) of b, flags f, in room dec_room made.
+ * protobuf-c's copy of the bytes is in the arena (pb_pc_alloc): readable
+ * DK_ARENA_SLACK bytes past its end, so a short one goes as 16 bytes. */
 static void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     dec_u32_unsafe(d, (uint32_t)b->len << DK_STR_SHIFT | f);
-    if (b->len <= 16 && b->len != 0 && d->out->cap - d->out->len >= 16)
-        memcpy(d->out->data + d->out->len, b->data, 16);
-    else if (b->len != 0)
-        memcpy(d->out->data + d->out->len, b->data, b->len);
-    d->out->len += b->len;
+    if (b->len != 0)
+        dk_put_short(d->out, b->data, b->len, b->len + DK_ARENA_SLACK);
 }
 
 /*
@@ -1730,10 +1725,9 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
     d.out = tape_out;
     d.in = pb;
     d.len = len;
-    d.max_depth = lim && lim->max_depth ? lim->max_depth : DK_DEFAULT_MAX_DEPTH;
-    d.max_length = lim && lim->max_length && lim->max_length < DK_DEFAULT_MAX_LENGTH
-                       ? lim->max_length
-                       : DK_DEFAULT_MAX_LENGTH;
+    d.max_depth = dk_max_depth(lim);
+    d.max_length = dk_max_length(lim) < DK_DEFAULT_MAX_LENGTH ? dk_max_length(lim)
+                                                              : DK_DEFAULT_MAX_LENGTH;
     if (len > DK_PB_MAX_OUT)
         return dec_fail(&d, DK_ERR_TOO_LARGE, "input too large", 0);
     if (max_out == 0) /* len < 2^31: no overflow in 64 bits */

@@ -10,6 +10,7 @@
  */
 const assert = require('node:assert/strict');
 const core = require('../../js/core.cjs');
+const { DarmokError } = require('../../js/errors.cjs');
 
 const haveWasm = core.isReady();
 // The suite runs against the real core. Only a deliberate JS-only run
@@ -96,4 +97,17 @@ function deepFreeze(v, seen = new Set()) {
   return v;
 }
 
-module.exports = { assert, sameGraph, deepFreeze, haveWasm, hasOwn };
+/*
+ * throwsCode(fn, code, check?): fn throws a DarmokError with this code;
+ * check(err) may assert more about it.
+ */
+function throwsCode(fn, code, check) {
+  assert.throws(fn, (err) => {
+    assert.ok(err instanceof DarmokError, `not a DarmokError: ${err && err.stack}`);
+    assert.strictEqual(err.code, code, err.message);
+    if (check) check(err);
+    return true;
+  });
+}
+
+module.exports = { assert, sameGraph, deepFreeze, haveWasm, hasOwn, throwsCode };

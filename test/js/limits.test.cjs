@@ -6,21 +6,12 @@
  * memory does not grow).
  */
 const { test } = require('node:test');
-const { assert, haveWasm } = require('./helpers.cjs');
+const { assert, haveWasm, throwsCode } = require('./helpers.cjs');
 const darmok = require('../../js/index.cjs');
 const core = require('../../js/core.cjs');
 
 const { encodeEntity, decodeEntity, serializable, DarmokError, MAX_DEPTH, MAX_BYTES, MAX_LENGTH } = darmok;
 const skip = haveWasm ? false : 'build/darmok.wasm is not built';
-
-function throwsCode(fn, code, check) {
-  assert.throws(fn, (err) => {
-    assert.ok(err instanceof DarmokError, `not a DarmokError: ${err && err.stack}`);
-    assert.strictEqual(err.code, code, err.message);
-    if (check) check(err);
-    return true;
-  });
-}
 
 function elapsed(fn) {
   const t = process.hrtime.bigint();

@@ -10,10 +10,10 @@
  * of its own, encodes them.
  */
 const { test } = require('node:test');
-const { assert, haveWasm, sameGraph } = require('./helpers.cjs');
+const { assert, haveWasm, sameGraph, throwsCode } = require('./helpers.cjs');
 const { formats } = require('./fixtures.cjs');
 const darmok = require('../../js/index.cjs');
-const { createCodec, createRegistry, serializable, DarmokError } = darmok;
+const { createCodec, createRegistry, serializable } = darmok;
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
 
@@ -25,15 +25,6 @@ function codec(format) {
 /* Whether the document holds the string (as text or as UTF-8 bytes). */
 function holds(doc, s) {
   return Buffer.from(doc).includes(Buffer.from(s));
-}
-
-function throwsCode(fn, code, check) {
-  assert.throws(fn, (err) => {
-    assert.ok(err instanceof DarmokError, `not a DarmokError: ${err && err.stack}`);
-    assert.strictEqual(err.code, code, err.message);
-    if (check) check(err);
-    return true;
-  });
 }
 
 /* The three versions of one class, as three deploys define it. */
