@@ -4,11 +4,15 @@
  *
  * The tape is trusted: the core validated the bytes it came from (or this
  * process wrote it), so counts, lengths, REF indexes and nesting are in
- * range. Rebuilding never runs user code: instances are Object.create(proto)
- * plus own data properties (constructors are not called), and a key that
- * exists on the prototype chain ("__proto__", an accessor of the class) is
- * defined with defineProperty rather than assigned, so no setter runs and
- * `__proto__` is never assigned.
+ * range. Rebuilding never runs user code: instances are objects with the
+ * class's prototype plus own data properties (constructors are not called),
+ * and a key that exists on the prototype chain ("__proto__", an accessor of
+ * the class) is defined with defineProperty rather than assigned, so no
+ * setter runs and `__proto__` is never assigned.
+ *
+ * Instances of a class are built by a function made for it (see Shape
+ * below) once the class's field names are known, so they share one hidden
+ * class with in-object fields, and each field is one monomorphic store.
  *
  * Identity: one array from referenceable index to object; each object takes
  * its index as its op is read, before its children, as the encoder counted.
@@ -82,6 +86,72 @@ function copyBytes(kind, src) {
 }
 
 /*
+ * Shapes: the per-class builders of instances.
+ *
+ * The first instance of a class that a process decodes is built field by
+ * field, and the keys it had, in order, become the class's shape
+ * (plan.shape): a function made with new Function whose code reads those
+ * keys one by one from the tape, compares each with its own constant, and
+ * stores the value with a constant key into an object made by `new` of an
+ * empty function whose prototype is the class's. At the first key that
+ * differs (another order, a field more or less: hand-written JSON, an
+ * older writer) it hands over to the generic loop from there, so any
+ * document decodes exactly as without shapes.
+ *
+ * A constant-key store would run a setter of the prototype chain, so a
+ * shape runs in a decode only after checking that none of its keys is on
+ * the chain: once per class per decode, and again after a class hook ran
+ * (user code may change prototypes); `epoch` numbers those periods.
+ *
+ * Without code generation (a Content-Security-Policy without
+ * 'unsafe-eval', node --disallow-code-generation-from-strings) a class has
+ * no shape and every instance takes the generic loop. A class whose
+ * instances keep missing their shape learns again from the next one.
+ */
+const SHAPE_MAX_KEYS = 64;
+const SHAPE_MAX_KEY_LENGTH = 256;
+/* Misses after which a shape is dropped and learnt again. */
+const SHAPE_MAX_MISSES = 64;
+let epochs = 0;
+
+/* The shape of plan's instances with these keys, or false when they cannot have one. */
+function makeShape(plan, keys) {
+  if (keys.length === 0 || keys.length > SHAPE_MAX_KEYS) return false;
+  let body = '';
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i].length > SHAPE_MAX_KEY_LENGTH) return false;
+    // JSON.stringify of a string is a JavaScript string literal.
+    const k = JSON.stringify(keys[i]);
+    body += `        k = r.key(); if (k !== ${k}) break fast; o[${k}] = d.value(); i = ${i + 1};\n`;
+  }
+  const source = `'use strict';
+function Instance() {}
+Instance.prototype = proto;
+return function build(d, r, n) {
+  const o = new Instance();
+  d.refs.push(o);
+  let i = 0, k = null;
+  if (n === ${keys.length}) {
+    try {
+      fast: {
+${body}        return o;
+      }
+    } catch (err) {
+      throw addSegment(err, keys[i]);
+    }
+  }
+  return d.shapeMissed(shape, o, i, n, k);
+};`;
+  const shape = { plan, keys, build: null, epoch: 0, misses: 0 };
+  try {
+    shape.build = new Function('proto', 'keys', 'shape', 'addSegment', source)(plan.proto, keys, shape, addSegment);
+  } catch {
+    return false; // no code generation here
+  }
+  return shape;
+}
+
+/*
  * Decoder: the state of one rebuild. `reader` is a TapeReader positioned at
  * the tape; `unknownPlain` turns unknown class keys into plain objects
  * instead of ERR_UNKNOWN_CLASS; `registry` (default: the default registry)
@@ -100,6 +170,8 @@ class Decoder {
     this.inherited = null;
     /* The last error a class's migrate/fromData threw (passed on untouched). */
     this.hookError = null;
+    /* The period shapes were checked in (see Shapes). */
+    this.epoch = ++epochs;
   }
 
   run() {
@@ -171,6 +243,59 @@ class Decoder {
     }
   }
 
+  /* An instance of plan built by fields(); its keys become plan's shape. */
+  learn(plan) {
+    const r = this.r;
+    const obj = Object.create(plan.proto);
+    this.refs.push(obj);
+    const n = r.u32();
+    const keys = [];
+    let key = '';
+    try {
+      for (let i = 0; i < n; i++) {
+        key = r.key();
+        keys.push(key);
+        setOwn(obj, key, this.value());
+      }
+    } catch (err) {
+      throw addSegment(err, key);
+    }
+    // A nested instance of the same class may have learnt first.
+    if (plan.shape === null) plan.shape = makeShape(plan, keys);
+    return obj;
+  }
+
+  /* Whether shape may build in this epoch: none of its keys is on plan's prototype chain. */
+  shapeFits(plan, shape) {
+    const keys = shape.keys;
+    const proto = plan.proto;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] in proto) return false;
+    }
+    shape.epoch = this.epoch;
+    return true;
+  }
+
+  /*
+   * The rest of an instance whose fields left its shape at field i (of n),
+   * with key k read already (null: not read). Fields before i are set.
+   */
+  shapeMissed(shape, obj, i, n, k) {
+    if (++shape.misses === SHAPE_MAX_MISSES && shape.plan.shape === shape) shape.plan.shape = null;
+    const r = this.r;
+    let key = '';
+    try {
+      for (; i < n; i++) {
+        key = k !== null ? k : r.key();
+        k = null;
+        setOwn(obj, key, this.value());
+      }
+    } catch (err) {
+      throw addSegment(err, key);
+    }
+    return obj;
+  }
+
   /*
    * A plain object. Whether a key exists on Object.prototype is looked up
    * once per key per decode: no user code runs during a rebuild, so the
@@ -240,6 +365,11 @@ class Decoder {
     if (plan !== null) {
       // The fast path: the current version, no hook to run.
       if (version !== plan.plainVersion) return this.upgraded(plan, version);
+      const shape = plan.shape;
+      if (shape === null) return this.learn(plan);
+      if (shape !== false && (shape.epoch === this.epoch || this.shapeFits(plan, shape))) {
+        return shape.build(this, r, r.u32());
+      }
       obj = Object.create(plan.proto);
     } else if (this.unknownPlain) obj = {};
     else throw pathError('ERR_UNKNOWN_CLASS', `unknown class key ${JSON.stringify(shorten(key, 60))}: register the class with serializable()`);
@@ -291,6 +421,7 @@ class Decoder {
     // The hooks were user code: what is on Object.prototype may have
     // changed, so plain() looks its keys up again.
     this.inherited = null;
+    this.epoch = ++epochs;
     if (target === null) defineProperty(refs, index, { value: obj, writable: true, enumerable: true, configurable: true });
     return obj;
   }

@@ -1,0 +1,246 @@
+'use strict';
+/*
+ * Shapes (decode.cjs): the per-class builders that decode instances once a
+ * class's field names are known. Every test decodes more than once, so the
+ * later decodes go through the shape the first one made, and checks the
+ * result is what the generic field-by-field rebuild gives: the same
+ * prototype, own data properties in the same order, no setter run, the same
+ * errors with the same paths, whatever order or number of fields a document
+ * holds. In every format.
+ */
+const { test } = require('node:test');
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const { assert, haveWasm, sameGraph, throwsCode } = require('./helpers.cjs');
+const { formats } = require('./fixtures.cjs');
+const { createCodec, createRegistry } = require('../../js/index.cjs');
+
+const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
+
+function codec(format) {
+  const registry = createRegistry();
+  return { c: createCodec({ format, registry }), registry };
+}
+
+/* An instance of Class with exactly these own fields, in this order. */
+function make(Class, fields) {
+  return Object.assign(Object.create(Class.prototype), fields);
+}
+
+/* Own property names and descriptors: order and data-ness, not just values. */
+function ownDescriptors(obj) {
+  return Reflect.ownKeys(obj).map((k) => [k, Object.getOwnPropertyDescriptor(obj, k)]);
+}
+
+for (const format of formats) {
+  test(`${format}: the second decode of a class builds through its shape, with the same result`, { skip }, () => {
+    const { c, registry } = codec(format);
+    class Point {
+      constructor(x, y) { this.x = x; this.y = y; }
+      norm() { return Math.hypot(this.x, this.y); }
+    }
+    c.serializable(Point);
+    const value = [new Point(3, 4), new Point(-0, 'y'), { p: new Point(1, [new Point(5, 12)]) }];
+    const doc = c.encodeEntity(value);
+    assert.strictEqual(registry.planByKey('Point').shape, null, 'no shape before the first decode');
+    const first = c.decodeEntity(doc);
+    const shape = registry.planByKey('Point').shape;
+    assert.strictEqual(typeof shape.build, 'function', 'the first decode made the shape');
+    assert.deepStrictEqual(shape.keys, ['x', 'y']);
+    for (let round = 0; round < 3; round++) {
+      const again = round === 0 ? first : c.decodeEntity(doc);
+      sameGraph(again, value);
+      assert.strictEqual(again[0].norm(), 5);
+      assert.ok(again[2].p instanceof Point);
+      assert.deepStrictEqual(ownDescriptors(again[0]), ownDescriptors(value[0]));
+      assert.strictEqual(again[0].constructor, Point);
+    }
+    assert.strictEqual(registry.planByKey('Point').shape, shape, 'the same shape serves every decode');
+  });
+
+  test(`${format}: instances whose fields leave the shape (order, fewer, more, repeated) decode exactly`, { skip }, () => {
+    const { c } = codec(format);
+    class Rec {}
+    c.serializable(Rec);
+    c.decodeEntity(c.encodeEntity(make(Rec, { a: 1, b: 2, c: 3 }))); // the shape: a, b, c
+    const cases = [
+      make(Rec, { a: 1, b: 2, c: 3 }),
+      make(Rec, { b: 2, a: 1, c: 3 }), // leaves at field 0
+      make(Rec, { a: 1, c: 3, b: 2 }), // leaves at field 1, after a was set
+      make(Rec, { a: 1, b: 2 }), // one fewer
+      make(Rec, { a: 1, b: 2, c: 3, d: 4 }), // one more
+      make(Rec, { a: 1, b: 2, d: 3 }), // same count, last differs
+      make(Rec, {}),
+      make(Rec, { 10: 'ten', a: 'x', 2: 'two' }) // integer keys first
+    ];
+    for (const value of cases) {
+      const got = c.decodeEntity(c.encodeEntity(value));
+      sameGraph(got, value);
+      assert.deepStrictEqual(ownDescriptors(got), ownDescriptors(value), JSON.stringify(value));
+    }
+  });
+
+  test(`${format}: a setter added to the prototype after the shape was made is never run`, { skip }, () => {
+    const { c } = codec(format);
+    class Item {
+      constructor(name, qty) { this.name = name; this.qty = qty; }
+    }
+    c.serializable(Item);
+    const doc = c.encodeEntity([new Item('a', 1), new Item('b', 2)]);
+    c.decodeEntity(doc); // the shape: name, qty
+    let calls = 0;
+    Object.defineProperty(Item.prototype, 'qty', {
+      get() { return 'from the prototype'; },
+      set() { calls++; },
+      configurable: true
+    });
+    try {
+      const got = c.decodeEntity(doc);
+      assert.strictEqual(calls, 0, 'the setter ran');
+      assert.deepStrictEqual(Object.getOwnPropertyDescriptor(got[1], 'qty'),
+        { value: 2, writable: true, enumerable: true, configurable: true });
+      assert.deepStrictEqual(Object.keys(got[1]), ['name', 'qty']);
+    } finally {
+      delete Item.prototype.qty;
+    }
+    // Once the accessor is gone, the shape builds again.
+    const got = c.decodeEntity(doc);
+    assert.strictEqual(got[0].qty, 1);
+    assert.strictEqual(calls, 0);
+  });
+
+  test(`${format}: a setter that a class hook adds in the middle of a decode is never run`, { skip }, () => {
+    const { c } = codec(format);
+    class Box {
+      constructor(v) { this.v = v; }
+    }
+    c.serializable(Box);
+    let calls = 0;
+    class Legacy {}
+    // Version 2 migrates version 1's bytes; the step is user code that
+    // puts an accessor on Box's prototype.
+    c.serializable(Legacy, {
+      version: 2,
+      migrate: {
+        1: (d) => {
+          Object.defineProperty(Box.prototype, 'v', { get() { return 'proto'; }, set() { calls++; }, configurable: true });
+          return d;
+        }
+      }
+    });
+    const old = codec(format);
+    class LegacyV1 {}
+    class BoxThen {
+      constructor(v) { this.v = v; }
+    }
+    old.c.serializable(LegacyV1, { key: 'Legacy' });
+    old.c.serializable(BoxThen, { key: 'Box' });
+    const doc = old.c.encodeEntity([new BoxThen(1), make(LegacyV1, { n: 1 }), new BoxThen(2)]);
+    c.decodeEntity(c.encodeEntity([new Box(0)])); // Box's shape exists
+    try {
+      const got = c.decodeEntity(doc);
+      assert.strictEqual(calls, 0, 'the setter ran');
+      assert.ok(got[1] instanceof Legacy);
+      assert.deepStrictEqual(Object.getOwnPropertyDescriptor(got[2], 'v'),
+        { value: 2, writable: true, enumerable: true, configurable: true });
+      assert.strictEqual(Object.getOwnPropertyDescriptor(got[0], 'v').value, 1);
+    } finally {
+      delete Box.prototype.v;
+    }
+  });
+
+  test(`${format}: an error inside a field built by a shape has the field's path`, { skip }, () => {
+    const { c } = codec(format);
+    class Holder {}
+    c.serializable(Holder);
+    const good = c.encodeEntity(make(Holder, { first: 1, inner: make(Holder, { first: 2, inner: null }) }));
+    c.decodeEntity(good); // the shape: first, inner
+    // An unknown class key inside the second field, two levels down.
+    const { c: other } = codec(format);
+    class Stranger {}
+    other.serializable(Holder);
+    other.serializable(Stranger);
+    const bad = other.encodeEntity(make(Holder, { first: 1, inner: make(Holder, { first: 2, inner: new Stranger() }) }));
+    throwsCode(() => c.decodeEntity(bad), 'ERR_UNKNOWN_CLASS', (err) => assert.strictEqual(err.path, '$.inner.inner'));
+    // The same from the generic loop (a document whose fields left the shape).
+    const bad2 = other.encodeEntity(make(Holder, { inner: make(Holder, { first: 2, inner: new Stranger() }), first: 1 }));
+    throwsCode(() => c.decodeEntity(bad2), 'ERR_UNKNOWN_CLASS', (err) => assert.strictEqual(err.path, '$.inner.inner'));
+  });
+
+  test(`${format}: keys that are not identifiers make a working shape`, { skip }, () => {
+    const { c, registry } = codec(format);
+    class Odd {}
+    c.serializable(Odd);
+    const keys = ['"];globalThis.pwned=1;//', "'", '\\', '\u2028', '\ud800', '${x}', '`', 'a b', '', 'constructor2', '0x'];
+    const fields = {};
+    keys.forEach((k, i) => { fields[k] = i; });
+    const value = make(Odd, fields);
+    const doc = c.encodeEntity(value);
+    c.decodeEntity(doc);
+    assert.ok(registry.planByKey('Odd').shape.build, 'a shape was made');
+    const got = c.decodeEntity(doc);
+    assert.strictEqual(globalThis.pwned, undefined);
+    sameGraph(got, value);
+    assert.deepStrictEqual(Object.keys(got), Object.keys(value));
+  });
+
+  test(`${format}: a key on the prototype chain (__proto__, toString, a method) keeps the instance on the generic path`, { skip }, () => {
+    const { c } = codec(format);
+    class Named {
+      label() { return 'method'; }
+    }
+    c.serializable(Named);
+    const value = make(Named, { a: 1, toString: 'own', label: 'own label' });
+    Object.defineProperty(value, '__proto__', { value: 'own proto key', enumerable: true, writable: true, configurable: true });
+    const doc = c.encodeEntity(value);
+    for (let round = 0; round < 3; round++) {
+      const got = c.decodeEntity(doc);
+      assert.strictEqual(Object.getPrototypeOf(got), Named.prototype);
+      assert.deepStrictEqual(ownDescriptors(got), ownDescriptors(value));
+      assert.strictEqual(Named.prototype.label(), 'method');
+    }
+  });
+
+  test(`${format}: a class whose instances keep leaving its shape learns the new one`, { skip }, () => {
+    const { c, registry } = codec(format);
+    class Moving {}
+    c.serializable(Moving);
+    c.decodeEntity(c.encodeEntity(make(Moving, { old: 1, order: 2 })));
+    const first = registry.planByKey('Moving').shape;
+    assert.deepStrictEqual(first.keys, ['old', 'order']);
+    const many = [];
+    for (let i = 0; i < 100; i++) many.push(make(Moving, { next: i, order: -i }));
+    const got = c.decodeEntity(c.encodeEntity(many));
+    sameGraph(got, many);
+    const now = registry.planByKey('Moving').shape;
+    assert.notStrictEqual(now, first);
+    assert.deepStrictEqual(now.keys, ['next', 'order']);
+  });
+}
+
+test('without code generation (--disallow-code-generation-from-strings) classes decode field by field', { skip }, () => {
+  const script = `
+    const assert = require('node:assert/strict');
+    const darmok = require(${JSON.stringify(path.join(__dirname, '../../js/index.cjs'))});
+    const protobuf = require(${JSON.stringify(path.join(__dirname, '../../js/protobuf.cjs'))});
+    assert.throws(() => new Function('return 1'), EvalError);
+    class P { constructor(x, y) { this.x = x; this.y = y; } sum() { return this.x + this.y; } }
+    darmok.serializable(P);
+    for (const codec of [darmok, protobuf]) {
+      const doc = codec.encodeEntity([new P(1, 2), new P(3, 4)]);
+      for (let i = 0; i < 3; i++) {
+        const got = codec.decodeEntity(doc);
+        assert.ok(got[1] instanceof P);
+        assert.strictEqual(got[1].sum(), 7);
+        assert.deepStrictEqual(Object.keys(got[0]), ['x', 'y']);
+      }
+    }
+    const { defaultRegistry } = require(${JSON.stringify(path.join(__dirname, '../../js/registry.cjs'))});
+    assert.strictEqual(defaultRegistry.planByKey('P').shape, false);
+    console.log('ok');
+  `;
+  const run = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', '-e', script], { encoding: 'utf8' });
+  assert.strictEqual(run.stderr, '');
+  assert.strictEqual(run.stdout.trim(), 'ok');
+  assert.strictEqual(run.status, 0);
+});
