@@ -318,7 +318,12 @@ function unwrap(Class) {
 function makeProxy(Class, plan, registry) {
   const proxy = new Proxy(Class, {
     construct(target, args, newTarget) {
-      const obj = Reflect.construct(target, args, newTarget);
+      // `new Proxy()` constructs the class itself: with the Proxy as
+      // new.target, V8 gives every instance a hidden class of its own
+      // (it caches the initial map on real functions only), and all code
+      // that touches them goes megamorphic. A subclass's new.target is
+      // that subclass, a real function, and stays.
+      const obj = Reflect.construct(target, args, newTarget === proxy ? target : newTarget);
       const own = newTarget === proxy ? plan : registry.planOf(Object.getPrototypeOf(obj));
       defineProperty(obj, '_serializationKey', {
         value: own === null ? plan.key : own.key,

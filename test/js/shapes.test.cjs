@@ -244,3 +244,34 @@ test('without code generation (--disallow-code-generation-from-strings) classes 
   assert.strictEqual(run.stdout.trim(), 'ok');
   assert.strictEqual(run.status, 0);
 });
+
+/*
+ * Hidden classes, seen through V8's own %HaveSameMap in a child process
+ * (--allow-natives-syntax): instances made by `new` through the Proxy that
+ * serializable() returns share one (each used to get a class of its own);
+ * decoded instances share one.
+ */
+test('instances made through serializable() and decoded instances share their hidden class', { skip }, () => {
+  const script = `
+    const assert = require('node:assert/strict');
+    const darmok = require(${JSON.stringify(path.join(__dirname, '../../js/index.cjs'))});
+    const protobuf = require(${JSON.stringify(path.join(__dirname, '../../js/protobuf.cjs'))});
+    class Post { constructor(id, title) { this.id = id; this.title = title; } }
+    const P = darmok.serializable(Post);
+    const made = [new P(1, 'a'), new P(2, 'b'), new P(3, 'c')];
+    assert.ok(%HaveSameMap(made[0], made[1]) && %HaveSameMap(made[1], made[2]), 'made through the Proxy');
+    assert.ok(made[0] instanceof Post && made[0] instanceof P);
+    class Sub extends P { constructor() { super(5, 'e'); this.extra = true; } }
+    assert.ok(new Sub() instanceof Sub);
+    for (const codec of [darmok, protobuf]) {
+      const doc = codec.encodeEntity(made);
+      const a = codec.decodeEntity(doc);
+      const b = codec.decodeEntity(doc);
+      assert.ok(%HaveSameMap(a[1], a[2]) && %HaveSameMap(a[2], b[0]), 'decoded instances');
+    }
+    console.log('ok');
+  `;
+  const run = spawnSync(process.execPath, ['--allow-natives-syntax', '-e', script], { encoding: 'utf8' });
+  assert.strictEqual(run.stderr, '');
+  assert.strictEqual(run.stdout.trim(), 'ok');
+});
