@@ -10,8 +10,8 @@
  * the class) is defined with defineProperty rather than assigned, so no
  * setter runs and `__proto__` is never assigned.
  *
- * Instances of a class are built by a function made for it (see Shape
- * below) once the class's field names are known, so they share one hidden
+ * Instances of a class are built by a function made for it once the
+ * class's field names are known (shapes.cjs), so they share one hidden
  * class with in-object fields, and each field is one monomorphic store.
  *
  * Identity: one array from referenceable index to object; each object takes
@@ -21,6 +21,7 @@
 const T = require('./tape.cjs');
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build } = require('./registry.cjs');
+const { makeDecodeShape, missed } = require('./shapes.cjs');
 
 const defineProperty = Object.defineProperty;
 const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
@@ -85,71 +86,8 @@ function copyBytes(kind, src) {
   }
 }
 
-/*
- * Shapes: the per-class builders of instances.
- *
- * The first instance of a class that a process decodes is built field by
- * field, and the keys it had, in order, become the class's shape
- * (plan.shape): a function made with new Function whose code reads those
- * keys one by one from the tape, compares each with its own constant, and
- * stores the value with a constant key into an object made by `new` of an
- * empty function whose prototype is the class's. At the first key that
- * differs (another order, a field more or less: hand-written JSON, an
- * older writer) it hands over to the generic loop from there, so any
- * document decodes exactly as without shapes.
- *
- * A constant-key store would run a setter of the prototype chain, so a
- * shape runs in a decode only after checking that none of its keys is on
- * the chain: once per class per decode, and again after a class hook ran
- * (user code may change prototypes); `epoch` numbers those periods.
- *
- * Without code generation (a Content-Security-Policy without
- * 'unsafe-eval', node --disallow-code-generation-from-strings) a class has
- * no shape and every instance takes the generic loop. A class whose
- * instances keep missing their shape learns again from the next one.
- */
-const SHAPE_MAX_KEYS = 64;
-const SHAPE_MAX_KEY_LENGTH = 256;
-/* Misses after which a shape is dropped and learnt again. */
-const SHAPE_MAX_MISSES = 64;
+/* Periods in which no user code ran (see shapeFits); one per decode at least. */
 let epochs = 0;
-
-/* The shape of plan's instances with these keys, or false when they cannot have one. */
-function makeShape(plan, keys) {
-  if (keys.length === 0 || keys.length > SHAPE_MAX_KEYS) return false;
-  let body = '';
-  for (let i = 0; i < keys.length; i++) {
-    if (keys[i].length > SHAPE_MAX_KEY_LENGTH) return false;
-    // JSON.stringify of a string is a JavaScript string literal.
-    const k = JSON.stringify(keys[i]);
-    body += `        k = r.key(); if (k !== ${k}) break fast; o[${k}] = d.value(); i = ${i + 1};\n`;
-  }
-  const source = `'use strict';
-function Instance() {}
-Instance.prototype = proto;
-return function build(d, r, n) {
-  const o = new Instance();
-  d.refs.push(o);
-  let i = 0, k = null;
-  if (n === ${keys.length}) {
-    try {
-      fast: {
-${body}        return o;
-      }
-    } catch (err) {
-      throw addSegment(err, keys[i]);
-    }
-  }
-  return d.shapeMissed(shape, o, i, n, k);
-};`;
-  const shape = { plan, keys, build: null, epoch: 0, misses: 0 };
-  try {
-    shape.build = new Function('proto', 'keys', 'shape', 'addSegment', source)(plan.proto, keys, shape, addSegment);
-  } catch {
-    return false; // no code generation here
-  }
-  return shape;
-}
 
 /*
  * Decoder: the state of one rebuild. `reader` is a TapeReader positioned at
@@ -170,7 +108,7 @@ class Decoder {
     this.inherited = null;
     /* The last error a class's migrate/fromData threw (passed on untouched). */
     this.hookError = null;
-    /* The period shapes were checked in (see Shapes). */
+    /* The period shapes were checked in (see shapeFits). */
     this.epoch = ++epochs;
   }
 
@@ -243,7 +181,7 @@ class Decoder {
     }
   }
 
-  /* An instance of plan built by fields(); its keys become plan's shape. */
+  /* An instance of plan built by fields(); its keys become plan's decode shape. */
   learn(plan) {
     const r = this.r;
     const obj = Object.create(plan.proto);
@@ -261,11 +199,16 @@ class Decoder {
       throw addSegment(err, key);
     }
     // A nested instance of the same class may have learnt first.
-    if (plan.shape === null) plan.shape = makeShape(plan, keys);
+    if (plan.decodeShape === null) plan.decodeShape = makeDecodeShape(plan, keys);
     return obj;
   }
 
-  /* Whether shape may build in this epoch: none of its keys is on plan's prototype chain. */
+  /*
+   * Whether shape may build in this epoch: none of its keys is on plan's
+   * prototype chain, where a store with a constant key would run a setter.
+   * Checked once per class per epoch: a decode, or the part of one after a
+   * class hook ran (user code may change prototypes).
+   */
   shapeFits(plan, shape) {
     const keys = shape.keys;
     const proto = plan.proto;
@@ -281,7 +224,7 @@ class Decoder {
    * with key k read already (null: not read). Fields before i are set.
    */
   shapeMissed(shape, obj, i, n, k) {
-    if (++shape.misses === SHAPE_MAX_MISSES && shape.plan.shape === shape) shape.plan.shape = null;
+    missed(shape, 'decodeShape');
     const r = this.r;
     let key = '';
     try {
@@ -365,7 +308,7 @@ class Decoder {
     if (plan !== null) {
       // The fast path: the current version, no hook to run.
       if (version !== plan.plainVersion) return this.upgraded(plan, version);
-      const shape = plan.shape;
+      const shape = plan.decodeShape;
       if (shape === null) return this.learn(plan);
       if (shape !== false && (shape.epoch === this.epoch || this.shapeFits(plan, shape))) {
         return shape.build(this, r, r.u32());

@@ -24,6 +24,7 @@ const { DarmokError, addSegment, rawSegment, finishPath, pathError, stackDepthEr
 /* Nesting from which a RangeError in the walk is taken for the JS stack. */
 const STACK_DEPTH = 64;
 const { defaultRegistry } = require('./registry.cjs');
+const { makeEncodeShape, missed } = require('./shapes.cjs');
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const dateGetTime = Date.prototype.getTime;
@@ -269,15 +270,44 @@ class Encoder {
     const plan = this.registry.planOf(proto);
     if (plan !== null) {
       this.take(v);
-      const w = this.w;
-      w.op(T.T_INSTANCE);
-      w.str(plan.key);
-      w.u32(plan.version);
-      if (plan.simple) this.fields(v);
-      else this.planned(v, plan);
+      if (plan.simple) this.instance(v, plan);
+      else {
+        this.head(plan);
+        this.planned(v, plan);
+      }
       return;
     }
     this.builtin(v, proto);
+  }
+
+  /* The op, class key and version of an instance of plan. */
+  head(plan) {
+    const w = this.w;
+    w.op(T.T_INSTANCE);
+    w.str(plan.key);
+    w.u32(plan.version);
+  }
+
+  /*
+   * An instance written as its own enumerable fields: by its class's
+   * encode shape when its keys are the shape's (shapes.cjs), else by the
+   * generic loop, whose first run for a class makes the shape.
+   */
+  instance(v, plan) {
+    const keys = Object.keys(v);
+    const shape = plan.encodeShape;
+    if (shape !== null && shape !== false) {
+      if (shape.write(this, this.w, v, keys)) return;
+      missed(shape, 'encodeShape');
+    }
+    this.head(plan);
+    this.enter();
+    const w = this.w;
+    const at = w.pos;
+    w.u32(0);
+    w.patchU32(at, this.pairs(v, keys, null, false));
+    this.depth--;
+    if (plan.encodeShape === null) plan.encodeShape = makeEncodeShape(plan, keys);
   }
 
   /* Give v the next referenceable index (call as its op is written). */

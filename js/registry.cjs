@@ -107,16 +107,16 @@ function slotBase(Class) {
 /*
  * Create the plan of Class under key with options (validated here). The
  * plan belongs to its registry; callers read it and never change it, but
- * for its shape (below), which the decoder owns.
+ * for its shapes (below), which the encoder and the decoder own.
  *   simple        true when encode writes the instance's own enumerable
  *                 fields as they are (no fields, exclude or toData)
  *   plainVersion  the version whose bytes rebuild as Object.create(proto)
  *                 plus the fields, with no hook to run: the decode fast
  *                 path. -1 when fromData is set (every version runs it).
- *   shape         the decoder's builder of this class's instances, made
- *                 from the first one decoded (decode.cjs Shapes): null
- *                 until then, false when there is none. The one field
- *                 not fixed at registration.
+ *   encodeShape   the code that writes this class's instances, made from
+ *   decodeShape   the first one encoded / decoded (shapes.cjs): null until
+ *                 then, false when there is none. The only fields not
+ *                 fixed at registration.
  */
 function makePlan(Class, key, options) {
   const what = `serializable(${key})`;
@@ -148,7 +148,8 @@ function makePlan(Class, key, options) {
     oldest,
     simple: fields === null && exclude === null && toData === null,
     plainVersion: fromData === null ? version : -1,
-    shape: null
+    encodeShape: null,
+    decodeShape: null
   };
 }
 

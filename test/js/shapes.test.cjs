@@ -42,9 +42,9 @@ for (const format of formats) {
     c.serializable(Point);
     const value = [new Point(3, 4), new Point(-0, 'y'), { p: new Point(1, [new Point(5, 12)]) }];
     const doc = c.encodeEntity(value);
-    assert.strictEqual(registry.planByKey('Point').shape, null, 'no shape before the first decode');
+    assert.strictEqual(registry.planByKey('Point').decodeShape, null, 'no shape before the first decode');
     const first = c.decodeEntity(doc);
-    const shape = registry.planByKey('Point').shape;
+    const shape = registry.planByKey('Point').decodeShape;
     assert.strictEqual(typeof shape.build, 'function', 'the first decode made the shape');
     assert.deepStrictEqual(shape.keys, ['x', 'y']);
     for (let round = 0; round < 3; round++) {
@@ -55,7 +55,7 @@ for (const format of formats) {
       assert.deepStrictEqual(ownDescriptors(again[0]), ownDescriptors(value[0]));
       assert.strictEqual(again[0].constructor, Point);
     }
-    assert.strictEqual(registry.planByKey('Point').shape, shape, 'the same shape serves every decode');
+    assert.strictEqual(registry.planByKey('Point').decodeShape, shape, 'the same shape serves every decode');
   });
 
   test(`${format}: instances whose fields leave the shape (order, fewer, more, repeated) decode exactly`, { skip }, () => {
@@ -177,7 +177,7 @@ for (const format of formats) {
     const value = make(Odd, fields);
     const doc = c.encodeEntity(value);
     c.decodeEntity(doc);
-    assert.ok(registry.planByKey('Odd').shape.build, 'a shape was made');
+    assert.ok(registry.planByKey('Odd').decodeShape.build, 'a shape was made');
     const got = c.decodeEntity(doc);
     assert.strictEqual(globalThis.pwned, undefined);
     sameGraph(got, value);
@@ -206,15 +206,141 @@ for (const format of formats) {
     class Moving {}
     c.serializable(Moving);
     c.decodeEntity(c.encodeEntity(make(Moving, { old: 1, order: 2 })));
-    const first = registry.planByKey('Moving').shape;
+    const first = registry.planByKey('Moving').decodeShape;
     assert.deepStrictEqual(first.keys, ['old', 'order']);
     const many = [];
     for (let i = 0; i < 100; i++) many.push(make(Moving, { next: i, order: -i }));
     const got = c.decodeEntity(c.encodeEntity(many));
     sameGraph(got, many);
-    const now = registry.planByKey('Moving').shape;
+    const now = registry.planByKey('Moving').decodeShape;
     assert.notStrictEqual(now, first);
     assert.deepStrictEqual(now.keys, ['next', 'order']);
+  });
+}
+
+/*
+ * Encode shapes. The reference is the generic loop: the same value encoded
+ * with every class's encode shape set to false must give the same bytes.
+ */
+function withoutEncodeShapes(registry, keys, fn) {
+  const plans = keys.map((k) => registry.planByKey(k));
+  const saved = plans.map((p) => p.encodeShape);
+  for (const p of plans) p.encodeShape = false;
+  try {
+    return fn();
+  } finally {
+    plans.forEach((p, i) => { p.encodeShape = saved[i]; });
+  }
+}
+
+function sameBytes(a, b, what) {
+  assert.ok(Buffer.from(a).equals(Buffer.from(b)), `${what}: ${Buffer.from(a).toString('hex').slice(0, 200)} vs ${Buffer.from(b).toString('hex').slice(0, 200)}`);
+}
+
+for (const format of formats) {
+  test(`${format}: the encode shape writes the bytes the generic loop writes`, { skip }, () => {
+    const { c, registry } = codec(format);
+    class Doc {
+      constructor(i) {
+        this.id = i;
+        this.title = `t${i}`;
+        this.когда = new Date(1e12 + i); // a key that is not ASCII
+        this.a_key_longer_than_twenty_four_bytes = [i, -0, 1.5, null, undefined];
+        this.nested = i > 0 ? new Doc(i - 1) : null;
+      }
+    }
+    c.serializable(Doc, { key: 'Doc ключ' });
+    const value = [new Doc(3), new Doc(1)];
+    const first = c.encodeEntity(value);
+    const shape = registry.planByKey('Doc ключ').encodeShape;
+    assert.strictEqual(typeof shape.write, 'function', 'the first encode made the shape');
+    assert.deepStrictEqual(shape.keys, Object.keys(value[0]));
+    const shaped = c.encodeEntity(value);
+    sameBytes(shaped, first, 'second encode');
+    sameBytes(shaped, withoutEncodeShapes(registry, ['Doc ключ'], () => c.encodeEntity(value)), 'generic');
+    sameGraph(c.decodeEntity(shaped), value);
+  });
+
+  test(`${format}: instances whose keys differ from the encode shape, skipped and accessor fields`, { skip }, () => {
+    const { c, registry } = codec(format);
+    class Rec {}
+    c.serializable(Rec);
+    c.encodeEntity(make(Rec, { a: 1, b: 2, c: 3 })); // the shape: a, b, c
+    const withAccessor = make(Rec, { a: 1, c: 3 });
+    let reads = 0;
+    Object.defineProperty(withAccessor, 'b', { get() { reads++; return 'got'; }, enumerable: true, configurable: true });
+    const sym = Symbol('s');
+    const cases = [
+      make(Rec, { b: 2, a: 1, c: 3 }),
+      make(Rec, { a: 1, b: 2 }),
+      make(Rec, { a: 1, b: 2, c: 3, d: 4 }),
+      make(Rec, { a: 1, b: () => 0, c: 3 }), // a function field is skipped: 2 fields written
+      make(Rec, { a: sym, b: 2, c: () => 0 }),
+      make(Rec, { a: undefined, b: null, c: 0 }),
+      withAccessor,
+      make(Rec, { 1: 'x', a: 1, b: 2 })
+    ];
+    for (const value of cases) {
+      const shaped = c.encodeEntity([value, value, make(Rec, { a: value, b: 0, c: '' })]);
+      const generic = withoutEncodeShapes(registry, ['Rec'], () => c.encodeEntity([value, value, make(Rec, { a: value, b: 0, c: '' })]));
+      sameBytes(shaped, generic, Object.keys(value).join());
+    }
+    assert.strictEqual(reads, 2, 'the getter ran once per encode, as the generic loop runs it');
+    assert.strictEqual(registry.planByKey('Rec').encodeShape.keys.join(), 'a,b,c');
+  });
+
+  test(`${format}: errors inside an encode shape: strict mode, depth, a throwing getter, with their paths`, { skip }, () => {
+    const { c } = codec(format);
+    class Node2 {
+      constructor(v, next) { this.v = v; this.next = next; }
+    }
+    c.serializable(Node2);
+    c.encodeEntity(new Node2(1, null)); // the shape: v, next
+    throwsCode(() => c.encodeEntity(new Node2(1, new Node2(() => 0, null)), { strict: true }), 'ERR_UNSUPPORTED_TYPE',
+      (err) => assert.strictEqual(err.path, '$.next.v'));
+    let chain = null;
+    for (let i = 0; i < 10; i++) chain = new Node2(i, chain);
+    // Found by the walk (with the path), not only by the core after it.
+    throwsCode(() => c.encodeEntity(chain, { maxDepth: 5 }), 'ERR_DEPTH',
+      (err) => assert.strictEqual(err.path, '$.next.next.next.next.next'));
+    assert.ok(c.encodeEntity(chain, { maxDepth: 10 }));
+    const bad = new Node2(1, null);
+    Object.defineProperty(bad, 'next', { get() { throw new TypeError('no next'); }, enumerable: true });
+    assert.throws(() => c.encodeEntity(new Node2(0, bad)), (err) => err instanceof TypeError && err.message === 'no next');
+  });
+
+  test(`${format}: classes written through fields, exclude or toData have no encode shape`, { skip }, () => {
+    const { c, registry } = codec(format);
+    class A { constructor() { this.x = 1; this.y = 2; } }
+    class B { constructor() { this.x = 1; this.y = 2; } }
+    class C { constructor() { this.x = 1; this.y = 2; } }
+    c.serializable(A, { fields: ['y', 'x'] });
+    c.serializable(B, { exclude: ['y'] });
+    c.serializable(C, { toData: (v) => ({ sum: v.x + v.y }), fromData: (d) => Object.assign(new C(), d) });
+    for (let i = 0; i < 3; i++) c.encodeEntity([new A(), new B(), new C()]);
+    for (const k of ['A', 'B', 'C']) assert.strictEqual(registry.planByKey(k).encodeShape, null, k);
+    const back = c.decodeEntity(c.encodeEntity([new A(), new B()]));
+    assert.deepStrictEqual(Object.keys(back[0]), ['y', 'x']);
+    assert.deepStrictEqual(Object.keys(back[1]), ['x']);
+  });
+
+  test(`${format}: a class whose instances keep leaving its encode shape learns the new one; long keys have none`, { skip }, () => {
+    const { c, registry } = codec(format);
+    class Moving {}
+    c.serializable(Moving);
+    c.encodeEntity(make(Moving, { old: 1 }));
+    assert.deepStrictEqual(registry.planByKey('Moving').encodeShape.keys, ['old']);
+    const many = [];
+    for (let i = 0; i < 100; i++) many.push(make(Moving, { next: i }));
+    c.encodeEntity(many);
+    assert.deepStrictEqual(registry.planByKey('Moving').encodeShape.keys, ['next']);
+    sameGraph(c.decodeEntity(c.encodeEntity(many)), many);
+    class Long {}
+    c.serializable(Long);
+    const long = make(Long, { ['k'.repeat(300)]: 1 });
+    c.encodeEntity(long);
+    assert.strictEqual(registry.planByKey('Long').encodeShape, false);
+    sameGraph(c.decodeEntity(c.encodeEntity(long)), long);
   });
 }
 
@@ -233,10 +359,12 @@ test('without code generation (--disallow-code-generation-from-strings) classes 
         assert.ok(got[1] instanceof P);
         assert.strictEqual(got[1].sum(), 7);
         assert.deepStrictEqual(Object.keys(got[0]), ['x', 'y']);
+        assert.ok(Buffer.from(codec.encodeEntity([new P(1, 2), new P(3, 4)])).equals(Buffer.from(doc)));
       }
     }
     const { defaultRegistry } = require(${JSON.stringify(path.join(__dirname, '../../js/registry.cjs'))});
-    assert.strictEqual(defaultRegistry.planByKey('P').shape, false);
+    assert.strictEqual(defaultRegistry.planByKey('P').decodeShape, false);
+    assert.strictEqual(defaultRegistry.planByKey('P').encodeShape, false);
     console.log('ok');
   `;
   const run = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', '-e', script], { encoding: 'utf8' });

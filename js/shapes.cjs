@@ -1,0 +1,178 @@
+'use strict';
+/*
+ * shapes.cjs - code made at run time for one class: how its instances are
+ * written to a tape (encode) and built from one (decode), once the names
+ * of their fields are known.
+ *
+ * A class's fields are not declared anywhere: they are whatever own
+ * enumerable properties its instances have. So the first instance of a
+ * class that a process encodes (or decodes) is handled by the generic loop,
+ * and the keys it had, in order, become the class's shape for that
+ * direction: a function made with new Function, specialized to those keys.
+ *
+ *   encode  compares Object.keys of the instance with its constants (the
+ *           keys are internalized strings: pointer compares), writes the
+ *           instance's op, class key, version, count and every key as
+ *           constant bytes, and reads each field with a constant key (one
+ *           monomorphic load). Any other key list: the generic loop.
+ *   decode  reads the keys from the tape, compares each with its constant,
+ *           and stores the value with a constant key into an object made
+ *           by `new` of an empty function whose prototype is the class's:
+ *           every instance gets one hidden class with in-object fields.
+ *           At the first key that differs (another order, a field more or
+ *           less: hand-written JSON, an older writer) it hands over to the
+ *           generic loop from there.
+ *
+ * Either way the bytes and the objects are exactly those of the generic
+ * loops; shapes only take less time. Keys are put into the source as
+ * JSON.stringify literals (a JSON string is a JavaScript string literal),
+ * never as identifiers, so no key can change the code.
+ *
+ * Without code generation (a Content-Security-Policy without
+ * 'unsafe-eval', node --disallow-code-generation-from-strings) a class has
+ * no shape (false) and the generic loops do all the work. A shape that
+ * keeps missing (SHAPE_MAX_MISSES) is dropped, and the next instance gives
+ * the class a new one.
+ */
+
+const T = require('./tape.cjs');
+const { addSegment } = require('./errors.cjs');
+
+const SHAPE_MAX_KEYS = 64;
+const SHAPE_MAX_KEY_LENGTH = 256;
+const SHAPE_MAX_MISSES = 64;
+
+/* Whether keys can have a shape at all. */
+function shapeable(keys) {
+  if (keys.length === 0 || keys.length > SHAPE_MAX_KEYS) return false;
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i].length > SHAPE_MAX_KEY_LENGTH) return false;
+  }
+  return true;
+}
+
+/* new Function(...names)(...values), or null where code cannot be made. */
+function compile(source, names, values) {
+  try {
+    return new Function(...names, source)(...values);
+  } catch {
+    return null;
+  }
+}
+
+/*
+ * Statements that write the constant bytes u8 at w.pos (room reserved
+ * first): one store per byte while short, a set() of the bytes else.
+ */
+function constantBytes(u8, name) {
+  let code = `p = w.pos; if (p + ${u8.length} > w.buf.length) w.grow(p + ${u8.length}); b = w.buf;`;
+  if (u8.length <= 24) {
+    for (let j = 0; j < u8.length; j++) code += ` b[p + ${j}] = ${u8[j]};`;
+  } else {
+    code += ` b.set(${name}, p);`;
+  }
+  return `${code} w.pos = p + ${u8.length};`;
+}
+
+/* The tape bytes of what writes into a fresh TapeWriter. */
+function tapeBytes(write) {
+  const w = new T.TapeWriter(64);
+  write(w);
+  return w.buf.slice(0, w.pos);
+}
+
+/*
+ * The encode shape of plan's instances with these own enumerable keys, or
+ * false: { plan, keys, misses, write(e, w, v, vkeys) } where write writes
+ * instance v (its Object.keys vkeys) and returns true, or writes nothing
+ * and returns false when vkeys are not the shape's keys. Only for plans
+ * written as their own fields (plan.simple).
+ */
+function makeEncodeShape(plan, keys) {
+  if (!shapeable(keys)) return false;
+  const n = keys.length;
+  const head = tapeBytes((w) => {
+    w.op(T.T_INSTANCE);
+    w.str(plan.key);
+    w.u32(plan.version);
+    w.u32(n);
+  });
+  const names = ['addSegment', 'head'];
+  const values = [addSegment, head];
+  let match = `vkeys.length !== ${n}`;
+  let body = '';
+  for (let i = 0; i < n; i++) {
+    const k = JSON.stringify(keys[i]);
+    const bytes = tapeBytes((w) => w.str(keys[i]));
+    names.push(`k${i}`);
+    values.push(bytes);
+    match += ` || vkeys[${i}] !== ${k}`;
+    body += `      x = v[${k}];
+      if (typeof x === 'function' || typeof x === 'symbol') { if (e.strict) throw e.unsupported(x); }
+      else { ${constantBytes(bytes, `k${i}`)} e.value(x); count++; }
+      i = ${i + 1};
+`;
+  }
+  const source = `'use strict';
+return function write(e, w, v, vkeys) {
+  if (${match}) return false;
+  let p, b;
+  ${constantBytes(head, 'head')}
+  const at = w.pos - 4;
+  e.enter();
+  let i = 0, count = 0, x;
+  try {
+${body}  } catch (err) {
+    throw addSegment(err, vkeys[i]);
+  }
+  if (count !== ${n}) w.patchU32(at, count);
+  e.depth--;
+  return true;
+};`;
+  const write = compile(source, names, values);
+  return write === null ? false : { plan, keys, misses: 0, write };
+}
+
+/*
+ * The decode shape of plan's instances with these keys, or false:
+ * { plan, keys, misses, epoch, build(d, r, n) } where build makes the
+ * instance whose n fields follow on reader r (d: the Decoder: d.refs,
+ * d.value(), d.shapeMissed for the hand-over). The decoder runs it only
+ * while no key is on the prototype chain (decode.cjs shapeFits).
+ */
+function makeDecodeShape(plan, keys) {
+  if (!shapeable(keys)) return false;
+  let body = '';
+  for (let i = 0; i < keys.length; i++) {
+    const k = JSON.stringify(keys[i]);
+    body += `        k = r.key(); if (k !== ${k}) break fast; o[${k}] = d.value(); i = ${i + 1};\n`;
+  }
+  const source = `'use strict';
+function Instance() {}
+Instance.prototype = proto;
+return function build(d, r, n) {
+  const o = new Instance();
+  d.refs.push(o);
+  let i = 0, k = null;
+  if (n === ${keys.length}) {
+    try {
+      fast: {
+${body}        return o;
+      }
+    } catch (err) {
+      throw addSegment(err, keys[i]);
+    }
+  }
+  return d.shapeMissed(shape, o, i, n, k);
+};`;
+  const shape = { plan, keys, misses: 0, epoch: 0, build: null };
+  shape.build = compile(source, ['proto', 'keys', 'shape', 'addSegment'], [plan.proto, keys, shape, addSegment]);
+  return shape.build === null ? false : shape;
+}
+
+/* Count a miss of shape, the current one of plan[field]; drop it after too many. */
+function missed(shape, field) {
+  if (++shape.misses === SHAPE_MAX_MISSES && shape.plan[field] === shape) shape.plan[field] = null;
+}
+
+module.exports = { makeEncodeShape, makeDecodeShape, missed, SHAPE_MAX_KEYS, SHAPE_MAX_KEY_LENGTH, SHAPE_MAX_MISSES };
