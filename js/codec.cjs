@@ -118,10 +118,12 @@ function createCodec(options) {
   const impl = FORMATS[format];
   /*
    * The rebuild callbacks, one per combination of decodeEntity's two flag
-   * options, made once here rather than a closure per call.
+   * options, each with its decoder, made once here rather than per call.
    */
-  const rebuilds = [false, true].map((unknownPlain) => [false, true].map((acceptNewer) =>
-    (reader) => new Decoder(reader, unknownPlain, registry, acceptNewer).run()));
+  const rebuilds = [false, true].map((unknownPlain) => [false, true].map((acceptNewer) => {
+    const decoder = new Decoder(null, unknownPlain, registry, acceptNewer);
+    return (reader) => decoder.decode(reader);
+  }));
 
   /*
    * encodeEntity(value, { strict?, maxDepth? }) -> the document.

@@ -51,6 +51,14 @@ let heap = null; //        Uint8Array over all of memory (a Buffer under Node)
 let heapView = null; //    DataView over all of memory
 let loadError = null; //   why the synchronous load failed, for the message
 let rebuilding = false; // a decode's tape in memory is being read by JS
+/*
+ * The one TapeReader of decodes (rebuilding: never two at once). One
+ * long-lived object rather than one per call: besides the allocation, a
+ * full GC that finds no object of a hidden class left frees that class,
+ * and V8 then throws away all optimized code that checks for it (every
+ * function of the rebuild), to be optimized again.
+ */
+let reader = null;
 let pending = null; //     the Promise of an init() in progress
 
 /*
@@ -331,12 +339,14 @@ function rebuildOutput(rebuild, keyrefs) {
   const out = word(RES_OUT);
   rebuilding = true;
   try {
-    const reader = new TapeReader(heap, heapView, out, out + word(RES_OUT_LEN));
+    if (reader === null) reader = new TapeReader(heap, heapView, out, out + word(RES_OUT_LEN));
+    else reader.reset(heap, heapView, out, out + word(RES_OUT_LEN));
     const u16 = word(RES_U16);
     if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN));
     if (keyrefs === true) reader.useKeyrefs();
     return rebuild(reader);
   } finally {
+    reader.keys = null;
     rebuilding = false;
   }
 }

@@ -86,6 +86,9 @@ function copyBytes(kind, src) {
   }
 }
 
+/* What a decoder between calls holds instead of the last call's objects. */
+const NO_REFS = Object.freeze([]);
+
 /* Periods in which no user code ran (see shapeFits); one per decode at least. */
 let epochs = 0;
 
@@ -110,6 +113,27 @@ class Decoder {
     this.hookError = null;
     /* The period shapes were checked in (see shapeFits). */
     this.epoch = ++epochs;
+  }
+
+  /*
+   * Rebuild the value of reader's tape: as new Decoder(reader, ...).run()
+   * would, on a decoder kept for many calls (codec.cjs; see core.cjs
+   * `reader` for why). Not re-entrant; nothing it holds outlives the call.
+   */
+  decode(reader) {
+    this.r = reader;
+    this.refs = [];
+    this.inherited = null;
+    this.hookError = null;
+    this.epoch = ++epochs;
+    try {
+      return this.run();
+    } finally {
+      this.r = null;
+      this.refs = NO_REFS;
+      this.inherited = null;
+      this.hookError = null;
+    }
   }
 
   run() {
@@ -216,6 +240,7 @@ class Decoder {
       if (keys[i] in proto) return false;
     }
     shape.epoch = this.epoch;
+    if (shape.kept === null) shape.kept = shape.keeper(); // runs no setter: none is there
     return true;
   }
 

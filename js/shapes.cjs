@@ -138,18 +138,25 @@ ${body}  } catch (err) {
  * { plan, keys, misses, epoch, build(d, r, n) } where build makes the
  * instance whose n fields follow on reader r (d: the Decoder: d.refs,
  * d.value(), d.shapeMissed for the hand-over). The decoder runs it only
- * while no key is on the prototype chain (decode.cjs shapeFits).
+ * while no key is on the prototype chain (decode.cjs shapeFits), and then
+ * first has keeper() make `kept`: an instance with every key, undefined,
+ * that lives as long as the shape. Without it, a full GC that finds no
+ * decoded instance left frees their hidden class, and V8 throws build's
+ * optimized code away.
  */
 function makeDecodeShape(plan, keys) {
   if (!shapeable(keys)) return false;
   let body = '';
+  let blank = '';
   for (let i = 0; i < keys.length; i++) {
     const k = JSON.stringify(keys[i]);
     body += `        k = r.key(); if (k !== ${k}) break fast; o[${k}] = d.value(); i = ${i + 1};\n`;
+    blank += ` o[${k}] = undefined;`;
   }
   const source = `'use strict';
 function Instance() {}
 Instance.prototype = proto;
+shape.keeper = function keeper() { const o = new Instance();${blank} return o; };
 return function build(d, r, n) {
   const o = new Instance();
   d.refs.push(o);
@@ -165,7 +172,7 @@ ${body}        return o;
   }
   return d.shapeMissed(shape, o, i, n, k);
 };`;
-  const shape = { plan, keys, misses: 0, epoch: 0, build: null };
+  const shape = { plan, keys, misses: 0, epoch: 0, build: null, keeper: null, kept: null };
   shape.build = compile(source, ['proto', 'keys', 'shape', 'addSegment'], [plan.proto, keys, shape, addSegment]);
   return shape.build === null ? false : shape;
 }

@@ -412,6 +412,24 @@ class TapeReader {
     this.keys = null;
   }
 
+  /*
+   * Read another tape: as a new TapeReader(buf, view, pos, end) would.
+   * The core reuses one reader for every decode (core.cjs rebuildOutput).
+   */
+  reset(buf, view, pos, end) {
+    if (buf !== this.buf) {
+      this.buf = buf;
+      this.nb = nodeBufferOf(buf);
+    }
+    this.view = view;
+    this.pos = pos;
+    this.end = end;
+    this.base = 0;
+    this.u16At = 0;
+    this.u16End = 0;
+    this.keys = null;
+  }
+
   /* The tape may hold key references (dk_tape.h): see key(). */
   useKeyrefs() {
     this.keys = [];

@@ -377,13 +377,15 @@ test('without code generation (--disallow-code-generation-from-strings) classes 
  * Hidden classes, seen through V8's own %HaveSameMap in a child process
  * (--allow-natives-syntax): instances made by `new` through the Proxy that
  * serializable() returns share one (each used to get a class of its own);
- * decoded instances share one.
+ * decoded instances share one, and the shape's kept instance has it too,
+ * so that a full GC never frees it under the optimized code of the shape.
  */
 test('instances made through serializable() and decoded instances share their hidden class', { skip }, () => {
   const script = `
     const assert = require('node:assert/strict');
     const darmok = require(${JSON.stringify(path.join(__dirname, '../../js/index.cjs'))});
     const protobuf = require(${JSON.stringify(path.join(__dirname, '../../js/protobuf.cjs'))});
+    const { defaultRegistry } = require(${JSON.stringify(path.join(__dirname, '../../js/registry.cjs'))});
     class Post { constructor(id, title) { this.id = id; this.title = title; } }
     const P = darmok.serializable(Post);
     const made = [new P(1, 'a'), new P(2, 'b'), new P(3, 'c')];
@@ -396,10 +398,53 @@ test('instances made through serializable() and decoded instances share their hi
       const a = codec.decodeEntity(doc);
       const b = codec.decodeEntity(doc);
       assert.ok(%HaveSameMap(a[1], a[2]) && %HaveSameMap(a[2], b[0]), 'decoded instances');
+      const shape = defaultRegistry.planByKey('Post').decodeShape;
+      assert.ok(%HaveSameMap(shape.kept, b[1]), 'the kept instance');
+      assert.deepStrictEqual(Object.keys(shape.kept), ['id', 'title']);
     }
     console.log('ok');
   `;
   const run = spawnSync(process.execPath, ['--allow-natives-syntax', '-e', script], { encoding: 'utf8' });
+  assert.strictEqual(run.stderr, '');
+  assert.strictEqual(run.stdout.trim(), 'ok');
+});
+
+/*
+ * The decoder and the tape reader are kept from call to call (so their
+ * hidden classes live, see core.cjs `reader`); they must not keep the
+ * last decoded value alive. A child with --expose-gc checks with WeakRefs.
+ */
+test('the kept decoder and reader hold nothing of the last decoded value', { skip }, () => {
+  const script = `
+    const assert = require('node:assert/strict');
+    const darmok = require(${JSON.stringify(path.join(__dirname, '../../js/index.cjs'))});
+    const protobuf = require(${JSON.stringify(path.join(__dirname, '../../js/protobuf.cjs'))});
+    class Item { constructor(i) { this.i = i; this.tags = ['x' + i]; this.when = new Date(i); } }
+    darmok.serializable(Item);
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+    // Not in the async function: its suspended frame would keep the value.
+    function decodeAndForget(codec, doc) {
+      const refs = [];
+      for (let round = 0; round < 3; round++) {
+        const v = codec.decodeEntity(doc);
+        refs.push(new WeakRef(v), new WeakRef(v.items[49]), new WeakRef(v.m));
+      }
+      return refs;
+    }
+    (async () => {
+      for (const codec of [darmok, protobuf]) {
+        const doc = codec.encodeEntity({ items: Array.from({ length: 50 }, (_, i) => new Item(i)), m: new Map([[1, {}]]) });
+        const refs = decodeAndForget(codec, doc);
+        await tick();
+        globalThis.gc();
+        await tick();
+        globalThis.gc();
+        assert.deepStrictEqual(refs.map((r) => r.deref() === undefined), refs.map(() => true));
+      }
+      console.log('ok');
+    })().catch((err) => { console.error(err); process.exit(1); });
+  `;
+  const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
   assert.strictEqual(run.stderr, '');
   assert.strictEqual(run.stdout.trim(), 'ok');
 });
