@@ -21,7 +21,7 @@
 const T = require('./tape.cjs');
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build } = require('./registry.cjs');
-const { makeDecodeShape, missed } = require('./shapes.cjs');
+const { makeDecodeShape, missed, due } = require('./shapes.cjs');
 
 const defineProperty = Object.defineProperty;
 const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
@@ -205,7 +205,7 @@ class Decoder {
     }
   }
 
-  /* An instance of plan built by fields(); its keys become plan's decode shape. */
+  /* An instance of plan built by fields(); its keys may become plan's decode shape. */
   learn(plan) {
     const r = this.r;
     const obj = Object.create(plan.proto);
@@ -223,7 +223,7 @@ class Decoder {
       throw addSegment(err, key);
     }
     // A nested instance of the same class may have learnt first.
-    if (plan.decodeShape === null) plan.decodeShape = makeDecodeShape(plan, keys);
+    if (plan.decodeShape === null && due(plan, 'decodeSeen')) plan.decodeShape = makeDecodeShape(plan, keys);
     return obj;
   }
 

@@ -24,7 +24,7 @@ const { DarmokError, addSegment, rawSegment, finishPath, pathError, stackDepthEr
 /* Nesting from which a RangeError in the walk is taken for the JS stack. */
 const STACK_DEPTH = 64;
 const { defaultRegistry } = require('./registry.cjs');
-const { makeEncodeShape, missed } = require('./shapes.cjs');
+const { makeEncodeShape, missed, due } = require('./shapes.cjs');
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const dateGetTime = Date.prototype.getTime;
@@ -291,7 +291,7 @@ class Encoder {
   /*
    * An instance written as its own enumerable fields: by its class's
    * encode shape when its keys are the shape's (shapes.cjs), else by the
-   * generic loop, whose first run for a class makes the shape.
+   * generic loop, which makes the shape once the class is due one.
    */
   instance(v, plan) {
     const keys = Object.keys(v);
@@ -307,7 +307,7 @@ class Encoder {
     w.u32(0);
     w.patchU32(at, this.pairs(v, keys, null, false));
     this.depth--;
-    if (plan.encodeShape === null) plan.encodeShape = makeEncodeShape(plan, keys);
+    if (plan.encodeShape === null && due(plan, 'encodeSeen')) plan.encodeShape = makeEncodeShape(plan, keys);
   }
 
   /* Give v the next referenceable index (call as its op is written). */

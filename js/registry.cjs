@@ -114,9 +114,11 @@ function slotBase(Class) {
  *                 plus the fields, with no hook to run: the decode fast
  *                 path. -1 when fromData is set (every version runs it).
  *   encodeShape   the code that writes this class's instances, made from
- *   decodeShape   the first one encoded / decoded (shapes.cjs): null until
- *                 then, false when there is none. The only fields not
- *                 fixed at registration.
+ *   decodeShape   the keys of one encoded / decoded by the generic loop
+ *                 (shapes.cjs): null until then, false when there is none.
+ *   encodeSeen    instances through the generic loop so far (shapes.cjs
+ *   decodeSeen    SHAPE_AFTER). These four are the only fields not fixed
+ *                 at registration.
  */
 function makePlan(Class, key, options) {
   const what = `serializable(${key})`;
@@ -149,7 +151,9 @@ function makePlan(Class, key, options) {
     simple: fields === null && exclude === null && toData === null,
     plainVersion: fromData === null ? version : -1,
     encodeShape: null,
-    decodeShape: null
+    decodeShape: null,
+    encodeSeen: 0,
+    decodeSeen: 0
   };
 }
 

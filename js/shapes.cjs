@@ -5,10 +5,11 @@
  * of their fields are known.
  *
  * A class's fields are not declared anywhere: they are whatever own
- * enumerable properties its instances have. So the first instance of a
- * class that a process encodes (or decodes) is handled by the generic loop,
- * and the keys it had, in order, become the class's shape for that
- * direction: a function made with new Function, specialized to those keys.
+ * enumerable properties its instances have. So the first instances of a
+ * class that a process encodes (or decodes) are handled by the generic
+ * loop, and the keys the SHAPE_AFTER-th had, in order, become the class's
+ * shape for that direction: a function made with new Function, specialized
+ * to those keys.
  *
  *   encode  compares Object.keys of the instance with its constants (the
  *           keys are internalized strings: pointer compares), writes the
@@ -41,6 +42,12 @@ const { addSegment } = require('./errors.cjs');
 const SHAPE_MAX_KEYS = 64;
 const SHAPE_MAX_KEY_LENGTH = 256;
 const SHAPE_MAX_MISSES = 64;
+/*
+ * Instances of a class handled by the generic loop before its shape is
+ * made: making one costs a compile (~0.1-0.3 ms), which would land on the
+ * first call after import; a class met this often is worth it.
+ */
+const SHAPE_AFTER = 8;
 
 /* Whether keys can have a shape at all. */
 function shapeable(keys) {
@@ -182,4 +189,9 @@ function missed(shape, field) {
   if (++shape.misses === SHAPE_MAX_MISSES && shape.plan[field] === shape) shape.plan[field] = null;
 }
 
-module.exports = { makeEncodeShape, makeDecodeShape, missed, SHAPE_MAX_KEYS, SHAPE_MAX_KEY_LENGTH, SHAPE_MAX_MISSES };
+/* Count one more instance of plan through the generic loop; whether its shape (plan[field]) is due now. */
+function due(plan, seenField) {
+  return ++plan[seenField] >= SHAPE_AFTER;
+}
+
+module.exports = { makeEncodeShape, makeDecodeShape, missed, due, SHAPE_AFTER, SHAPE_MAX_KEYS, SHAPE_MAX_KEY_LENGTH, SHAPE_MAX_MISSES };

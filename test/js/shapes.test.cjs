@@ -14,12 +14,20 @@ const path = require('node:path');
 const { assert, haveWasm, sameGraph, throwsCode } = require('./helpers.cjs');
 const { formats } = require('./fixtures.cjs');
 const { createCodec, createRegistry } = require('../../js/index.cjs');
+const { SHAPE_AFTER } = require('../../js/shapes.cjs');
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
 
 function codec(format) {
   const registry = createRegistry();
   return { c: createCodec({ format, registry }), registry };
+}
+
+/* fn() run until a class met once per call has its shape; the last result. */
+function primed(fn) {
+  let out;
+  for (let i = 0; i < SHAPE_AFTER; i++) out = fn();
+  return out;
 }
 
 /* An instance of Class with exactly these own fields, in this order. */
@@ -42,10 +50,12 @@ for (const format of formats) {
     c.serializable(Point);
     const value = [new Point(3, 4), new Point(-0, 'y'), { p: new Point(1, [new Point(5, 12)]) }];
     const doc = c.encodeEntity(value);
-    assert.strictEqual(registry.planByKey('Point').decodeShape, null, 'no shape before the first decode');
+    const one = c.encodeEntity(new Point(1, 2));
+    for (let i = 1; i < SHAPE_AFTER; i++) c.decodeEntity(one);
+    assert.strictEqual(registry.planByKey('Point').decodeShape, null, 'no shape before SHAPE_AFTER instances');
     const first = c.decodeEntity(doc);
     const shape = registry.planByKey('Point').decodeShape;
-    assert.strictEqual(typeof shape.build, 'function', 'the first decode made the shape');
+    assert.strictEqual(typeof shape.build, 'function', 'the SHAPE_AFTER-th instance made the shape');
     assert.deepStrictEqual(shape.keys, ['x', 'y']);
     for (let round = 0; round < 3; round++) {
       const again = round === 0 ? first : c.decodeEntity(doc);
@@ -62,7 +72,7 @@ for (const format of formats) {
     const { c } = codec(format);
     class Rec {}
     c.serializable(Rec);
-    c.decodeEntity(c.encodeEntity(make(Rec, { a: 1, b: 2, c: 3 }))); // the shape: a, b, c
+    primed(() => c.decodeEntity(c.encodeEntity(make(Rec, { a: 1, b: 2, c: 3 })))); // the shape: a, b, c
     const cases = [
       make(Rec, { a: 1, b: 2, c: 3 }),
       make(Rec, { b: 2, a: 1, c: 3 }), // leaves at field 0
@@ -87,7 +97,7 @@ for (const format of formats) {
     }
     c.serializable(Item);
     const doc = c.encodeEntity([new Item('a', 1), new Item('b', 2)]);
-    c.decodeEntity(doc); // the shape: name, qty
+    primed(() => c.decodeEntity(doc)); // the shape: name, qty
     let calls = 0;
     Object.defineProperty(Item.prototype, 'qty', {
       get() { return 'from the prototype'; },
@@ -136,7 +146,7 @@ for (const format of formats) {
     old.c.serializable(LegacyV1, { key: 'Legacy' });
     old.c.serializable(BoxThen, { key: 'Box' });
     const doc = old.c.encodeEntity([new BoxThen(1), make(LegacyV1, { n: 1 }), new BoxThen(2)]);
-    c.decodeEntity(c.encodeEntity([new Box(0)])); // Box's shape exists
+    primed(() => c.decodeEntity(c.encodeEntity([new Box(0)]))); // Box's shape exists
     try {
       const got = c.decodeEntity(doc);
       assert.strictEqual(calls, 0, 'the setter ran');
@@ -154,7 +164,7 @@ for (const format of formats) {
     class Holder {}
     c.serializable(Holder);
     const good = c.encodeEntity(make(Holder, { first: 1, inner: make(Holder, { first: 2, inner: null }) }));
-    c.decodeEntity(good); // the shape: first, inner
+    primed(() => c.decodeEntity(good)); // the shape: first, inner
     // An unknown class key inside the second field, two levels down.
     const { c: other } = codec(format);
     class Stranger {}
@@ -176,7 +186,7 @@ for (const format of formats) {
     keys.forEach((k, i) => { fields[k] = i; });
     const value = make(Odd, fields);
     const doc = c.encodeEntity(value);
-    c.decodeEntity(doc);
+    primed(() => c.decodeEntity(doc));
     assert.ok(registry.planByKey('Odd').decodeShape.build, 'a shape was made');
     const got = c.decodeEntity(doc);
     assert.strictEqual(globalThis.pwned, undefined);
@@ -205,7 +215,7 @@ for (const format of formats) {
     const { c, registry } = codec(format);
     class Moving {}
     c.serializable(Moving);
-    c.decodeEntity(c.encodeEntity(make(Moving, { old: 1, order: 2 })));
+    primed(() => c.decodeEntity(c.encodeEntity(make(Moving, { old: 1, order: 2 }))));
     const first = registry.planByKey('Moving').decodeShape;
     assert.deepStrictEqual(first.keys, ['old', 'order']);
     const many = [];
@@ -251,9 +261,9 @@ for (const format of formats) {
     }
     c.serializable(Doc, { key: 'Doc ключ' });
     const value = [new Doc(3), new Doc(1)];
-    const first = c.encodeEntity(value);
+    const first = primed(() => c.encodeEntity(value));
     const shape = registry.planByKey('Doc ключ').encodeShape;
-    assert.strictEqual(typeof shape.write, 'function', 'the first encode made the shape');
+    assert.strictEqual(typeof shape.write, 'function', 'the shape is made');
     assert.deepStrictEqual(shape.keys, Object.keys(value[0]));
     const shaped = c.encodeEntity(value);
     sameBytes(shaped, first, 'second encode');
@@ -265,7 +275,7 @@ for (const format of formats) {
     const { c, registry } = codec(format);
     class Rec {}
     c.serializable(Rec);
-    c.encodeEntity(make(Rec, { a: 1, b: 2, c: 3 })); // the shape: a, b, c
+    primed(() => c.encodeEntity(make(Rec, { a: 1, b: 2, c: 3 }))); // the shape: a, b, c
     const withAccessor = make(Rec, { a: 1, c: 3 });
     let reads = 0;
     Object.defineProperty(withAccessor, 'b', { get() { reads++; return 'got'; }, enumerable: true, configurable: true });
@@ -295,7 +305,7 @@ for (const format of formats) {
       constructor(v, next) { this.v = v; this.next = next; }
     }
     c.serializable(Node2);
-    c.encodeEntity(new Node2(1, null)); // the shape: v, next
+    primed(() => c.encodeEntity(new Node2(1, null))); // the shape: v, next
     throwsCode(() => c.encodeEntity(new Node2(1, new Node2(() => 0, null)), { strict: true }), 'ERR_UNSUPPORTED_TYPE',
       (err) => assert.strictEqual(err.path, '$.next.v'));
     let chain = null;
@@ -328,7 +338,7 @@ for (const format of formats) {
     const { c, registry } = codec(format);
     class Moving {}
     c.serializable(Moving);
-    c.encodeEntity(make(Moving, { old: 1 }));
+    primed(() => c.encodeEntity(make(Moving, { old: 1 })));
     assert.deepStrictEqual(registry.planByKey('Moving').encodeShape.keys, ['old']);
     const many = [];
     for (let i = 0; i < 100; i++) many.push(make(Moving, { next: i }));
@@ -338,7 +348,7 @@ for (const format of formats) {
     class Long {}
     c.serializable(Long);
     const long = make(Long, { ['k'.repeat(300)]: 1 });
-    c.encodeEntity(long);
+    primed(() => c.encodeEntity(long));
     assert.strictEqual(registry.planByKey('Long').encodeShape, false);
     sameGraph(c.decodeEntity(c.encodeEntity(long)), long);
   });
@@ -395,6 +405,8 @@ test('instances made through serializable() and decoded instances share their hi
     assert.ok(new Sub() instanceof Sub);
     for (const codec of [darmok, protobuf]) {
       const doc = codec.encodeEntity(made);
+      // The class's first instances are decoded before it has a shape.
+      for (let i = 0; i < 8; i++) codec.decodeEntity(doc);
       const a = codec.decodeEntity(doc);
       const b = codec.decodeEntity(doc);
       assert.ok(%HaveSameMap(a[1], a[2]) && %HaveSameMap(a[2], b[0]), 'decoded instances');
