@@ -2,10 +2,9 @@
 /*
  * perf-paths2.test.cjs - many instances of one class, and instances of one
  * class with differing keys: the cases any per-class fast path for decoded
- * instances must keep exact (a generated per-shape reader was measured and
- * not taken: it generated code from keys the input chooses, for ~10% on
- * 100 Posts that reversed under frequent GC). Every test runs in every
- * format, each with a fresh registry.
+ * instances must keep exact (js/shapes.cjs is that fast path; its own
+ * tests are in shapes.test.cjs). Every test runs in every format, each
+ * with a fresh registry.
  *
  * What must hold: the same keys in
  * the same order, the same values, the prototype, identity (cycles through
