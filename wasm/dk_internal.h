@@ -268,6 +268,18 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
                   size_t max_out, uint32_t flags, dk_arena *scratch,
                   dk_buf *tape_out, dk_buf *u16_out, dk_err *err);
 
+/*
+ * dk_pb_write_ex flag: the tape's strings are WTF-8 as darmok's JS tape
+ * writer makes it (a surrogate pair always one 4-byte sequence), so they
+ * are not checked again. Only for tapes JS wrote (dk_pb_encode_ctx): a
+ * tape that breaks the promise gives a Document whose decoding fails.
+ */
+#define DK_WRITE_TRUSTED_TEXT 1u
+
+/* dk_pb_write_opts with flags (DK_WRITE_TRUSTED_TEXT, or 0). */
+int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
+                   dk_arena *scratch, dk_buf *out, dk_err *err);
+
 /* Writes the int32 v in decimal into out; returns the length. */
 size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX]);
 

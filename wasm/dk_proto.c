@@ -299,6 +299,7 @@ typedef struct pb_enc {
     size_t pos;
     uint32_t max_depth;
     uint32_t n_refs; /* values with identity so far: the next REF index */
+    int trusted_text; /* DK_WRITE_TRUSTED_TEXT: strings not checked */
 
     /* The Document's arrays, grown in the arena. */
     ProtobufCBinaryData *strs;
@@ -431,7 +432,7 @@ static DK_MUST int enc_f64(pb_enc *e, double *v)
 static DK_MUST int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
 {
     size_t at = e->pos;
-    uint32_t h;
+    uint32_t h = 0;
     size_t len;
     DK_TRY(enc_u32(e, &h));
     len = h >> DK_STR_SHIFT;
@@ -439,7 +440,7 @@ static DK_MUST int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
         return enc_bad(e, "tape string runs past the end of the tape", at);
     *p = e->tape + e->pos;
     *n = len;
-    if (pb_text_scan(*p, len, NULL, NULL) & PB_TX_BAD)
+    if (!e->trusted_text && (pb_text_scan(*p, len, NULL, NULL) & PB_TX_BAD))
         return enc_bad(e, "tape string is not WTF-8", at);
     e->pos += len;
     return 0;
@@ -853,6 +854,13 @@ static DK_MUST int enc_run(pb_enc *e)
 int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
                      dk_arena *scratch, dk_buf *out, dk_err *err)
 {
+    return dk_pb_write_ex(tape, len, lim, 0, scratch, out, err);
+}
+
+/* See dk_internal.h. */
+int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
+                   dk_arena *scratch, dk_buf *out, dk_err *err)
+{
     pb_enc e;
     Darmok__Document doc = DARMOK__DOCUMENT__INIT;
     size_t size, packed;
@@ -868,6 +876,7 @@ int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
     e.tape = tape;
     e.len = len;
     e.max_depth = dk_max_depth(lim);
+    e.trusted_text = (flags & DK_WRITE_TRUSTED_TEXT) != 0;
 
     if (enc_value(&e) != DK_OK || enc_run(&e) != DK_OK)
         return (int)err->code;

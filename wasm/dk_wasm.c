@@ -282,8 +282,10 @@ EXPORT int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, tape_len, &err) != 0) return (int)err.code;
-    (void)dk_pb_write_opts(c->in.data, tape_len, &lim, &c->arena, &c->out,
-                           &err);
+    /* The tape comes from the JS layer's TapeWriter: its strings are
+     * WTF-8 by construction (dk_internal.h DK_WRITE_TRUSTED_TEXT). */
+    (void)dk_pb_write_ex(c->in.data, tape_len, &lim, DK_WRITE_TRUSTED_TEXT, &c->arena,
+                         &c->out, &err);
     return finish(c, &err);
 }
 

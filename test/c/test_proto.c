@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "darmok.h"
+#include "dk_internal.h"
 #include "darmok.pb-c.h"
 
 static int passed, failed;
@@ -212,6 +213,16 @@ static void roundtrip_x(const char *name, const tb *t, int via_json)
     if (rc != DK_OK)
         return;
     pbc = dup(pb, pb_len);
+    {
+        /* with its strings trusted (as from JS), the same bytes */
+        uint8_t *tc = dup(t->p, t->n);
+        dk_arena_reset(&enc_side.arena);
+        rc = dk_pb_write_ex(tc, t->n, NULL, DK_WRITE_TRUSTED_TEXT, &enc_side.arena,
+                            &enc_side.out, &err);
+        CHECK(rc == DK_OK && enc_side.out.len == pb_len && memcmp(enc_side.out.data, pbc, pb_len) == 0,
+              "%s: trusted-text encode differs (code %d)", name, rc);
+        free(tc);
+    }
     rc = t_decode(pbc, pb_len, 0, 0, &tape2, &tape2_len, &err);
     CHECK(rc == DK_OK, "%s: decode: code %d %s at %zu", name, rc, err.msg, err.pos);
     if (rc == DK_OK) {
@@ -708,6 +719,24 @@ static void test_bad_tapes(void)
     tb_raw(&t, "\xed\xa0\x80", 3);
     expect_encode("wtf8 flag missing", &t, 0, DK_OK, -1);
     BAD_TAPE("invalid utf8", 1, tb_op(&t, DK_T_STR); tb_u32(&t, 1u << 2); tb_raw(&t, "\xff", 1));
+    {
+        /* DK_WRITE_TRUSTED_TEXT takes the caller's word (the JS writer's):
+         * the same tape goes through unchecked, and only the decoder
+         * refuses the string it became. */
+        const uint8_t *back;
+        size_t back_len;
+        dk_arena_reset(&enc_side.arena);
+        memset(&err, 0, sizeof err);
+        dk_code rc = (dk_code)dk_pb_write_ex(t.p, t.n, NULL, DK_WRITE_TRUSTED_TEXT,
+                                             &enc_side.arena, &enc_side.out, &err);
+        CHECK(rc == DK_OK, "trusted text is not checked: code %d", rc);
+        if (rc == DK_OK) {
+            uint8_t *pbc = dup(enc_side.out.data, enc_side.out.len);
+            rc = t_decode(pbc, enc_side.out.len, 0, 0, &back, &back_len, &err);
+            CHECK(rc == DK_ERR_FORMAT, "the decoder refuses it: code %d", rc);
+            free(pbc);
+        }
+    }
     BAD_TAPE("split surrogate pair", 1, tb_op(&t, DK_T_STR); tb_u32(&t, 6u << 2 | DK_STR_WTF8);
              tb_raw(&t, "\xed\xa0\xbd\xed\xb8\x80", 6));
     BAD_TAPE("string past end", 1, tb_op(&t, DK_T_STR); tb_u32(&t, 100u << 2));

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "darmok.h"
+#include "dk_internal.h"
 
 /* Aborts with a message when an invariant does not hold. */
 #define FUZZ_ASSERT(cond, what)                                                \

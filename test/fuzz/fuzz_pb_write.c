@@ -9,7 +9,9 @@
  *    the encoder has none, as the JSON writer; arrays over 2^30 - 1 slots
  *    are the exception), and encoding that tape gives
  *    the same bytes: write(read(write(t))) == write(t);
- *  - the JSON writer accepts every tape the protobuf encoder accepts.
+ *  - the JSON writer accepts every tape the protobuf encoder accepts;
+ *  - skipping the string check (DK_WRITE_TRUSTED_TEXT) changes no byte of
+ *    a tape that passes it.
  */
 #include "fuzz_common.h"
 
@@ -35,6 +37,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * 3-byte surrogates) is not canonical WTF-8, which JS never writes */
     FUZZ_ASSERT(rc != DK_OK || rcj == DK_OK, "the JSON writer accepts what the protobuf encoder does");
     if (rc != DK_OK) return 0;
+
+    /* A tape the check accepts encodes the same with the check skipped
+     * (DK_WRITE_TRUSTED_TEXT, as for tapes from JS). */
+    dk_arena_reset(&arena);
+    rc = dk_pb_write_ex(data, size, NULL, DK_WRITE_TRUSTED_TEXT, &arena, &pb2, &err);
+    FUZZ_ASSERT(rc == DK_OK && fuzz_same(pb.data, pb.len, pb2.data, pb2.len),
+                "trusted-text write == checked write");
 
     dk_arena_reset(&arena);
     rc = dk_pb_read_opts(pb.data, pb.len, &wide, (size_t)INT32_MAX, &arena, &tape, &err);
