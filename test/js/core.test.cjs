@@ -79,3 +79,38 @@ test('the ABI refuses a length beyond the input area, and the next call works', 
   }
   assert.strictEqual(decodeEntity(encodeEntity({ after: [1] })).after[0], 1);
 });
+
+/*
+ * JSON text given as a string and as its UTF-8 bytes reads the same: a raw
+ * lone surrogate becomes U+FFFD (as utf8Write and TextEncoder write it), a
+ * raw pair its code point, and error offsets count UTF-8 bytes, also when
+ * the string is over maxBytes / 3 units (its exact UTF-8 length is taken).
+ */
+test('JSON text from a string reads as its UTF-8 bytes do', () => {
+  const cases = [
+    ['"a\ud800b"', 'a\ufffdb'],
+    ['"\udc00"', '\ufffd'],
+    ['"x\ud83d"', 'x\ufffd'],
+    ['"\ud83d\ude00!"', '\ud83d\ude00!'],
+    ['"\ude00\ud83d"', '\ufffd\ufffd'],
+    ['{"k\u00e9\ud800":1}', { 'k\u00e9\ufffd': 1 }],
+    ['["' + 'a'.repeat(40) + '\u00ff' + 'b'.repeat(40) + '\u6771' + 'c'.repeat(33) + '"]', ['a'.repeat(40) + '\u00ff' + 'b'.repeat(40) + '\u6771' + 'c'.repeat(33)]]
+  ];
+  for (const [json, want] of cases) {
+    const text = json; // raw characters, lone surrogates included
+    assert.deepStrictEqual(decodeEntity(text), want, json);
+    assert.deepStrictEqual(decodeEntity(Buffer.from(text, 'utf8')), decodeEntity(text), json);
+    assert.deepStrictEqual(decodeEntity(text, { maxBytes: Buffer.byteLength(text) }), decodeEntity(text), json);
+  }
+  for (const bad of ['["\u00e9",]', '{"\u6771\ud800": tru}', '"\ud83d\ude00', '["' + '\u00e9'.repeat(50) + '\u0001"]']) {
+    const text = bad;
+    let a = null;
+    let b = null;
+    try { decodeEntity(text); } catch (e) { a = e; }
+    try { decodeEntity(Buffer.from(text, 'utf8')); } catch (e) { b = e; }
+    assert.ok(a instanceof DarmokError && b instanceof DarmokError, bad);
+    assert.strictEqual(a.code, b.code, bad);
+    assert.strictEqual(a.offset, b.offset, bad);
+    assert.strictEqual(a.message, b.message, bad);
+  }
+});
