@@ -157,7 +157,18 @@ function makeDecodeShape(plan, keys) {
   let blank = '';
   for (let i = 0; i < keys.length; i++) {
     const k = JSON.stringify(keys[i]);
-    body += `        k = r.key(); if (k !== ${k}) break fast; o[${k}] = d.value(); i = ${i + 1};\n`;
+    const read = `{ k = r.key(); if (k !== ${k}) break fast; }`;
+    const bytes = tapeBytes((w) => w.str(keys[i]));
+    if (bytes.length <= 4 + 24 && (bytes[0] & T.STR_ASCII) !== 0) {
+      // A key written in full (not a key reference) is matched on its
+      // tape bytes, header included: no string made or looked up.
+      let same = 'raw';
+      for (let j = 0; j < bytes.length; j++) same += ` && b[p + ${j}] === ${bytes[j]}`;
+      body += `        p = r.pos;\n        if (${same}) r.pos = p + ${bytes.length};\n        else ${read}\n`;
+    } else {
+      body += `        ${read}\n`;
+    }
+    body += `        o[${k}] = d.value(); i = ${i + 1};\n`;
     blank += ` o[${k}] = undefined;`;
   }
   const source = `'use strict';
@@ -167,7 +178,11 @@ shape.keeper = function keeper() { const o = new Instance();${blank} return o; }
 return function build(d, r, n) {
   const o = new Instance();
   d.refs.push(o);
-  let i = 0, k = null;
+  let i = 0, k = null, p = 0;
+  // Without key references every key is written in full (JSON tapes);
+  // with them, a full key must go through r.key(), which numbers it.
+  const raw = r.keys === null;
+  const b = r.buf;
   if (n === ${keys.length}) {
     try {
       fast: {

@@ -81,7 +81,12 @@ for (const format of formats) {
       make(Rec, { a: 1, b: 2, c: 3, d: 4 }), // one more
       make(Rec, { a: 1, b: 2, d: 3 }), // same count, last differs
       make(Rec, {}),
-      make(Rec, { 10: 'ten', a: 'x', 2: 'two' }) // integer keys first
+      make(Rec, { 10: 'ten', a: 'x', 2: 'two' }), // integer keys first
+      make(Rec, { ab: 1, b: 2, c: 3 }), // a key the shape's key starts (its bytes match but its header)
+      make(Rec, { a: 1, b: 2, cc: 3 }),
+      make(Rec, { '': 1, b: 2, c: 3 }),
+      make(Rec, { A: 1, b: 2, c: 3 }),
+      make(Rec, { a: 1, b: 2, 'c\u00e9': 3 })
     ];
     for (const value of cases) {
       const got = c.decodeEntity(c.encodeEntity(value));
