@@ -203,6 +203,48 @@ static inline unsigned dk_ascii_run(const uint8_t *p)
 }
 #endif
 
+/*
+ * Stores the UTF-16 unit v at d (unaligned), little-endian: on little-endian
+ * hosts (wasm) a plain 2-byte store, which byte stores would not become.
+ */
+static inline void dk_put_u16(uint8_t *d, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint16_t u = (uint16_t)v;
+    memcpy(d, &u, 2);
+#else
+    d[0] = (uint8_t)v;
+    d[1] = (uint8_t)(v >> 8);
+#endif
+}
+
+#ifndef __wasm_simd128__
+/* The 4 ASCII bytes of a (LE) widened to 4 UTF-16 units, as 8 LE bytes. */
+static inline uint64_t dk_widen4(uint32_t a)
+{
+    return (uint64_t)(a & 0xFFu) | (uint64_t)(a & 0xFF00u) << 8 |
+           (uint64_t)(a & 0xFF0000u) << 16 | (uint64_t)(a & 0xFF000000u) << 24;
+}
+#endif
+
+/* The DK_PLAIN_RUN bytes at s as as many UTF-16 units (LE) at d. */
+static inline void dk_widen_run(const uint8_t *s, uint8_t *d)
+{
+#ifdef __wasm_simd128__
+    v128_t x = wasm_v128_load(s);
+
+    wasm_v128_store(d, wasm_u16x8_extend_low_u8x16(x));
+    wasm_v128_store(d + 16, wasm_u16x8_extend_high_u8x16(x));
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t wa = dk_widen4(dk_rd32(s)), wb = dk_widen4(dk_rd32(s + 4));
+
+    memcpy(d, &wa, 8);
+    memcpy(d + 8, &wb, 8);
+#else
+    for (int k = 0; k < 8; k++) dk_put_u16(d + 2 * k, s[k]);
+#endif
+}
+
 static inline void dk_wrf64(uint8_t *p, double d)
 {
     uint64_t u;

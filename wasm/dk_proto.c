@@ -135,8 +135,24 @@ static unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *uni
         unsigned b = p[i];
         uint32_t c;
         if (b < 0x80) {
-            size_t run = i++;
-            /* ASCII runs DK_PLAIN_RUN bytes at a time */
+            /* ASCII runs DK_PLAIN_RUN bytes at a time; once the text is
+             * known not to be ASCII, widened to UTF-16 in the same pass */
+            if (d != NULL && !(f & PB_TX_ASCII)) {
+                while (n - i >= DK_PLAIN_RUN) {
+                    unsigned k = dk_ascii_run(p + i);
+                    dk_widen_run(p + i, d); /* room: 2(n - i) >= 2 DK_PLAIN_RUN */
+                    i += k;
+                    d += 2 * k;
+                    if (k < DK_PLAIN_RUN)
+                        break;
+                }
+                while (i < n && p[i] < 0x80) {
+                    dk_put_u16(d, p[i++]);
+                    d += 2;
+                }
+                continue;
+            }
+            i++;
             while (n - i >= DK_PLAIN_RUN) {
                 unsigned k = dk_ascii_run(p + i);
                 i += k;
@@ -145,8 +161,6 @@ static unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *uni
             }
             while (i < n && p[i] < 0x80)
                 i++;
-            if (d != NULL && !(f & PB_TX_ASCII))
-                d += 2 * dk_wtf8_to_utf16(p + run, i - run, d);
             continue;
         }
         if (f & PB_TX_ASCII) {

@@ -204,48 +204,6 @@ size_t dk_fmt_double(double x, char out[DK_NUM_MAX])
     return o;
 }
 
-/*
- * Stores the UTF-16 unit v at d (unaligned), little-endian: on little-endian
- * hosts (wasm) a plain 2-byte store, which byte stores would not become.
- */
-static inline void put_u16(uint8_t *d, uint32_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint16_t u = (uint16_t)v;
-    memcpy(d, &u, 2);
-#else
-    d[0] = (uint8_t)v;
-    d[1] = (uint8_t)(v >> 8);
-#endif
-}
-
-#ifndef __wasm_simd128__
-/* The 4 ASCII bytes of a (LE) widened to 4 UTF-16 units, as 8 LE bytes. */
-static inline uint64_t widen4(uint32_t a)
-{
-    return (uint64_t)(a & 0xFFu) | (uint64_t)(a & 0xFF00u) << 8 |
-           (uint64_t)(a & 0xFF0000u) << 16 | (uint64_t)(a & 0xFF000000u) << 24;
-}
-#endif
-
-/* The DK_PLAIN_RUN bytes at s as as many UTF-16 units (LE) at d. */
-static inline void widen_run(const uint8_t *s, uint8_t *d)
-{
-#ifdef __wasm_simd128__
-    v128_t x = wasm_v128_load(s);
-
-    wasm_v128_store(d, wasm_u16x8_extend_low_u8x16(x));
-    wasm_v128_store(d + 16, wasm_u16x8_extend_high_u8x16(x));
-#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t wa = widen4(dk_rd32(s)), wb = widen4(dk_rd32(s + 4));
-
-    memcpy(d, &wa, 8);
-    memcpy(d + 8, &wb, 8);
-#else
-    for (int k = 0; k < 8; k++) put_u16(d + 2 * k, s[k]);
-#endif
-}
-
 /* See dk_internal.h. */
 size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
 {
@@ -262,13 +220,13 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
             while (n - i >= DK_PLAIN_RUN) {
                 unsigned k = dk_ascii_run(s + i);
 
-                widen_run(s + i, d);
+                dk_widen_run(s + i, d);
                 i += k;
                 d += 2 * k;
                 if (k < DK_PLAIN_RUN) break;
             }
             while (i < n && s[i] < 0x80) {
-                put_u16(d, s[i++]);
+                dk_put_u16(d, s[i++]);
                 d += 2;
             }
             continue;
@@ -283,11 +241,11 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
             c = ((c & 0x07) << 18 | (s[i + 1] & 0x3Fu) << 12 |
                  (s[i + 2] & 0x3Fu) << 6 | (s[i + 3] & 0x3Fu)) - 0x10000;
             i += 4;
-            put_u16(d, 0xD800 + (c >> 10));
+            dk_put_u16(d, 0xD800 + (c >> 10));
             d += 2;
             c = 0xDC00 + (c & 0x3FF);
         }
-        put_u16(d, c);
+        dk_put_u16(d, c);
         d += 2;
     }
     return (size_t)(d - d0) / 2;
