@@ -21,7 +21,7 @@
 const T = require('./tape.cjs');
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build } = require('./registry.cjs');
-const { makeDecodeShape, missed, due } = require('./shapes.cjs');
+const { makeDecodeShape, missed, offer } = require('./shapes.cjs');
 
 const defineProperty = Object.defineProperty;
 const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
@@ -222,8 +222,8 @@ class Decoder {
     } catch (err) {
       throw addSegment(err, key);
     }
-    // A nested instance of the same class may have learnt first.
-    if (plan.decodeShape === null && due(plan, 'decodeSeen')) plan.decodeShape = makeDecodeShape(plan, keys);
+    // (A nested instance of the same class may have made the shape already.)
+    offer(plan, 'decodeShape', 'decodeSeen', keys, makeDecodeShape);
     return obj;
   }
 
@@ -237,7 +237,12 @@ class Decoder {
     const keys = shape.keys;
     const proto = plan.proto;
     for (let i = 0; i < keys.length; i++) {
-      if (keys[i] in proto) return false;
+      if (keys[i] in proto) {
+        // A miss: a shape made from keys the chain has (`constructor`)
+        // would never build, and is dropped in the end.
+        missed(shape, 'decodeShape', 'decodeSeen');
+        return false;
+      }
     }
     shape.epoch = this.epoch;
     if (shape.kept === null) shape.kept = shape.keeper(); // runs no setter: none is there
@@ -249,7 +254,22 @@ class Decoder {
    * with key k read already (null: not read). Fields before i are set.
    */
   shapeMissed(shape, obj, i, n, k) {
-    missed(shape, 'decodeShape');
+    missed(shape, 'decodeShape', 'decodeSeen');
+    return this.fieldsFrom(obj, i, n, k);
+  }
+
+  /*
+   * The rest of an instance whose shape stopped after field i's value x
+   * was read, because a class hook ran inside it: x and the fields after
+   * it are set as fields() sets them, checking the chain for each key.
+   */
+  shapeResume(shape, obj, i, n, x) {
+    setOwn(obj, shape.keys[i], x);
+    return this.fieldsFrom(obj, i + 1, n, null);
+  }
+
+  /* fields() from field i of n, with key k read already (null: not read). */
+  fieldsFrom(obj, i, n, k) {
     const r = this.r;
     let key = '';
     try {

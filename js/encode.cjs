@@ -24,7 +24,7 @@ const { DarmokError, addSegment, rawSegment, finishPath, pathError, stackDepthEr
 /* Nesting from which a RangeError in the walk is taken for the JS stack. */
 const STACK_DEPTH = 64;
 const { defaultRegistry } = require('./registry.cjs');
-const { makeEncodeShape, missed, due } = require('./shapes.cjs');
+const { makeEncodeShape, missed, offer } = require('./shapes.cjs');
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const dateGetTime = Date.prototype.getTime;
@@ -294,20 +294,23 @@ class Encoder {
    * generic loop, which makes the shape once the class is due one.
    */
   instance(v, plan) {
+    this.enter(); // before Object.keys: a Proxy's trap runs within maxDepth only
     const keys = Object.keys(v);
     const shape = plan.encodeShape;
     if (shape !== null && shape !== false) {
-      if (shape.write(this, this.w, v, keys)) return;
-      missed(shape, 'encodeShape');
+      if (shape.write(this, this.w, v, keys)) {
+        this.depth--;
+        return;
+      }
+      missed(shape, 'encodeShape', 'encodeSeen');
     }
     this.head(plan);
-    this.enter();
     const w = this.w;
     const at = w.pos;
     w.u32(0);
     w.patchU32(at, this.pairs(v, keys, null, false));
     this.depth--;
-    if (plan.encodeShape === null && due(plan, 'encodeSeen')) plan.encodeShape = makeEncodeShape(plan, keys);
+    offer(plan, 'encodeShape', 'encodeSeen', keys, makeEncodeShape);
   }
 
   /* Give v the next referenceable index (call as its op is written). */

@@ -48,6 +48,12 @@ const SHAPE_MAX_MISSES = 64;
  * first call after import; a class met this often is worth it.
  */
 const SHAPE_AFTER = 8;
+/*
+ * Generic instances after which a class whose shape was dropped, or whose
+ * SHAPE_AFTER-th instance could have none (no keys, too many, too long),
+ * tries again: compiling stays rare whatever the instances look like.
+ */
+const SHAPE_RETRY = 1024;
 
 /* Whether keys can have a shape at all. */
 function shapeable(keys) {
@@ -89,14 +95,15 @@ function tapeBytes(write) {
 }
 
 /*
- * The encode shape of plan's instances with these own enumerable keys, or
- * false: { plan, keys, misses, write(e, w, v, vkeys) } where write writes
- * instance v (its Object.keys vkeys) and returns true, or writes nothing
- * and returns false when vkeys are not the shape's keys. Only for plans
- * written as their own fields (plan.simple).
+ * The encode shape of plan's instances with these own enumerable keys:
+ * { plan, keys, misses, write(e, w, v, vkeys) } where write writes
+ * instance v (its Object.keys vkeys; the caller entered its depth) and
+ * returns true, or writes nothing and returns false when vkeys are not the
+ * shape's keys. Only for plans written as their own fields (plan.simple).
+ * null when these keys cannot have a shape, false when no code can be made.
  */
 function makeEncodeShape(plan, keys) {
-  if (!shapeable(keys)) return false;
+  if (!shapeable(keys)) return null;
   const n = keys.length;
   const head = tapeBytes((w) => {
     w.op(T.T_INSTANCE);
@@ -126,14 +133,12 @@ return function write(e, w, v, vkeys) {
   let p, b;
   ${constantBytes(head, 'head')}
   const at = w.pos - 4;
-  e.enter();
   let i = 0, count = 0, x;
   try {
 ${body}  } catch (err) {
     throw addSegment(err, vkeys[i]);
   }
   if (count !== ${n}) w.patchU32(at, count);
-  e.depth--;
   return true;
 };`;
   const write = compile(source, names, values);
@@ -141,8 +146,8 @@ ${body}  } catch (err) {
 }
 
 /*
- * The decode shape of plan's instances with these keys, or false:
- * { plan, keys, misses, epoch, build(d, r, n) } where build makes the
+ * The decode shape of plan's instances with these keys (null and false as
+ * for makeEncodeShape): { plan, keys, misses, epoch, build(d, r, n) } where build makes the
  * instance whose n fields follow on reader r (d: the Decoder: d.refs,
  * d.value(), d.shapeMissed for the hand-over). The decoder runs it only
  * while no key is on the prototype chain (decode.cjs shapeFits), and then
@@ -152,7 +157,7 @@ ${body}  } catch (err) {
  * optimized code away.
  */
 function makeDecodeShape(plan, keys) {
-  if (!shapeable(keys)) return false;
+  if (!shapeable(keys)) return null;
   let body = '';
   let blank = '';
   for (let i = 0; i < keys.length; i++) {
@@ -168,7 +173,10 @@ function makeDecodeShape(plan, keys) {
     } else {
       body += `        ${read}\n`;
     }
-    body += `        o[${k}] = d.value(); i = ${i + 1};\n`;
+    // A class hook inside the value (an older version's migrate) may have
+    // changed prototypes: the rest of the instance goes field by field.
+    body += `        x = d.value(); if (d.epoch !== epoch) return d.shapeResume(shape, o, ${i}, n, x);\n`;
+    body += `        o[${k}] = x; i = ${i + 1};\n`;
     blank += ` o[${k}] = undefined;`;
   }
   const source = `'use strict';
@@ -178,7 +186,8 @@ shape.keeper = function keeper() { const o = new Instance();${blank} return o; }
 return function build(d, r, n) {
   const o = new Instance();
   d.refs.push(o);
-  let i = 0, k = null, p = 0;
+  let i = 0, k = null, p = 0, x;
+  const epoch = d.epoch;
   // Without key references every key is written in full (JSON tapes);
   // with them, a full key must go through r.key(), which numbers it.
   const raw = r.keys === null;
@@ -199,14 +208,24 @@ ${body}        return o;
   return shape.build === null ? false : shape;
 }
 
-/* Count a miss of shape, the current one of plan[field]; drop it after too many. */
-function missed(shape, field) {
-  if (++shape.misses === SHAPE_MAX_MISSES && shape.plan[field] === shape) shape.plan[field] = null;
+/* Count a miss of shape, plan[field]; after too many it is dropped, and plan[seenField] restarts. */
+function missed(shape, field, seenField) {
+  if (++shape.misses === SHAPE_MAX_MISSES && shape.plan[field] === shape) {
+    shape.plan[field] = null;
+    shape.plan[seenField] = SHAPE_AFTER - SHAPE_RETRY;
+  }
 }
 
-/* Count one more instance of plan through the generic loop; whether its shape (plan[field]) is due now. */
-function due(plan, seenField) {
-  return ++plan[seenField] >= SHAPE_AFTER;
+/*
+ * After an instance of plan went through the generic loop with these keys:
+ * plan[field] gets a shape when it is due (make: makeEncodeShape or
+ * makeDecodeShape), or the count restarts when the keys cannot have one.
+ */
+function offer(plan, field, seenField, keys, make) {
+  if (plan[field] !== null || ++plan[seenField] < SHAPE_AFTER) return;
+  const shape = make(plan, keys);
+  if (shape === null) plan[seenField] = SHAPE_AFTER - SHAPE_RETRY;
+  else plan[field] = shape;
 }
 
-module.exports = { makeEncodeShape, makeDecodeShape, missed, due, SHAPE_AFTER, SHAPE_MAX_KEYS, SHAPE_MAX_KEY_LENGTH, SHAPE_MAX_MISSES };
+module.exports = { makeEncodeShape, makeDecodeShape, missed, offer, SHAPE_AFTER, SHAPE_RETRY, SHAPE_MAX_KEYS, SHAPE_MAX_KEY_LENGTH, SHAPE_MAX_MISSES };

@@ -14,7 +14,7 @@ const path = require('node:path');
 const { assert, haveWasm, sameGraph, throwsCode } = require('./helpers.cjs');
 const { formats } = require('./fixtures.cjs');
 const { createCodec, createRegistry } = require('../../js/index.cjs');
-const { SHAPE_AFTER } = require('../../js/shapes.cjs');
+const { SHAPE_AFTER, SHAPE_RETRY, SHAPE_MAX_MISSES } = require('../../js/shapes.cjs');
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
 
@@ -200,7 +200,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a key on the prototype chain (__proto__, toString, a method) keeps the instance on the generic path`, { skip }, () => {
-    const { c } = codec(format);
+    const { c, registry } = codec(format);
     class Named {
       label() { return 'method'; }
     }
@@ -208,12 +208,111 @@ for (const format of formats) {
     const value = make(Named, { a: 1, toString: 'own', label: 'own label' });
     Object.defineProperty(value, '__proto__', { value: 'own proto key', enumerable: true, writable: true, configurable: true });
     const doc = c.encodeEntity(value);
-    for (let round = 0; round < 3; round++) {
+    // Past SHAPE_AFTER the class has a shape of these keys, which never
+    // fits (they are on the chain): each instance stays generic, and the
+    // shape is dropped after SHAPE_MAX_MISSES decodes.
+    for (let round = 0; round < SHAPE_AFTER + SHAPE_MAX_MISSES + 2; round++) {
       const got = c.decodeEntity(doc);
       assert.strictEqual(Object.getPrototypeOf(got), Named.prototype);
       assert.deepStrictEqual(ownDescriptors(got), ownDescriptors(value));
       assert.strictEqual(Named.prototype.label(), 'method');
     }
+    assert.strictEqual(registry.planByKey('Named').decodeShape, null, 'a shape that never fits is dropped');
+  });
+
+  test(`${format}: a class hook that runs inside a field of a shaped instance: the later fields are set as the generic loop sets them`, { skip }, () => {
+    for (const how of ['setter', 'read-only', 'Object.prototype setter']) {
+      const { c } = codec(format);
+      class A {}
+      class Old {}
+      const log = [];
+      c.serializable(A);
+      c.serializable(Old, {
+        version: 2,
+        migrate: {
+          1: (d) => {
+            if (how === 'setter') Object.defineProperty(A.prototype, 'b', { set(v) { log.push(v); }, configurable: true });
+            if (how === 'read-only') Object.defineProperty(A.prototype, 'b', { value: 'default', writable: false, configurable: true });
+            if (how === 'Object.prototype setter') Object.defineProperty(Object.prototype, 'b', { set(v) { log.push(v); }, configurable: true });
+            return d;
+          }
+        }
+      });
+      const old = codec(format);
+      class OldV1 {}
+      class AThen {}
+      old.c.serializable(OldV1, { key: 'Old' });
+      old.c.serializable(AThen, { key: 'A' });
+      primed(() => c.decodeEntity(c.encodeEntity(make(A, { a: 1, b: 2 })))); // A's shape: a, b
+      const doc = old.c.encodeEntity(make(AThen, { a: make(OldV1, { x: 1 }), b: 42 }));
+      try {
+        const got = c.decodeEntity(doc);
+        assert.deepStrictEqual(log, [], `${how}: a setter ran`);
+        assert.ok(got.a instanceof Old);
+        assert.deepStrictEqual(Object.getOwnPropertyDescriptor(got, 'b'),
+          { value: 42, writable: true, enumerable: true, configurable: true }, how);
+      } finally {
+        delete A.prototype.b;
+        delete Object.prototype.b;
+      }
+    }
+  });
+
+  test(`${format}: after an instance leaves its shape, a later key with a setter on the chain is defined, not assigned`, { skip }, () => {
+    const { c } = codec(format);
+    let calls = 0;
+    class Acc {
+      set c(v) { calls++; }
+      get c() { return 'proto'; }
+    }
+    c.serializable(Acc);
+    primed(() => c.decodeEntity(c.encodeEntity(make(Acc, { a: 1, b: 2 })))); // the shape: a, b
+    const value = make(Acc, { b: 2 }); // leaves the shape at field 0
+    Object.defineProperty(value, 'c', { value: 3, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(value, '__proto__', { value: 'own', enumerable: true, writable: true, configurable: true });
+    const got = c.decodeEntity(c.encodeEntity(value));
+    assert.strictEqual(calls, 0);
+    assert.strictEqual(Object.getPrototypeOf(got), Acc.prototype);
+    assert.deepStrictEqual(ownDescriptors(got), ownDescriptors(value));
+  });
+
+  test(`${format}: a class whose SHAPE_AFTER-th instance can have no shape gets one later`, { skip }, () => {
+    const { c, registry } = codec(format);
+    class Empty {}
+    c.serializable(Empty);
+    const doc = c.encodeEntity(Array.from({ length: SHAPE_AFTER }, () => make(Empty, {})));
+    c.decodeEntity(doc);
+    assert.strictEqual(registry.planByKey('Empty').decodeShape, null);
+    const full = Array.from({ length: SHAPE_RETRY + 1 }, (_, i) => make(Empty, { i }));
+    sameGraph(c.decodeEntity(c.encodeEntity(full)), full);
+    assert.deepStrictEqual(registry.planByKey('Empty').decodeShape.keys, ['i']);
+    assert.deepStrictEqual(registry.planByKey('Empty').encodeShape.keys, ['i']);
+  });
+
+  test(`${format}: a decoder kept for the next call forgets which keys Object.prototype had`, { skip }, () => {
+    const { c } = codec(format);
+    const doc = c.encodeEntity({ late: 1, other: { late: 2 } });
+    c.decodeEntity(doc); // 'late' is not on Object.prototype now
+    const log = [];
+    Object.defineProperty(Object.prototype, 'late', { set(v) { log.push(v); }, configurable: true });
+    try {
+      const got = c.decodeEntity(doc);
+      assert.deepStrictEqual(log, []);
+      assert.deepStrictEqual(Object.getOwnPropertyDescriptor(got, 'late'),
+        { value: 1, writable: true, enumerable: true, configurable: true });
+    } finally {
+      delete Object.prototype.late;
+    }
+  });
+
+  test(`${format}: encoding an instance past maxDepth fails before its keys are asked for`, { skip }, () => {
+    const { c } = codec(format);
+    class Box { constructor(inner) { this.inner = inner; } }
+    c.serializable(Box);
+    primed(() => c.encodeEntity(new Box(null)));
+    const trap = new Proxy(new Box(null), { ownKeys() { throw new Error('ownKeys ran'); } });
+    throwsCode(() => c.encodeEntity(new Box(new Box(trap)), { maxDepth: 2 }), 'ERR_DEPTH',
+      (err) => assert.strictEqual(err.path, '$.inner.inner'));
   });
 
   test(`${format}: a class whose instances keep leaving its shape learns the new one`, { skip }, () => {
@@ -224,7 +323,8 @@ for (const format of formats) {
     const first = registry.planByKey('Moving').decodeShape;
     assert.deepStrictEqual(first.keys, ['old', 'order']);
     const many = [];
-    for (let i = 0; i < 100; i++) many.push(make(Moving, { next: i, order: -i }));
+    // dropped after SHAPE_MAX_MISSES, made again SHAPE_RETRY instances later
+    for (let i = 0; i < SHAPE_MAX_MISSES + SHAPE_RETRY + 10; i++) many.push(make(Moving, { next: i, order: -i }));
     const got = c.decodeEntity(c.encodeEntity(many));
     sameGraph(got, many);
     const now = registry.planByKey('Moving').decodeShape;
@@ -346,7 +446,7 @@ for (const format of formats) {
     primed(() => c.encodeEntity(make(Moving, { old: 1 })));
     assert.deepStrictEqual(registry.planByKey('Moving').encodeShape.keys, ['old']);
     const many = [];
-    for (let i = 0; i < 100; i++) many.push(make(Moving, { next: i }));
+    for (let i = 0; i < SHAPE_MAX_MISSES + SHAPE_RETRY + 10; i++) many.push(make(Moving, { next: i }));
     c.encodeEntity(many);
     assert.deepStrictEqual(registry.planByKey('Moving').encodeShape.keys, ['next']);
     sameGraph(c.decodeEntity(c.encodeEntity(many)), many);
@@ -354,7 +454,9 @@ for (const format of formats) {
     c.serializable(Long);
     const long = make(Long, { ['k'.repeat(300)]: 1 });
     primed(() => c.encodeEntity(long));
-    assert.strictEqual(registry.planByKey('Long').encodeShape, false);
+    // no shape for it, and the class tries again SHAPE_RETRY instances later
+    assert.strictEqual(registry.planByKey('Long').encodeShape, null);
+    assert.strictEqual(registry.planByKey('Long').encodeSeen, SHAPE_AFTER - SHAPE_RETRY);
     sameGraph(c.decodeEntity(c.encodeEntity(long)), long);
   });
 }
