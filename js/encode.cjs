@@ -28,6 +28,9 @@ const { makeEncodeShape, missed, offer } = require('./shapes.cjs');
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const dateGetTime = Date.prototype.getTime;
+const DATE_PROTO = Date.prototype;
+const MAP_PROTO = Map.prototype;
+const SET_PROTO = Set.prototype;
 const objectToString = Object.prototype.toString;
 
 /* Byte kinds by exact prototype; subclasses fall back to instanceof. */
@@ -265,6 +268,21 @@ class Encoder {
       this.take(v);
       this.w.op(T.T_NULLPROTO);
       this.fields(v);
+      return;
+    }
+    // Dates, Maps and Sets first: they can have no plan (built-ins that
+    // hold state cannot be registered, registry.cjs), and a lookup costs.
+    if (proto === DATE_PROTO) {
+      this.take(v);
+      this.w.opF64(T.T_DATE, dateGetTime.call(v));
+      return;
+    }
+    if (proto === MAP_PROTO) {
+      this.map(v);
+      return;
+    }
+    if (proto === SET_PROTO) {
+      this.set(v);
       return;
     }
     const plan = this.registry.planOf(proto);

@@ -30,6 +30,9 @@ const OPTIONS = new Set([
 /* The options that change how a class is written or rebuilt. */
 const PLAN_OPTIONS = ['version', 'migrate', 'aliases', 'exclude', 'fields', 'toData', 'fromData'];
 
+/* Entries of a registry's cache of recent prototypes (a power of two). */
+const RECENT = 4;
+
 /* Proxy made by serializable() -> the class it wraps (for every registry). */
 const proxies = new WeakMap();
 
@@ -187,9 +190,9 @@ class Registry {
     this.byProto = new Map();
     /* any prototype -> plan of its nearest registered prototype, or null. */
     this.protoCache = new WeakMap();
-    /* One-entry cache in front of protoCache: most graphs repeat one class. */
-    this.lastProto = null;
-    this.lastPlan = null;
+    /* A few entries in front of protoCache (a WeakMap lookup): graphs
+       alternate between a handful of classes (Post, User, Comment). */
+    this.forgetRecent();
     /* Keys that have warned DARMOK_KEY_REPLACED (once per key). */
     this.warned = new Set();
     // The three forms of serializable(), bound to this registry.
@@ -240,8 +243,7 @@ class Registry {
         // A frozen class still works; it just lacks the informative static.
       }
       this.protoCache = new WeakMap();
-      this.lastProto = null;
-      this.lastPlan = null;
+      this.forgetRecent();
     }
     const nested = options.nested;
     if (nested !== undefined && nested !== null) {
@@ -275,7 +277,10 @@ class Registry {
    * not null), or null when no prototype on its chain is registered.
    */
   planOf(proto) {
-    if (proto === this.lastProto) return this.lastPlan;
+    const protos = this.recentProtos;
+    for (let i = 0; i < RECENT; i++) {
+      if (protos[i] === proto) return this.recentPlans[i];
+    }
     let plan = this.protoCache.get(proto);
     if (plan === undefined) {
       plan = null;
@@ -285,8 +290,10 @@ class Registry {
       }
       this.protoCache.set(proto, plan);
     }
-    this.lastProto = proto;
-    this.lastPlan = plan;
+    const at = this.recentNext;
+    protos[at] = proto;
+    this.recentPlans[at] = plan;
+    this.recentNext = (at + 1) & (RECENT - 1);
     return plan;
   }
 
@@ -304,8 +311,13 @@ class Registry {
     this.byProto.clear();
     this.warned.clear();
     this.protoCache = new WeakMap();
-    this.lastProto = null;
-    this.lastPlan = null;
+    this.forgetRecent();
+  }
+
+  forgetRecent() {
+    this.recentProtos = [null, null, null, null];
+    this.recentPlans = [null, null, null, null];
+    this.recentNext = 0;
   }
 }
 
