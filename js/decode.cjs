@@ -152,6 +152,7 @@ class Decoder {
     const op = r.buf[r.pos++];
     switch (op) {
       case T.T_STR: return r.str();
+      case T.T_STR16: return r.str16(); // JS-written tapes only (decodeTape)
       case T.T_INT: return r.i32();
       case T.T_OBJECT: return this.plain();
       case T.T_ARRAY: return this.array();

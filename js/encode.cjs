@@ -210,8 +210,7 @@ class Encoder {
     const w = this.w;
     switch (typeof v) {
       case 'string':
-        w.op(T.T_STR);
-        w.str(v);
+        w.strValue(v);
         return;
       case 'number':
         if ((v | 0) === v && (v !== 0 || 1 / v > 0)) w.int(v);

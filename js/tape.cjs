@@ -48,6 +48,8 @@ const T_BYTES = 18; //    u8 kind (BYTES_*), u32 byte length, bytes (LE elements
 const T_ERROR = 19; //    u32 n, n x (key str, value): name, message first, then
 //                        stack, cause, errors if present, then other own enumerables
 const T_REF = 20; //      u32 index of an earlier (or still open) referenceable value
+const T_STR16 = 21; //    u32 n (< STR16_MAX), n UTF-16 units (LE): a string value
+//                        (encode tapes only; the core makes it WTF-8)
 
 // str header flags (low two bits of the u32 header).
 const STR_ASCII = 1;
@@ -55,6 +57,12 @@ const STR_WTF8 = 2;
 const STR_KEYREF = 3; // both: a key reference, no bytes (decode tapes only)
 const STR_SHIFT = 2;
 const STR_MAX = 0x40000000; // byte_length < 2^30
+const STR16_MAX = 0x15555555; // T_STR16 units < 2^30 / 3 (DK_STR16_MAX_UNITS)
+/*
+ * String values of this many units and more go as T_STR: UTF-8 is about
+ * half the tape, which matters more than speed for strings this long.
+ */
+const STR16_LONG = 1 << 16;
 
 // T_BYTES kinds. Element size in brackets.
 const BYTES_BUFFER = 0; //      Node Buffer [1]
@@ -225,6 +233,28 @@ class TapeWriter {
     }
     this.view.setUint32(at, (len << STR_SHIFT) | flags, true);
     this.pos = start + len;
+  }
+
+  /*
+   * A string value (op and payload). Long ones go as T_STR16: one
+   * Buffer#ucs2Write, a copy, where String#isWellFormed and utf8Write
+   * cost about 3 ns a character on a two-byte string; the core makes them
+   * WTF-8.
+   */
+  strValue(s) {
+    const n = s.length;
+    if (n < SHORT_STRING || n >= STR16_LONG || this.nb === null) {
+      this.op(T_STR);
+      this.str(s);
+      return;
+    }
+    const need = 5 + 2 * n;
+    if (this.pos + need > this.buf.length) this.grow(this.pos + need);
+    const at = this.pos;
+    this.buf[at] = T_STR16;
+    this.view.setUint32(at + 1, n, true);
+    this.nb.ucs2Write(s, at + 5, 2 * n);
+    this.pos = at + need;
   }
 
   /* A string whose worst case (3 bytes per unit) could pass 2^30 bytes. */
@@ -538,6 +568,18 @@ class TapeReader {
     return utf8Decoder.decode(buf.subarray(start, end));
   }
 
+  /* A T_STR16 payload (u32 n, n UTF-16 units), lone surrogates kept. */
+  str16() {
+    const n = this.u32();
+    const at = this.pos;
+    this.pos = at + 2 * n;
+    if (this.nb !== null) return this.nb.ucs2Slice(at, at + 2 * n);
+    const buf = this.buf;
+    let s = '';
+    for (let i = 0; i < n; i++) s += String.fromCharCode(buf[at + 2 * i] | (buf[at + 2 * i + 1] << 8));
+    return s;
+  }
+
   /*
    * n raw bytes, as a plain Uint8Array view into the tape (copy before
    * keeping it). Never a Buffer: Buffer's slice() does not copy.
@@ -553,8 +595,8 @@ class TapeReader {
 module.exports = {
   T_UNDEF, T_NULL, T_FALSE, T_TRUE, T_INT, T_F64, T_BIGINT, T_STR, T_ARRAY,
   T_HOLE, T_OBJECT, T_NULLPROTO, T_INSTANCE, T_MAP, T_SET, T_DATE, T_REGEXP,
-  T_BYTES, T_ERROR, T_REF,
-  STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT, STR_MAX,
+  T_BYTES, T_ERROR, T_REF, T_STR16,
+  STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT, STR_MAX, STR16_MAX,
   BYTES_BUFFER, BYTES_ARRAYBUFFER, BYTES_DATAVIEW, BYTES_INT8, BYTES_UINT8,
   BYTES_UINT8C, BYTES_INT16, BYTES_UINT16, BYTES_INT32, BYTES_UINT32,
   BYTES_FLOAT32, BYTES_FLOAT64, BYTES_BIGINT64, BYTES_BIGUINT64, BYTES_KIND_COUNT,

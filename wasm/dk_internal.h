@@ -288,6 +288,20 @@ size_t dk_fmt_double(double x, char out[DK_NUM_MAX]);
 size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d);
 
 /*
+ * Writes the n UTF-16 code units at s (little-endian, any alignment) as
+ * WTF-8 to d (room for 3n bytes; no overlap); returns the byte count. A
+ * surrogate pair becomes one 4-byte sequence, a lone surrogate its 3-byte
+ * form (ED A0..BF xx): the bytes JS's TapeWriter writes for the same
+ * string. For DK_T_STR16 values, which JS copies out of a string with one
+ * Buffer#ucs2Write where String#isWellFormed plus Buffer#utf8Write cost
+ * about 3 ns a character on two-byte strings.
+ */
+size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d);
+
+/* DK_T_STR16 unit counts must be below this: their WTF-8 stays < 2^30. */
+#define DK_STR16_MAX_UNITS (0x40000000u / 3)
+
+/*
  * Appends to the UTF-16 side table u (the format of dk_json_read_ex) the
  * entry of the tape str whose header is at tape offset at and whose bytes
  * are s[0..n), trusted WTF-8: u32 at, u32 unit count, the units. Never more

@@ -314,6 +314,8 @@ typedef struct pb_enc {
     uint32_t max_depth;
     uint32_t n_refs; /* values with identity so far: the next REF index */
     int trusted_text; /* DK_WRITE_TRUSTED_TEXT: strings not checked */
+    uint8_t *scratch; /* DK_T_STR16 values made WTF-8 (enc_str16) */
+    size_t scratch_cap;
 
     /* The Document's arrays, grown in the arena. */
     ProtobufCBinaryData *strs;
@@ -461,6 +463,32 @@ static DK_MUST int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
 }
 
 /*
+ * A DK_T_STR16 payload (after its op): its units made WTF-8 in the call's
+ * scratch (*p), valid until the next DK_T_STR16 (enc_string keeps a copy).
+ */
+static DK_MUST int enc_str16(pb_enc *e, uint8_t **p, size_t *len)
+{
+    size_t at = e->pos - 1; /* errors at the op, as the JSON writer's */
+    uint32_t n = 0;
+    DK_TRY(enc_u32(e, &n));
+    if (n >= DK_STR16_MAX_UNITS)
+        return enc_bad(e, "tape UTF-16 string too long", at);
+    if ((size_t)n * 2 > e->len - e->pos)
+        return enc_bad(e, "tape string runs past the end of the tape", at);
+    if (e->scratch_cap < (size_t)n * 3 + 1) {
+        size_t cap = e->scratch_cap * 2 > (size_t)n * 3 + 1 ? e->scratch_cap * 2 : (size_t)n * 3 + 1;
+        e->scratch = dk_arena_alloc(e->a, cap);
+        if (e->scratch == NULL)
+            return enc_oom(e);
+        e->scratch_cap = cap;
+    }
+    *p = e->scratch;
+    *len = dk_utf16_to_wtf8(e->tape + e->pos, n, *p);
+    e->pos += (size_t)n * 2;
+    return 0;
+}
+
+/*
  * Look p[0..n) up in t. Returns 1 and sets *idx when present; otherwise
  * returns 0 with *slot the empty slot where it belongs (after growing the
  * table if needed), or -1 when out of memory.
@@ -526,7 +554,7 @@ static DK_MUST int enc_intern(pb_enc *e, const uint8_t *p, size_t n, uint32_t *i
  * fewer bytes than the string would (tag + length + bytes). Which one is a
  * function of the tape, so the output stays canonical.
  */
-static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n)
+static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n, int scratch)
 {
     uint32_t h = pb_hash(p, n), idx = 0;
     pb_str_slot *slot = NULL;
@@ -539,6 +567,19 @@ static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n)
     }
     if (e->n_texts >= PB_TABLE_MAX)
         return dk_fail(e->err, DK_ERR_TOO_LARGE, "too many strings", e->pos);
+    if (scratch) {
+        /* p is the scratch a DK_T_STR16 was made WTF-8 in: the entry points
+         * at the earlier copy of these bytes, or at a copy made now */
+        if (found) {
+            p = e->texts[idx].data;
+        } else {
+            uint8_t *q = dk_arena_alloc(e->a, n + 1);
+            if (q == NULL)
+                return enc_oom(e);
+            memcpy(q, p, n);
+            p = q;
+        }
+    }
     if (!found) {
         slot->hash = h;
         slot->ref = (uint32_t)e->n_texts + 1;
@@ -694,11 +735,17 @@ static DK_MUST int enc_value(pb_enc *e)
         size_t len;
         DK_TRY(enc_str(e, &p, &len));
         if (op == DK_T_STR)
-            return enc_string(e, p, len);
+            return enc_string(e, p, len, 0);
         if (!dk_bigint_ok(p, len))
             return enc_bad(e, "tape BigInt is not a decimal integer", at);
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_BIGINT));
         return enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, p, len);
+    }
+    case DK_T_STR16: {
+        uint8_t *p = NULL;
+        size_t len = 0;
+        DK_TRY(enc_str16(e, &p, &len));
+        return enc_string(e, p, len, 1);
     }
     case DK_T_ARRAY:
         DK_TRY(enc_u32(e, &n));

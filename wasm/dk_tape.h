@@ -49,6 +49,12 @@
  *                   the error's other own enumerable properties
  *   DK_T_REF        u32 index: the index-th referenceable value of this
  *                   tape, counted from 0 in the order their ops appear
+ *   DK_T_STR16      u32 n (< 2^30 / 3), then n UTF-16 code units, 2 bytes
+ *                   each, little-endian, any units (lone surrogates too):
+ *                   the same string value as DK_T_STR with its WTF-8.
+ *                   Only in tapes JS writes for the core to encode (the
+ *                   copy of a string out of V8 that costs least); never
+ *                   in the tapes the core writes.
  *
  * Referenceable values - objects with identity - are those whose op is
  * ARRAY, OBJECT, NULLPROTO, INSTANCE, MAP, SET, DATE, REGEXP, BYTES or
@@ -93,7 +99,8 @@ enum dk_tape_op {
     DK_T_REGEXP = 17,
     DK_T_BYTES = 18,
     DK_T_ERROR = 19,
-    DK_T_REF = 20
+    DK_T_REF = 20,
+    DK_T_STR16 = 21 /* encode tapes only: u32 n, then n UTF-16 units (LE) */
 };
 
 /* str header flags (low two bits of the u32 header). */

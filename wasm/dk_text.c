@@ -251,6 +251,91 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
     return (size_t)(d - d0) / 2;
 }
 
+/*
+ * The DK_PLAIN_RUN units at s (2 * DK_PLAIN_RUN bytes): how many of them,
+ * from the first, are ASCII (DK_PLAIN_RUN when all), their bytes written
+ * to d. May write up to DK_PLAIN_RUN bytes at d whatever it returns (the
+ * caller writes over the rest). With SIMD: two saturating narrowings and
+ * one i8x16.bitmask, no 16-bit compare (LLVM turns a mask test into
+ * i16x8.lt_u, which V8 11 runs slowly, as it does i16x8.bitmask).
+ */
+static inline unsigned narrow_run(const uint8_t *s, uint8_t *d)
+{
+#ifdef __wasm_simd128__
+    v128_t a = wasm_v128_load(s), b = wasm_v128_load(s + 16);
+    /* Unsigned saturation maps units 0x80..0x7FFF to bytes >= 0x80 (and
+     * units >= 0x8000, negative as i16, to 0); signed saturation maps
+     * those to 0x80: a unit is ASCII when neither byte has its high bit. */
+    v128_t u = wasm_u8x16_narrow_i16x8(a, b);
+    uint32_t other = (uint32_t)wasm_i8x16_bitmask(wasm_v128_or(u, wasm_i8x16_narrow_i16x8(a, b)));
+
+    wasm_v128_store(d, u);
+    return other == 0 ? 16u : (unsigned)__builtin_ctz(other);
+#else
+    unsigned k = 0;
+
+    if (!((dk_rd64(s) | dk_rd64(s + 8)) & 0xFF80FF80FF80FF80u)) {
+        for (; k < 8; k++) d[k] = s[2 * k]; /* little-endian low bytes */
+        return 8;
+    }
+    while (k < 8 && s[2 * k + 1] == 0 && s[2 * k] < 0x80) {
+        d[k] = s[2 * k];
+        k++;
+    }
+    return k;
+#endif
+}
+
+/* See dk_internal.h. */
+size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d)
+{
+    uint8_t *d0 = d;
+    size_t i = 0;
+
+    while (i < n) {
+        uint32_t c;
+
+        while (n - i >= DK_PLAIN_RUN) {
+            unsigned k = narrow_run(s + 2 * i, d); /* room: 3(n - i) >= 16 */
+
+            i += k;
+            d += k;
+            if (k < DK_PLAIN_RUN) break;
+        }
+        if (i == n) break;
+        c = (uint32_t)s[2 * i] | (uint32_t)s[2 * i + 1] << 8;
+        i++;
+        if (c < 0x80) {
+            *d++ = (uint8_t)c;
+        } else if (c < 0x800) {
+            d[0] = (uint8_t)(0xC0 | c >> 6);
+            d[1] = (uint8_t)(0x80 | (c & 0x3F));
+            d += 2;
+        } else {
+            if (c >= 0xD800 && c <= 0xDBFF && i < n) {
+                uint32_t lo = (uint32_t)s[2 * i] | (uint32_t)s[2 * i + 1] << 8;
+
+                if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                    c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+                    i++;
+                    d[0] = (uint8_t)(0xF0 | c >> 18);
+                    d[1] = (uint8_t)(0x80 | (c >> 12 & 0x3F));
+                    d[2] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+                    d[3] = (uint8_t)(0x80 | (c & 0x3F));
+                    d += 4;
+                    continue;
+                }
+            }
+            /* the BMP, a lone surrogate included (WTF-8) */
+            d[0] = (uint8_t)(0xE0 | c >> 12);
+            d[1] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+            d[2] = (uint8_t)(0x80 | (c & 0x3F));
+            d += 3;
+        }
+    }
+    return (size_t)(d - d0);
+}
+
 /* See dk_internal.h. */
 int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
                    dk_err *err, size_t pos)

@@ -380,7 +380,7 @@ typedef struct wbad {
 static const wbad writer_bad[] = {
     {"", DK_ERR_TAPE, 0},
     {"%0", DK_ERR_TAPE, 0},
-    {"%21", DK_ERR_TAPE, 0},
+    {"%22", DK_ERR_TAPE, 0}, /* the first op past DK_T_STR16 */
     {"%5 x0000", DK_ERR_TAPE, 1},
     {"n n", DK_ERR_TAPE, 1},
     {"H1", DK_ERR_TAPE, 0},

@@ -84,6 +84,88 @@ static void check_cps(const uint32_t *cps, size_t k, const char *what)
     }
 }
 
+/* Appends p[0..n) to b; 1 on success. */
+static int app(dk_buf *b, const void *p, size_t n)
+{
+    dk_err err;
+    if (dk_buf_reserve(b, n, &err, 0) != DK_OK) return 0;
+    if (n) memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 1;
+}
+
+/*
+ * DK_T_STR16: dk_utf16_to_wtf8 of units u[0..n) against a plain reference
+ * (pairs as one code point, lone surrogates as their WTF-8), and the tape
+ * of a STR16 value written by both writers exactly as the tape of the same
+ * string as a STR, alone and between other values.
+ */
+static void check_str16(const uint16_t *u, size_t n, const char *what)
+{
+    uint8_t want[3 * 128 + 4] = {0}, got[3 * 128 + 16] = {0};
+    size_t w = 0, len;
+    int lone = 0;
+    dk_buf t16, t8, o16, o8;
+    dk_arena a;
+    dk_err err;
+
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = u[i];
+        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] <= 0xDFFF) {
+            c = 0x10000 + ((c - 0xD800) << 10) + (u[i + 1] - 0xDC00u);
+            i++;
+        } else if (c >= 0xD800 && c <= 0xDFFF) {
+            lone = 1;
+        }
+        w += put_wtf8(want + w, c);
+    }
+    len = dk_utf16_to_wtf8((const uint8_t *)u, n, got); /* LE host */
+    CHECK(len == w && memcmp(got, want, w) == 0, "%s: %zu bytes, want %zu", what, len, w);
+
+    dk_buf_init(&t16);
+    dk_buf_init(&t8);
+    dk_buf_init(&o16);
+    dk_buf_init(&o8);
+    dk_arena_init(&a);
+    for (int wrap = 0; wrap < 2; wrap++) {
+        uint8_t hdr[9];
+        t16.len = t8.len = 0;
+        if (wrap) { /* [1, s, s] */
+            hdr[0] = DK_T_ARRAY;
+            dk_wr32(hdr + 1, 3);
+            hdr[5] = DK_T_INT;
+            CHECK(app(&t16, hdr, 6) && app(&t16, (const uint8_t *)"\x01\0\0\0", 4), "tape");
+            CHECK(app(&t8, hdr, 6) && app(&t8, (const uint8_t *)"\x01\0\0\0", 4), "tape");
+        }
+        for (int k = 0; k < (wrap ? 2 : 1); k++) {
+            hdr[0] = DK_T_STR16;
+            dk_wr32(hdr + 1, (uint32_t)n);
+            CHECK(app(&t16, hdr, 5) &&
+                  app(&t16, (const uint8_t *)u, 2 * n), "tape");
+            hdr[0] = DK_T_STR;
+            dk_wr32(hdr + 1, (uint32_t)w << DK_STR_SHIFT | (lone ? DK_STR_WTF8 : 0));
+            CHECK(app(&t8, hdr, 5) &&
+                  app(&t8, want, w), "tape");
+        }
+        for (int pb = 0; pb < 2; pb++) {
+            int r16, r8;
+            dk_arena_reset(&a);
+            r16 = pb ? dk_pb_write_opts(t16.data, t16.len, NULL, &a, &o16, &err)
+                     : dk_json_write_opts(t16.data, t16.len, NULL, &a, &o16, &err);
+            dk_arena_reset(&a);
+            r8 = pb ? dk_pb_write_opts(t8.data, t8.len, NULL, &a, &o8, &err)
+                    : dk_json_write_opts(t8.data, t8.len, NULL, &a, &o8, &err);
+            CHECK(r16 == DK_OK && r8 == DK_OK && o16.len == o8.len && memcmp(o16.data, o8.data, o8.len) == 0,
+                  "%s: STR16 written as STR (%s, wrap %d): codes %d %d", what, pb ? "protobuf" : "JSON", wrap, r16, r8);
+        }
+    }
+    dk_buf_free(&t16);
+    dk_buf_free(&t8);
+    dk_buf_free(&o16);
+    dk_buf_free(&o8);
+    dk_arena_free(&a);
+}
+
 static uint32_t rng_state = 0x12345678u;
 
 static uint32_t rnd(void)
@@ -218,6 +300,62 @@ int main(void)
             cps[i] = cp;
         }
         check_cps(cps, k, "random");
+    }
+    /* DK_T_STR16: every special unit at every offset of an ASCII run (the
+       8- and 16-unit fast paths), pairs, random mixes; then bad payloads */
+    {
+        static const uint16_t units[] = {0x00, 0x22, 0x5C, 0x7F, 0x80, 0xFF, 0x100, 0x7FF, 0x800,
+                                         0x6771, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000,
+                                         0xFFFD, 0xFFFF};
+        uint16_t u[128] = {0};
+
+        check_str16(u, 0, "empty");
+        for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
+            for (size_t len = 1; len <= 40; len++) {
+                for (size_t at = 0; at < len; at++) {
+                    for (size_t i = 0; i < len; i++)
+                        u[i] = i == at ? units[k] : (uint16_t)('a' + i % 26);
+                    check_str16(u, len, "special unit in a run");
+                    if (at + 1 < len) {
+                        u[at] = 0xD83D;
+                        u[at + 1] = 0xDE00;
+                        check_str16(u, len, "pair in a run");
+                    }
+                }
+            }
+        }
+        for (int t = 0; t < 5000; t++) {
+            size_t k = rnd() % 128;
+            for (size_t i = 0; i < k; i++) {
+                uint32_t r = rnd() % 12;
+                if (r < 7) u[i] = (uint16_t)(0x20 + rnd() % 0x60);
+                else if (r < 8) u[i] = (uint16_t)(0x80 + rnd() % 0x780);
+                else if (r < 10) u[i] = (uint16_t)(0x800 + rnd() % 0xF800);
+                else if (r < 11 && i + 1 < k) {
+                    u[i++] = (uint16_t)(0xD800 + rnd() % 0x400);
+                    u[i] = (uint16_t)(0xDC00 + rnd() % 0x400);
+                } else u[i] = (uint16_t)(0xDC00 + rnd() % 0x400);
+            }
+            check_str16(u, k, "random units");
+        }
+        {
+            /* truncated units, and a count past DK_STR16_MAX_UNITS */
+            static const uint8_t cut[] = {DK_T_STR16, 3, 0, 0, 0, 'a', 0, 'b', 0, 'c'};
+            static const uint8_t huge[] = {DK_T_STR16, 0x55, 0x55, 0x55, 0x15};
+            dk_buf o;
+            dk_arena a;
+            dk_err err;
+            dk_buf_init(&o);
+            dk_arena_init(&a);
+            CHECK(dk_json_write_opts(cut, sizeof cut, NULL, &a, &o, &err) == DK_ERR_TAPE, "JSON: cut STR16");
+            CHECK(dk_pb_write_opts(cut, sizeof cut, NULL, &a, &o, &err) == DK_ERR_TAPE, "pb: cut STR16");
+            CHECK(dk_json_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0,
+                  "JSON: STR16 too long");
+            CHECK(dk_pb_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0,
+                  "pb: STR16 too long");
+            dk_buf_free(&o);
+            dk_arena_free(&a);
+        }
     }
     /* the side table of dk_json_read_ex: one entry per non-ASCII str, in
        tape order, with "$$" keys stripped like their tape strings */

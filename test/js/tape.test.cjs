@@ -57,10 +57,17 @@ test('strings: header flags and bytes', () => {
   assert.deepStrictEqual([...t.slice(5)], [0x61, 0xed, 0xa0, 0x80]);
   t = encodeTape('😀');
   assert.deepStrictEqual([...t.slice(5)], [0xf0, 0x9f, 0x98, 0x80]);
+  t = encodeTape('x'.repeat(47));
+  assert.strictEqual(header(t), (47 << 2) | T.STR_ASCII);
+  // 48 units and more: T_STR16, the units as they are (one ucs2Write)
   t = encodeTape('x'.repeat(100));
-  assert.strictEqual(header(t), (100 << 2) | T.STR_ASCII);
+  assert.deepStrictEqual([t[0], header(t), t.length], [T.T_STR16, 100, 5 + 200]);
   t = encodeTape('é'.repeat(100) + '\udfff');
-  assert.strictEqual(header(t), (203 << 2) | T.STR_WTF8);
+  assert.deepStrictEqual([t[0], header(t), t.length], [T.T_STR16, 101, 5 + 202]);
+  assert.deepStrictEqual([...t.slice(5, 7), ...t.slice(-2)], [0xe9, 0x00, 0xff, 0xdf]);
+  // a key is a str whatever its length
+  t = encodeTape({ ['k'.repeat(60)]: 1 });
+  assert.strictEqual(new DataView(t.buffer).getUint32(5, true), (60 << 2) | T.STR_ASCII);
 });
 
 test('every lone surrogate and pair survives', () => {
