@@ -293,21 +293,27 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d)
     size_t i = 0;
 
     while (i < n) {
-        uint32_t c;
+        uint32_t c = (uint32_t)s[2 * i] | (uint32_t)s[2 * i + 1] << 8;
 
-        while (n - i >= DK_PLAIN_RUN) {
-            unsigned k = narrow_run(s + 2 * i, d); /* room: 3(n - i) >= 16 */
-
-            i += k;
-            d += k;
-            if (k < DK_PLAIN_RUN) break;
-        }
-        if (i == n) break;
-        c = (uint32_t)s[2 * i] | (uint32_t)s[2 * i + 1] << 8;
-        i++;
         if (c < 0x80) {
-            *d++ = (uint8_t)c;
-        } else if (c < 0x800) {
+            /* an ASCII run: DK_PLAIN_RUN units at a time (tried only at an
+             * ASCII unit: a block that fails at once costs as much as
+             * several units of CJK text) */
+            while (n - i >= DK_PLAIN_RUN) {
+                unsigned k = narrow_run(s + 2 * i, d); /* room: 3(n - i) >= 16 */
+
+                i += k;
+                d += k;
+                if (k < DK_PLAIN_RUN) break;
+            }
+            while (i < n && s[2 * i + 1] == 0 && s[2 * i] < 0x80) {
+                *d++ = s[2 * i];
+                i++;
+            }
+            continue;
+        }
+        i++;
+        if (c < 0x800) {
             d[0] = (uint8_t)(0xC0 | c >> 6);
             d[1] = (uint8_t)(0x80 | (c & 0x3F));
             d += 2;
