@@ -302,11 +302,14 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
             uint8_t c;
             size_t len, bad;
             /* plain bytes a run at a time; the load stays in the padding */
-            unsigned k = dk_plain_run(p);
+            dk_runmask m = dk_plain_mask(p);
 
-            p += k;
-            if (k == DK_PLAIN_RUN) continue;
-            /* dk_plain_run stops only at a byte that needs work: '"',
+            if (m == 0) {
+                p += DK_PLAIN_RUN;
+                continue;
+            }
+            p += dk_mask_first(m);
+            /* the mask stops only at a byte that needs work: '"',
              * '\\', a control byte (all handled below), or >= 0x80 */
             c = *p;
             if (c < 0x80) break;

@@ -159,10 +159,13 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
         int sur = 0;
 
         if (n - i >= DK_PLAIN_RUN) { /* skip plain bytes a run at a time */
-            unsigned k = dk_plain_run(s + i);
+            dk_runmask m = dk_plain_mask(s + i);
 
-            i += k;
-            if (k == DK_PLAIN_RUN) continue;
+            if (m == 0) {
+                i += DK_PLAIN_RUN;
+                continue;
+            }
+            i += dk_mask_first(m);
         }
         c = s[i];
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {

@@ -139,12 +139,18 @@ static unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *uni
              * known not to be ASCII, widened to UTF-16 in the same pass */
             if (d != NULL && !(f & PB_TX_ASCII)) {
                 while (n - i >= DK_PLAIN_RUN) {
-                    unsigned k = dk_ascii_run(p + i);
+                    dk_runmask m = dk_ascii_mask(p + i);
+                    unsigned k;
                     dk_widen_run(p + i, d); /* room: 2(n - i) >= 2 DK_PLAIN_RUN */
+                    if (m == 0) {
+                        i += DK_PLAIN_RUN;
+                        d += 2 * DK_PLAIN_RUN;
+                        continue;
+                    }
+                    k = dk_mask_first(m);
                     i += k;
                     d += 2 * k;
-                    if (k < DK_PLAIN_RUN)
-                        break;
+                    break;
                 }
                 while (i < n && p[i] < 0x80) {
                     dk_put_u16(d, p[i++]);
@@ -154,10 +160,13 @@ static unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *uni
             }
             i++;
             while (n - i >= DK_PLAIN_RUN) {
-                unsigned k = dk_ascii_run(p + i);
-                i += k;
-                if (k < DK_PLAIN_RUN)
-                    break;
+                dk_runmask m = dk_ascii_mask(p + i);
+                if (m == 0) {
+                    i += DK_PLAIN_RUN;
+                    continue;
+                }
+                i += dk_mask_first(m);
+                break;
             }
             while (i < n && p[i] < 0x80)
                 i++;

@@ -218,12 +218,19 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
              * keeping the units before the first non-ASCII byte (the rest
              * is rewritten next: d has room for 2(n - i) more bytes). */
             while (n - i >= DK_PLAIN_RUN) {
-                unsigned k = dk_ascii_run(s + i);
+                dk_runmask m = dk_ascii_mask(s + i);
+                unsigned k;
 
                 dk_widen_run(s + i, d);
+                if (m == 0) {
+                    i += DK_PLAIN_RUN;
+                    d += 2 * DK_PLAIN_RUN;
+                    continue;
+                }
+                k = dk_mask_first(m);
                 i += k;
                 d += 2 * k;
-                if (k < DK_PLAIN_RUN) break;
+                break;
             }
             while (i < n && s[i] < 0x80) {
                 dk_put_u16(d, s[i++]);
@@ -252,37 +259,41 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
 }
 
 /*
- * The DK_PLAIN_RUN units at s (2 * DK_PLAIN_RUN bytes): how many of them,
- * from the first, are ASCII (DK_PLAIN_RUN when all), their bytes written
- * to d. May write up to DK_PLAIN_RUN bytes at d whatever it returns (the
- * caller writes over the rest). With SIMD: two saturating narrowings and
- * one i8x16.bitmask, no 16-bit compare (LLVM turns a mask test into
- * i16x8.lt_u, which V8 11 runs slowly, as it does i16x8.bitmask).
+ * The DK_PLAIN_RUN units at s (2 * DK_PLAIN_RUN bytes) as ASCII bytes at
+ * d: DK_PLAIN_RUN when all are ASCII, else (*partial) how many are before
+ * the first other one, their bytes written (up to DK_PLAIN_RUN bytes may
+ * be written at d either way). The caller advances by a constant on the
+ * first outcome: when the count itself feeds the next load's address,
+ * every block waits for the previous one's mask (V8 ran that 6x slower).
+ * With SIMD, no 16-bit compare (LLVM makes a mask test i16x8.lt_u, slow in
+ * V8 11, as is i16x8.bitmask): units narrowed with unsigned saturation
+ * (0x80..0x7FFF get their high bit) and with signed saturation (units >=
+ * 0x8000 do).
  */
-static inline unsigned narrow_run(const uint8_t *s, uint8_t *d)
+static inline int narrow_run(const uint8_t *s, uint8_t *d, unsigned *partial)
 {
 #ifdef __wasm_simd128__
     v128_t a = wasm_v128_load(s), b = wasm_v128_load(s + 16);
-    /* Unsigned saturation maps units 0x80..0x7FFF to bytes >= 0x80 (and
-     * units >= 0x8000, negative as i16, to 0); signed saturation maps
-     * those to 0x80: a unit is ASCII when neither byte has its high bit. */
     v128_t u = wasm_u8x16_narrow_i16x8(a, b);
     uint32_t other = (uint32_t)wasm_i8x16_bitmask(wasm_v128_or(u, wasm_i8x16_narrow_i16x8(a, b)));
 
     wasm_v128_store(d, u);
-    return other == 0 ? 16u : (unsigned)__builtin_ctz(other);
+    if (other == 0) return 1;
+    *partial = (unsigned)__builtin_ctz(other);
+    return 0;
 #else
     unsigned k = 0;
 
     if (!((dk_rd64(s) | dk_rd64(s + 8)) & 0xFF80FF80FF80FF80u)) {
         for (; k < 8; k++) d[k] = s[2 * k]; /* little-endian low bytes */
-        return 8;
+        return 1;
     }
     while (k < 8 && s[2 * k + 1] == 0 && s[2 * k] < 0x80) {
         d[k] = s[2 * k];
         k++;
     }
-    return k;
+    *partial = k;
+    return 0;
 #endif
 }
 
@@ -296,15 +307,20 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d)
         uint32_t c = (uint32_t)s[2 * i] | (uint32_t)s[2 * i + 1] << 8;
 
         if (c < 0x80) {
-            /* an ASCII run: DK_PLAIN_RUN units at a time (tried only at an
-             * ASCII unit: a block that fails at once costs as much as
-             * several units of CJK text) */
+            /* an ASCII run: DK_PLAIN_RUN units at a time, then one by one
+             * (blocks are tried only at an ASCII unit: one that fails
+             * costs as much as a few units of CJK text) */
             while (n - i >= DK_PLAIN_RUN) {
-                unsigned k = narrow_run(s + 2 * i, d); /* room: 3(n - i) >= 16 */
+                unsigned k = 0;
 
+                if (narrow_run(s + 2 * i, d, &k)) { /* room: 3(n - i) >= 16 */
+                    i += DK_PLAIN_RUN;
+                    d += DK_PLAIN_RUN;
+                    continue;
+                }
                 i += k;
                 d += k;
-                if (k < DK_PLAIN_RUN) break;
+                break;
             }
             while (i < n && s[2 * i + 1] == 0 && s[2 * i] < 0x80) {
                 *d++ = s[2 * i];
