@@ -360,7 +360,8 @@ DK_MUST static int write_value(writer *w)
         uint8_t *t;
         DK_TRY(read_u32(w, &u));
         if (u >= DK_STR16_MAX_UNITS) return bad_tape(w, "tape UTF-16 string too long", at);
-        DK_TRY(need(w, (size_t)u * 2));
+        if (w->len - w->pos < (size_t)u * 2)
+            return bad_tape(w, "tape string runs past the end of the tape", at);
         if (w->scratch_cap < (size_t)u * 3 + 1) {
             size_t cap = w->scratch_cap * 2 > (size_t)u * 3 + 1 ? w->scratch_cap * 2 : (size_t)u * 3 + 1;
             w->scratch = dk_arena_alloc(w->arena, cap);

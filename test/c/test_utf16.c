@@ -347,8 +347,10 @@ int main(void)
             dk_err err;
             dk_buf_init(&o);
             dk_arena_init(&a);
-            CHECK(dk_json_write_opts(cut, sizeof cut, NULL, &a, &o, &err) == DK_ERR_TAPE, "JSON: cut STR16");
-            CHECK(dk_pb_write_opts(cut, sizeof cut, NULL, &a, &o, &err) == DK_ERR_TAPE, "pb: cut STR16");
+            CHECK(dk_json_write_opts(cut, sizeof cut, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0,
+                  "JSON: cut STR16 (at %zu)", err.pos);
+            CHECK(dk_pb_write_opts(cut, sizeof cut, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0,
+                  "pb: cut STR16 (at %zu)", err.pos);
             CHECK(dk_json_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0,
                   "JSON: STR16 too long");
             CHECK(dk_pb_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0,
@@ -356,6 +358,60 @@ int main(void)
             dk_buf_free(&o);
             dk_arena_free(&a);
         }
+    }
+    /* STR16 texts in the protobuf encoder live in a scratch that the next
+       STR16 overwrites: a new text is kept as a copy, and a repeat that is
+       written in full (its reference would be as long: index >= 2^14, one
+       unit) points at that copy. The same tape with STRs is the reference. */
+    {
+        dk_buf t16, t8, o16, o8;
+        dk_arena a;
+        dk_err err;
+        uint8_t h[5];
+        char num[16];
+        const uint32_t distinct = 16400;
+        static const uint16_t x[] = {'x'}, yy[] = {0x00E9, 'y'}, z[] = {'z'};
+        const uint16_t *strs[] = {x, yy, x, z, yy};
+        const size_t lens[] = {1, 2, 1, 1, 2};
+        int ok = 1;
+
+        dk_buf_init(&t16);
+        dk_buf_init(&t8);
+        dk_buf_init(&o16);
+        dk_buf_init(&o8);
+        dk_arena_init(&a);
+        h[0] = DK_T_ARRAY;
+        dk_wr32(h + 1, distinct + 5);
+        ok &= app(&t16, h, 5) && app(&t8, h, 5);
+        for (uint32_t i = 0; i < distinct; i++) { /* texts 0 .. distinct-1 */
+            size_t k = (size_t)snprintf(num, sizeof num, "%u", i);
+            h[0] = DK_T_STR;
+            dk_wr32(h + 1, (uint32_t)k << DK_STR_SHIFT | DK_STR_ASCII);
+            ok &= app(&t16, h, 5) && app(&t16, num, k) && app(&t8, h, 5) && app(&t8, num, k);
+        }
+        for (size_t j = 0; j < 5; j++) {
+            uint8_t w8[8];
+            size_t wn = 0;
+            for (size_t q = 0; q < lens[j]; q++) wn += put_wtf8(w8 + wn, strs[j][q]);
+            h[0] = DK_T_STR16;
+            dk_wr32(h + 1, (uint32_t)lens[j]);
+            ok &= app(&t16, h, 5) && app(&t16, strs[j], 2 * lens[j]);
+            h[0] = DK_T_STR;
+            dk_wr32(h + 1, (uint32_t)wn << DK_STR_SHIFT | (wn == lens[j] ? DK_STR_ASCII : 0));
+            ok &= app(&t8, h, 5) && app(&t8, w8, wn);
+        }
+        CHECK(ok, "repeat tapes");
+        dk_arena_reset(&a);
+        CHECK(dk_pb_write_opts(t16.data, t16.len, NULL, &a, &o16, &err) == DK_OK, "repeat: STR16 tape");
+        dk_arena_reset(&a);
+        CHECK(dk_pb_write_opts(t8.data, t8.len, NULL, &a, &o8, &err) == DK_OK, "repeat: STR tape");
+        CHECK(o16.len == o8.len && memcmp(o16.data, o8.data, o8.len) == 0,
+              "repeated STR16 texts written as their STR twins");
+        dk_buf_free(&t16);
+        dk_buf_free(&t8);
+        dk_buf_free(&o16);
+        dk_buf_free(&o8);
+        dk_arena_free(&a);
     }
     /* the side table of dk_json_read_ex: one entry per non-ASCII str, in
        tape order, with "$$" keys stripped like their tape strings */

@@ -32,3 +32,31 @@ test('memory is stable across good and failing calls', { skip: haveWasm ? false 
   assert.ok(failures >= 6000);
   assert.strictEqual(core.wasmMemory().buffer.byteLength, size);
 });
+
+/*
+ * Long string values reach the core as UTF-16 (T_STR16) and are made WTF-8
+ * in a scratch that one call reuses: 600 copies of a 20,000-unit string (a
+ * 24 MB tape, 12 MB of JSON) grow a fresh WebAssembly memory by under 3.5x
+ * the tape (64 MB measured), not by a scratch for each (122 MB). In a
+ * child: a fresh instance.
+ */
+test('long strings: one scratch per call, not one per string', { skip: haveWasm ? false : 'build/darmok.wasm is not built' }, () => {
+  const { spawnSync } = require('node:child_process');
+  const path = require('node:path');
+  const script = `
+    const darmok = require(${JSON.stringify(path.join(__dirname, '../../js/index.cjs'))});
+    const core = require(${JSON.stringify(path.join(__dirname, '../../js/core.cjs'))});
+    const value = Array.from({ length: 600 }, () => 'a'.repeat(20000));
+    const before = core.wasmMemory().buffer.byteLength;
+    const text = darmok.encodeEntity(value);
+    const grown = core.wasmMemory().buffer.byteLength - before;
+    console.log(JSON.stringify({ grown, tape: 5 + 600 * 40005, ok: text.length === 600 * 20003 + 1 }));
+  `;
+  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  assert.strictEqual(run.stderr, '');
+  const { grown, tape, ok } = JSON.parse(run.stdout);
+  assert.ok(ok);
+  // the input area (the tape), the output, growth in large steps: ~2.7x;
+  // a scratch per string adds 1.5x
+  assert.ok(grown < 3.5 * tape, `WebAssembly memory grew by ${grown} bytes for a ${tape}-byte tape`);
+});
