@@ -243,6 +243,39 @@ static inline void dk_widen_run(const uint8_t *s, uint8_t *d)
 #endif
 }
 
+/*
+ * Widens the ASCII run of s[i..n) that starts at i to UTF-16 units at *d
+ * (room for 2(n - i) bytes), DK_PLAIN_RUN bytes at a time; returns the
+ * index of the first byte after the run (a byte >= 0x80, or n) and moves *d
+ * past the units.
+ */
+static inline size_t dk_widen_ascii(const uint8_t *s, size_t i, size_t n, uint8_t **d)
+{
+    uint8_t *o = *d;
+
+    while (n - i >= DK_PLAIN_RUN) {
+        dk_runmask m = dk_ascii_mask(s + i);
+        unsigned k;
+
+        dk_widen_run(s + i, o); /* whole; the units past the run are rewritten */
+        if (m == 0) {
+            i += DK_PLAIN_RUN;
+            o += 2 * DK_PLAIN_RUN;
+            continue;
+        }
+        k = dk_mask_first(m);
+        i += k;
+        o += 2 * k;
+        break;
+    }
+    while (i < n && s[i] < 0x80) {
+        dk_put_u16(o, s[i++]);
+        o += 2;
+    }
+    *d = o;
+    return i;
+}
+
 static inline void dk_wrf64(uint8_t *p, double d)
 {
     uint64_t u;

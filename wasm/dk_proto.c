@@ -138,24 +138,7 @@ static unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *uni
             /* ASCII runs DK_PLAIN_RUN bytes at a time; once the text is
              * known not to be ASCII, widened to UTF-16 in the same pass */
             if (d != NULL && !(f & PB_TX_ASCII)) {
-                while (n - i >= DK_PLAIN_RUN) {
-                    dk_runmask m = dk_ascii_mask(p + i);
-                    unsigned k;
-                    dk_widen_run(p + i, d); /* room: 2(n - i) >= 2 DK_PLAIN_RUN */
-                    if (m == 0) {
-                        i += DK_PLAIN_RUN;
-                        d += 2 * DK_PLAIN_RUN;
-                        continue;
-                    }
-                    k = dk_mask_first(m);
-                    i += k;
-                    d += 2 * k;
-                    break;
-                }
-                while (i < n && p[i] < 0x80) {
-                    dk_put_u16(d, p[i++]);
-                    d += 2;
-                }
+                i = dk_widen_ascii(p, i, n, &d);
                 continue;
             }
             i++;

@@ -214,28 +214,7 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
         uint32_t c = s[i];
 
         if (c < 0x80) {
-            /* An ASCII run: DK_PLAIN_RUN bytes widened at a time, whole,
-             * keeping the units before the first non-ASCII byte (the rest
-             * is rewritten next: d has room for 2(n - i) more bytes). */
-            while (n - i >= DK_PLAIN_RUN) {
-                dk_runmask m = dk_ascii_mask(s + i);
-                unsigned k;
-
-                dk_widen_run(s + i, d);
-                if (m == 0) {
-                    i += DK_PLAIN_RUN;
-                    d += 2 * DK_PLAIN_RUN;
-                    continue;
-                }
-                k = dk_mask_first(m);
-                i += k;
-                d += 2 * k;
-                break;
-            }
-            while (i < n && s[i] < 0x80) {
-                dk_put_u16(d, s[i++]);
-                d += 2;
-            }
+            i = dk_widen_ascii(s, i, n, &d);
             continue;
         }
         if (c < 0xE0) {
