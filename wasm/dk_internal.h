@@ -332,6 +332,23 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d);
 /* DK_T_STR16 unit counts must be below this: their WTF-8 stays < 2^30. */
 #define DK_STR16_MAX_UNITS (0x40000000u / 3)
 
+/* A buffer reused by one call for what it converts one value at a time. */
+typedef struct dk_scratch {
+    uint8_t *p;
+    size_t cap;
+} dk_scratch;
+
+/*
+ * The payload of a DK_T_STR16 whose op is at tape offset at: u units at p,
+ * of which avail bytes are in the tape. Made WTF-8 (dk_utf16_to_wtf8) in s,
+ * grown in arena a as needed: *out, *n bytes, valid until the next use of
+ * s. DK_ERR_TAPE at `at` when u is DK_STR16_MAX_UNITS or more or the units
+ * run past the tape; DK_ERR_MEMORY. The JSON writer's and the protobuf
+ * encoder's one reading of the op.
+ */
+DK_MUST int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at, dk_arena *a,
+                          dk_scratch *s, const uint8_t **out, size_t *n, dk_err *err);
+
 /*
  * Appends to the UTF-16 side table u (the format of dk_json_read_ex) the
  * entry of the tape str whose header is at tape offset at and whose bytes

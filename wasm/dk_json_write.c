@@ -35,8 +35,7 @@ typedef struct writer {
     uint32_t sp, cap; /* open containers; stack capacity */
     uint32_t max_depth;
     uint64_t refs; /* referenceable values met so far */
-    uint8_t *scratch; /* DK_T_STR16 values made WTF-8, one at a time */
-    size_t scratch_cap;
+    dk_scratch str16; /* DK_T_STR16 values made WTF-8, one at a time */
 } writer;
 
 /* Fails with DK_ERR_TAPE at tape offset pos. */
@@ -357,19 +356,10 @@ DK_MUST static int write_value(writer *w)
         DK_TRY(read_str(w, &s, &n, &sat));
         return put_str(w, s, n, 0, sat);
     case DK_T_STR16: {
-        uint8_t *t;
+        const uint8_t *t;
         DK_TRY(read_u32(w, &u));
-        if (u >= DK_STR16_MAX_UNITS) return bad_tape(w, "tape UTF-16 string too long", at);
-        if (w->len - w->pos < (size_t)u * 2)
-            return bad_tape(w, "tape string runs past the end of the tape", at);
-        if (w->scratch_cap < (size_t)u * 3 + 1) {
-            size_t cap = w->scratch_cap * 2 > (size_t)u * 3 + 1 ? w->scratch_cap * 2 : (size_t)u * 3 + 1;
-            w->scratch = dk_arena_alloc(w->arena, cap);
-            if (w->scratch == NULL) return dk_fail(w->err, DK_ERR_MEMORY, "out of memory", at);
-            w->scratch_cap = cap;
-        }
-        t = w->scratch;
-        n = dk_utf16_to_wtf8(w->tape + w->pos, u, t);
+        DK_TRY(dk_str16_wtf8(w->tape + w->pos, w->len - w->pos, u, at, w->arena, &w->str16,
+                             &t, &n, w->err));
         w->pos += (size_t)u * 2;
         /* put_str's short copies read at most 16 bytes past what it was
          * given: the scratch is an arena allocation (DK_ARENA_SLACK) */

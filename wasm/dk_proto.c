@@ -107,13 +107,6 @@ static void pb_pc_free(void *data, void *ptr)
 #define PB_TX_WTF8 DK_STR_WTF8   /* contains an encoded lone surrogate */
 #define PB_TX_BAD 4u             /* not WTF-8 */
 
-/* The UTF-16 unit v at d, little-endian. */
-static void pb_put_unit(uint8_t *d, uint32_t v)
-{
-    d[0] = (uint8_t)v;
-    d[1] = (uint8_t)(v >> 8);
-}
-
 /*
  * Classify n bytes as WTF-8: UTF-8 whose code points may also be lone
  * surrogates (ED A0..BF xx). Overlong forms, code points over U+10FFFF and a
@@ -195,13 +188,13 @@ static unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *uni
                  (p[i + 3] & 0x3Fu)) - 0x10000u;
             i += 4;
             if (d != NULL) {
-                pb_put_unit(d, 0xD800u + (c >> 10));
+                dk_put_u16(d, 0xD800u + (c >> 10));
                 d += 2;
             }
             c = 0xDC00u + (c & 0x3FFu);
         }
         if (d != NULL) {
-            pb_put_unit(d, c);
+            dk_put_u16(d, c);
             d += 2;
         }
     }
@@ -306,8 +299,7 @@ typedef struct pb_enc {
     uint32_t max_depth;
     uint32_t n_refs; /* values with identity so far: the next REF index */
     int trusted_text; /* DK_WRITE_TRUSTED_TEXT: strings not checked */
-    uint8_t *scratch; /* DK_T_STR16 values made WTF-8 (enc_str16) */
-    size_t scratch_cap;
+    dk_scratch str16; /* DK_T_STR16 values made WTF-8, one at a time */
 
     /* The Document's arrays, grown in the arena. */
     ProtobufCBinaryData *strs;
@@ -451,32 +443,6 @@ static DK_MUST int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
     if (!e->trusted_text && (pb_text_scan(*p, len, NULL, NULL) & PB_TX_BAD))
         return enc_bad(e, "tape string is not WTF-8", at);
     e->pos += len;
-    return 0;
-}
-
-/*
- * A DK_T_STR16 payload (after its op): its units made WTF-8 in the call's
- * scratch (*p), valid until the next DK_T_STR16 (enc_string keeps a copy).
- */
-static DK_MUST int enc_str16(pb_enc *e, uint8_t **p, size_t *len)
-{
-    size_t at = e->pos - 1; /* errors at the op, as the JSON writer's */
-    uint32_t n = 0;
-    DK_TRY(enc_u32(e, &n));
-    if (n >= DK_STR16_MAX_UNITS)
-        return enc_bad(e, "tape UTF-16 string too long", at);
-    if ((size_t)n * 2 > e->len - e->pos)
-        return enc_bad(e, "tape string runs past the end of the tape", at);
-    if (e->scratch_cap < (size_t)n * 3 + 1) {
-        size_t cap = e->scratch_cap * 2 > (size_t)n * 3 + 1 ? e->scratch_cap * 2 : (size_t)n * 3 + 1;
-        e->scratch = dk_arena_alloc(e->a, cap);
-        if (e->scratch == NULL)
-            return enc_oom(e);
-        e->scratch_cap = cap;
-    }
-    *p = e->scratch;
-    *len = dk_utf16_to_wtf8(e->tape + e->pos, n, *p);
-    e->pos += (size_t)n * 2;
     return 0;
 }
 
@@ -734,10 +700,13 @@ static DK_MUST int enc_value(pb_enc *e)
         return enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, p, len);
     }
     case DK_T_STR16: {
-        uint8_t *p = NULL;
+        const uint8_t *p = NULL;
         size_t len = 0;
-        DK_TRY(enc_str16(e, &p, &len));
-        return enc_string(e, p, len, 1);
+        DK_TRY(enc_u32(e, &u));
+        DK_TRY(dk_str16_wtf8(e->tape + e->pos, e->len - e->pos, u, at, e->a, &e->str16, &p,
+                             &len, e->err));
+        e->pos += (size_t)u * 2;
+        return enc_string(e, p, len, 1); /* p: valid until the next STR16 */
     }
     case DK_T_ARRAY:
         DK_TRY(enc_u32(e, &n));

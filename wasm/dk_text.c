@@ -261,18 +261,12 @@ static inline int narrow_run(const uint8_t *s, uint8_t *d, unsigned *partial)
     *partial = (unsigned)__builtin_ctz(other);
     return 0;
 #else
-    unsigned k = 0;
-
-    if (!((dk_rd64(s) | dk_rd64(s + 8)) & 0xFF80FF80FF80FF80u)) {
-        for (; k < 8; k++) d[k] = s[2 * k]; /* little-endian low bytes */
-        return 1;
+    if ((dk_rd64(s) | dk_rd64(s + 8)) & 0xFF80FF80FF80FF80u) {
+        *partial = 0; /* the caller's unit-by-unit loop takes the ASCII ones */
+        return 0;
     }
-    while (k < 8 && s[2 * k + 1] == 0 && s[2 * k] < 0x80) {
-        d[k] = s[2 * k];
-        k++;
-    }
-    *partial = k;
-    return 0;
+    for (int k = 0; k < 8; k++) d[k] = s[2 * k]; /* little-endian low bytes */
+    return 1;
 #endif
 }
 
@@ -335,6 +329,28 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d)
         }
     }
     return (size_t)(d - d0);
+}
+
+/* See dk_internal.h. */
+int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at, dk_arena *a,
+                  dk_scratch *s, const uint8_t **out, size_t *n, dk_err *err)
+{
+    size_t need = (size_t)u * 3 + 1;
+
+    if (u >= DK_STR16_MAX_UNITS)
+        return dk_fail(err, DK_ERR_TAPE, "tape UTF-16 string too long", at);
+    if ((size_t)u * 2 > avail)
+        return dk_fail(err, DK_ERR_TAPE, "tape string runs past the end of the tape", at);
+    if (s->cap < need) {
+        size_t cap = s->cap * 2 > need ? s->cap * 2 : need;
+
+        s->p = dk_arena_alloc(a, cap);
+        if (s->p == NULL) return dk_fail(err, DK_ERR_MEMORY, "out of memory", at);
+        s->cap = cap;
+    }
+    *out = s->p;
+    *n = dk_utf16_to_wtf8(p, u, s->p);
+    return DK_OK;
 }
 
 /* See dk_internal.h. */
