@@ -121,7 +121,7 @@ function createCodec(options) {
    * options, each with its decoder, made once here rather than per call.
    */
   const rebuilds = [false, true].map((unknownPlain) => [false, true].map((acceptNewer) => {
-    const decoder = new Decoder(null, unknownPlain, registry, acceptNewer);
+    const decoder = new Decoder(unknownPlain, registry, acceptNewer);
     return (reader) => decoder.decode(reader);
   }));
 

@@ -93,32 +93,33 @@ const NO_REFS = Object.freeze([]);
 let epochs = 0;
 
 /*
- * Decoder: the state of one rebuild. `reader` is a TapeReader positioned at
- * the tape; `unknownPlain` turns unknown class keys into plain objects
- * instead of ERR_UNKNOWN_CLASS; `registry` (default: the default registry)
- * maps class keys to plans; `acceptNewer` rebuilds instances written by a
- * newer version of their class instead of throwing ERR_VERSION.
+ * Decoder: rebuilds the value of a tape, one decode(reader) at a time
+ * (codec.cjs keeps one per option set; see core.cjs `reader` for why).
+ * `unknownPlain` turns unknown class keys into plain objects instead of
+ * ERR_UNKNOWN_CLASS; `registry` (default: the default registry) maps class
+ * keys to plans; `acceptNewer` rebuilds instances written by a newer
+ * version of their class instead of throwing ERR_VERSION.
  */
 class Decoder {
-  constructor(reader, unknownPlain, registry, acceptNewer) {
-    this.r = reader;
-    this.refs = [];
+  constructor(unknownPlain, registry, acceptNewer) {
     this.unknownPlain = unknownPlain;
     this.registry = registry === undefined ? defaultRegistry : registry;
     this.acceptNewer = acceptNewer === true;
+    /* The state of one decode, set by decode(): */
+    this.r = null; // the TapeReader
+    this.refs = NO_REFS; // referenceable index -> object
     /* key -> whether it exists on Object.prototype (see plain()); made
        by the first plain object, as most documents of instances have none. */
     this.inherited = null;
     /* The last error a class's migrate/fromData threw (passed on untouched). */
     this.hookError = null;
     /* The period shapes were checked in (see shapeFits). */
-    this.epoch = ++epochs;
+    this.epoch = 0;
   }
 
   /*
-   * Rebuild the value of reader's tape: as new Decoder(reader, ...).run()
-   * would, on a decoder kept for many calls (codec.cjs; see core.cjs
-   * `reader` for why). Not re-entrant; nothing it holds outlives the call.
+   * Rebuild the value of reader's tape. Not re-entrant; nothing of the
+   * call is held after it.
    */
   decode(reader) {
     this.r = reader;
@@ -127,23 +128,17 @@ class Decoder {
     this.hookError = null;
     this.epoch = ++epochs;
     try {
-      return this.run();
-    } finally {
-      this.r = null;
-      this.refs = NO_REFS;
-      this.inherited = null;
-      this.hookError = null;
-    }
-  }
-
-  run() {
-    try {
       return this.value();
     } catch (err) {
       // The rebuild recurses once per level; a RangeError that no class hook
       // threw is the JS stack running out (maxDepth raised far too high).
       if (err instanceof RangeError && err !== this.hookError) throw stackDepthError(null, err);
       throw finishPath(err);
+    } finally {
+      this.r = null;
+      this.refs = NO_REFS;
+      this.inherited = null;
+      this.hookError = null;
     }
   }
 
@@ -193,36 +188,15 @@ class Decoder {
 
   /* u32 n, then n x (key str, value) as own data properties of obj. */
   fields(obj) {
-    const r = this.r;
-    const n = r.u32();
-    let key = '';
-    try {
-      for (let i = 0; i < n; i++) {
-        key = r.key();
-        setOwn(obj, key, this.value());
-      }
-    } catch (err) {
-      throw addSegment(err, key);
-    }
+    this.fieldsFrom(obj, 0, this.r.u32(), null, null);
   }
 
   /* An instance of plan built by fields(); its keys may become plan's decode shape. */
   learn(plan) {
-    const r = this.r;
     const obj = Object.create(plan.proto);
     this.refs.push(obj);
-    const n = r.u32();
     const keys = [];
-    let key = '';
-    try {
-      for (let i = 0; i < n; i++) {
-        key = r.key();
-        keys.push(key);
-        setOwn(obj, key, this.value());
-      }
-    } catch (err) {
-      throw addSegment(err, key);
-    }
+    this.fieldsFrom(obj, 0, this.r.u32(), null, keys);
     // (A nested instance of the same class may have made the shape already.)
     offer(plan, 'decodeShape', 'decodeSeen', keys, makeDecodeShape);
     return obj;
@@ -256,7 +230,7 @@ class Decoder {
    */
   shapeMissed(shape, obj, i, n, k) {
     missed(shape, 'decodeShape', 'decodeSeen');
-    return this.fieldsFrom(obj, i, n, k);
+    return this.fieldsFrom(obj, i, n, k, null);
   }
 
   /*
@@ -266,17 +240,22 @@ class Decoder {
    */
   shapeResume(shape, obj, i, n, x) {
     setOwn(obj, shape.keys[i], x);
-    return this.fieldsFrom(obj, i + 1, n, null);
+    return this.fieldsFrom(obj, i + 1, n, null, null);
   }
 
-  /* fields() from field i of n, with key k read already (null: not read). */
-  fieldsFrom(obj, i, n, k) {
+  /*
+   * Fields i to n-1 of obj (key str, value) as own data properties, with
+   * field i's key k read already (null: not read); each key also pushed to
+   * keys unless it is null. Returns obj.
+   */
+  fieldsFrom(obj, i, n, k, keys) {
     const r = this.r;
     let key = '';
     try {
       for (; i < n; i++) {
         key = k !== null ? k : r.key();
         k = null;
+        if (keys !== null) keys.push(key);
         setOwn(obj, key, this.value());
       }
     } catch (err) {
@@ -513,7 +492,7 @@ function decodeTape(u8, options) {
   const unknownPlain = options !== undefined && options.unknownClass === 'plain';
   const registry = options !== undefined ? options.registry : undefined;
   const acceptNewer = options !== undefined && options.newerVersion === 'accept';
-  return new Decoder(reader, unknownPlain, registry, acceptNewer).run();
+  return new Decoder(unknownPlain, registry, acceptNewer).decode(reader);
 }
 
 module.exports = { Decoder, decodeTape };

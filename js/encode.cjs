@@ -131,7 +131,7 @@ function describe(v) {
  */
 /*
  * Identity: the first FEW_OBJECTS values with identity of a walk are kept
- * in an array, found by indexOf; past that they all move to a Map. A Map
+ * in an array, found by a scan; past that they all move to a Map. A Map
  * starts small at every walk and regrows (clear() drops its table), which
  * cost ~50 ns per object on graphs like the tanagra article's Foo (16
  * objects); a short scan is cheaper there, and large graphs pay one move.

@@ -188,11 +188,11 @@ class Registry {
     this.byAlias = new Map();
     /* prototype -> plan, for registered prototypes only. */
     this.byProto = new Map();
-    /* any prototype -> plan of its nearest registered prototype, or null. */
-    this.protoCache = new WeakMap();
-    /* A few entries in front of protoCache (a WeakMap lookup): graphs
-       alternate between a handful of classes (Post, User, Comment). */
-    this.forgetRecent();
+    /* any prototype -> plan of its nearest registered prototype, or null
+       (protoCache), with the last RECENT of them in front of it (a WeakMap
+       lookup costs; graphs alternate a few classes: Post, User, Comment).
+       Set by forgetProtos(). */
+    this.forgetProtos();
     /* Keys that have warned DARMOK_KEY_REPLACED (once per key). */
     this.warned = new Set();
     // The three forms of serializable(), bound to this registry.
@@ -242,8 +242,7 @@ class Registry {
       } catch {
         // A frozen class still works; it just lacks the informative static.
       }
-      this.protoCache = new WeakMap();
-      this.forgetRecent();
+      this.forgetProtos();
     }
     const nested = options.nested;
     if (nested !== undefined && nested !== null) {
@@ -310,13 +309,14 @@ class Registry {
     this.byAlias.clear();
     this.byProto.clear();
     this.warned.clear();
-    this.protoCache = new WeakMap();
-    this.forgetRecent();
+    this.forgetProtos();
   }
 
-  forgetRecent() {
-    this.recentProtos = [null, null, null, null];
-    this.recentPlans = [null, null, null, null];
+  /* Forget every prototype's plan found so far (registrations changed). */
+  forgetProtos() {
+    this.protoCache = new WeakMap();
+    this.recentProtos = new Array(RECENT).fill(null);
+    this.recentPlans = new Array(RECENT).fill(null);
     this.recentNext = 0;
   }
 }

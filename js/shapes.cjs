@@ -75,14 +75,17 @@ function compile(source, names, values) {
 
 /*
  * Statements that write the constant bytes u8 at w.pos (room reserved
- * first): one store per byte while short, a set() of the bytes else.
+ * first): one store per byte while short, else a set() of u8, which is
+ * then passed to the code as `name` (names, values: the code's parameters).
  */
-function constantBytes(u8, name) {
+function constantBytes(u8, name, names, values) {
   let code = `p = w.pos; if (p + ${u8.length} > w.buf.length) w.grow(p + ${u8.length}); b = w.buf;`;
   if (u8.length <= 24) {
     for (let j = 0; j < u8.length; j++) code += ` b[p + ${j}] = ${u8[j]};`;
   } else {
     code += ` b.set(${name}, p);`;
+    names.push(name);
+    values.push(u8);
   }
   return `${code} w.pos = p + ${u8.length};`;
 }
@@ -111,27 +114,26 @@ function makeEncodeShape(plan, keys) {
     w.u32(plan.version);
     w.u32(n);
   });
-  const names = ['addSegment', 'head'];
-  const values = [addSegment, head];
+  const names = ['addSegment'];
+  const values = [addSegment];
   let match = `vkeys.length !== ${n}`;
   let body = '';
   for (let i = 0; i < n; i++) {
     const k = JSON.stringify(keys[i]);
     const bytes = tapeBytes((w) => w.str(keys[i]));
-    names.push(`k${i}`);
-    values.push(bytes);
     match += ` || vkeys[${i}] !== ${k}`;
+    // e.skipped: functions and symbols are left out (or throw, strict).
     body += `      x = v[${k}];
-      if (typeof x === 'function' || typeof x === 'symbol') { if (e.strict) throw e.unsupported(x); }
-      else { ${constantBytes(bytes, `k${i}`)} e.value(x); count++; }
+      if (!e.skipped(x)) { ${constantBytes(bytes, `k${i}`, names, values)} e.value(x); count++; }
       i = ${i + 1};
 `;
   }
+  const head_ = constantBytes(head, 'head', names, values);
   const source = `'use strict';
 return function write(e, w, v, vkeys) {
   if (${match}) return false;
   let p, b;
-  ${constantBytes(head, 'head')}
+  ${head_}
   const at = w.pos - 4;
   let i = 0, count = 0, x;
   try {

@@ -48,7 +48,7 @@ const T_BYTES = 18; //    u8 kind (BYTES_*), u32 byte length, bytes (LE elements
 const T_ERROR = 19; //    u32 n, n x (key str, value): name, message first, then
 //                        stack, cause, errors if present, then other own enumerables
 const T_REF = 20; //      u32 index of an earlier (or still open) referenceable value
-const T_STR16 = 21; //    u32 n (< STR16_MAX), n UTF-16 units (LE): a string value
+const T_STR16 = 21; //    u32 n (< 2^30 / 3), n UTF-16 units (LE): a string value
 //                        (encode tapes only; the core makes it WTF-8)
 
 // str header flags (low two bits of the u32 header).
@@ -57,7 +57,6 @@ const STR_WTF8 = 2;
 const STR_KEYREF = 3; // both: a key reference, no bytes (decode tapes only)
 const STR_SHIFT = 2;
 const STR_MAX = 0x40000000; // byte_length < 2^30
-const STR16_MAX = 0x15555555; // T_STR16 units < 2^30 / 3 (DK_STR16_MAX_UNITS)
 /*
  * String values of this many units and more go as T_STR: UTF-8 is about
  * half the tape, which matters more than speed for strings this long.
@@ -568,16 +567,16 @@ class TapeReader {
     return utf8Decoder.decode(buf.subarray(start, end));
   }
 
-  /* A T_STR16 payload (u32 n, n UTF-16 units), lone surrogates kept. */
+  /*
+   * A T_STR16 payload (u32 n, n UTF-16 units), lone surrogates kept. Only
+   * in tapes this process's TapeWriter wrote, which writes them only with
+   * Node's Buffer (strValue): nb is there.
+   */
   str16() {
     const n = this.u32();
     const at = this.pos;
     this.pos = at + 2 * n;
-    if (this.nb !== null) return this.nb.ucs2Slice(at, at + 2 * n);
-    const buf = this.buf;
-    let s = '';
-    for (let i = 0; i < n; i++) s += String.fromCharCode(buf[at + 2 * i] | (buf[at + 2 * i + 1] << 8));
-    return s;
+    return this.nb.ucs2Slice(at, at + 2 * n);
   }
 
   /*
@@ -596,7 +595,7 @@ module.exports = {
   T_UNDEF, T_NULL, T_FALSE, T_TRUE, T_INT, T_F64, T_BIGINT, T_STR, T_ARRAY,
   T_HOLE, T_OBJECT, T_NULLPROTO, T_INSTANCE, T_MAP, T_SET, T_DATE, T_REGEXP,
   T_BYTES, T_ERROR, T_REF, T_STR16,
-  STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT, STR_MAX, STR16_MAX,
+  STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT, STR_MAX,
   BYTES_BUFFER, BYTES_ARRAYBUFFER, BYTES_DATAVIEW, BYTES_INT8, BYTES_UINT8,
   BYTES_UINT8C, BYTES_INT16, BYTES_UINT16, BYTES_INT32, BYTES_UINT32,
   BYTES_FLOAT32, BYTES_FLOAT64, BYTES_BIGINT64, BYTES_BIGUINT64, BYTES_KIND_COUNT,
