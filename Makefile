@@ -42,7 +42,7 @@ NATIVE_WARN := -std=c11 -Wall -Wextra -Werror -Wconversion -Wshadow -Wno-unused-
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 C_TESTS := $(patsubst test/c/%.c,%,$(sort $(wildcard test/c/*.c)))
 
-.PHONY: build setup demo test test-c test-c32 test-js wasm clean distclean
+.PHONY: build setup demo test test-c test-c32 test-c-simd test-js wasm clean distclean
 
 build: $(BUILD)/darmok.wasm $(PROTOBUF_C_LICENSE)
 
@@ -76,7 +76,7 @@ $(BUILD)/darmok.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt $(PB_HEADERS) $(c
 
 # --- tests -----------------------------------------------------------------
 
-test: test-c test-c32 test-js test-fuzz
+test: test-c test-c-simd test-c32 test-js test-fuzz
 
 # Native C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer,
 # with every arena allocation a malloc of its own (DK_ARENA_EXACT), so a read
@@ -89,6 +89,16 @@ $(BUILD)/c/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c
 $(BUILD)/c32/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c/*.h) $(call PB_OBJS,native32) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	gcc -m32 $(NATIVE_WARN) -O2 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native32) -lm -o $@
+
+# The same tests once more with the 16-byte paths the .wasm runs (the code
+# under __wasm_simd128__), through test/c/simd/wasm_simd128.h: a scalar
+# stand-in for the WebAssembly SIMD intrinsics, so ASan sees those paths too.
+$(BUILD)/csimd/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c/*.h test/c/simd/*.h) $(call PB_OBJS,native) | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	gcc $(NATIVE_WARN) $(SAN) -DDK_ARENA_EXACT -D__wasm_simd128__ -Itest/c/simd -g -O1 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native) -lm -o $@
+
+test-c-simd: $(addprefix $(BUILD)/csimd/,$(C_TESTS))
+	@set -e; for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
 
 test-c: $(addprefix $(BUILD)/c/,$(C_TESTS))
 	@set -e; for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
