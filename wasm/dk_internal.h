@@ -329,6 +329,14 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d);
  */
 size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d);
 
+/*
+ * dk_utf16_to_wtf8, except that a lone surrogate becomes U+FFFD (EF BF BD)
+ * as Buffer#utf8Write and TextEncoder write it: UTF-8. Also in place: the
+ * units may sit at the end of a 3n-byte area whose start is d (s = d + n),
+ * as every unit is read before a byte lands on it.
+ */
+size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d);
+
 /* DK_T_STR16 unit counts must be below this: their WTF-8 stays < 2^30. */
 #define DK_STR16_MAX_UNITS (0x40000000u / 3)
 

@@ -270,8 +270,70 @@ static inline int narrow_run(const uint8_t *s, uint8_t *d, unsigned *partial)
 #endif
 }
 
-/* See dk_internal.h. */
-size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d)
+#ifdef __wasm_simd128__
+/*
+ * Which bytes of 4 units' 8 to keep, by which of them are not ASCII (bit
+ * j: unit j takes 2 bytes): unit j's low byte always, its high byte when
+ * bit j is set. Indexes past the kept ones are 0x80 (a swizzle makes 0).
+ */
+static const uint8_t keep4[16][16] = {
+    {0, 2, 4, 6, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 1, 2, 4, 6, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 2, 3, 4, 6, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 1, 2, 3, 4, 6, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 2, 4, 5, 6, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 1, 2, 4, 5, 6, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 2, 3, 4, 5, 6, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 1, 2, 3, 4, 5, 6, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 2, 4, 6, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 1, 2, 4, 6, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 2, 3, 4, 6, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 1, 2, 3, 4, 6, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 2, 4, 5, 6, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 1, 2, 4, 5, 6, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 2, 3, 4, 5, 6, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0, 1, 2, 3, 4, 5, 6, 7, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+};
+
+/*
+ * The 8 units at s as UTF-8 at d when every one is below U+0800 (1 or 2
+ * bytes each): returns the byte count, having written up to 24 bytes at d.
+ * 0, writing nothing, when one is U+0800 or above. Each unit is made its 2
+ * bytes (or kept, when ASCII) in its 16-bit lane; one swizzle a half keeps
+ * the bytes that belong.
+ */
+static inline size_t narrow_low8(const uint8_t *s, uint8_t *d)
+{
+    v128_t v = wasm_v128_load(s);
+    v128_t two, enc, t;
+    unsigned m, lo, hi;
+
+    if (wasm_v128_any_true(wasm_v128_and(v, wasm_i16x8_splat((int16_t)0xF800)))) return 0;
+    two = wasm_i16x8_gt(v, wasm_i16x8_splat(0x7F)); /* signed: all are < 0x800 */
+    enc = wasm_v128_or(wasm_v128_or(wasm_u16x8_shr(v, 6), wasm_i16x8_splat(0xC0)),
+                       wasm_i16x8_shl(wasm_v128_or(wasm_v128_and(v, wasm_i16x8_splat(0x3F)),
+                                                   wasm_i16x8_splat(0x80)), 8));
+    t = wasm_v128_bitselect(enc, v, two);
+    m = (unsigned)wasm_i8x16_bitmask(wasm_i8x16_narrow_i16x8(two, two)) & 0xFFu;
+    lo = m & 15u;
+    hi = m >> 4;
+    wasm_v128_store(d, wasm_i8x16_swizzle(t, wasm_v128_load(keep4[lo])));
+    d += 4 + (unsigned)__builtin_popcount(lo);
+    wasm_v128_store(d, wasm_i8x16_swizzle(t, wasm_i8x16_add(wasm_v128_load(keep4[hi]),
+                                                             wasm_i8x16_splat(8))));
+    return 8 + (size_t)__builtin_popcount(m);
+}
+#endif
+
+/*
+ * dk_utf16_to_wtf8 and dk_utf16_to_utf8: a lone surrogate becomes its own
+ * 3-byte form, or U+FFFD's when replace is set. Every unit is read before
+ * a byte lands on it when the units sit at the end of a 3n-byte area that
+ * starts at d (s = d + n): output after i units is at most 3i bytes, and a
+ * block's stores end at most 16 (ASCII) or 24 bytes past that, with 16 or
+ * 8 units still to read.
+ */
+static inline size_t utf16_narrow(const uint8_t *s, size_t n, uint8_t *d, int replace)
 {
     uint8_t *d0 = d;
     size_t i = 0;
@@ -301,13 +363,40 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d)
             }
             continue;
         }
-        i++;
         if (c < 0x800) {
+#ifdef __wasm_simd128__
+            /* 8 units a block while they are below U+0800 and not all
+             * ASCII (those go back to the wider ASCII blocks) */
+            size_t k = 0, i0 = i;
+
+            while (n - i >= 8 && (k = narrow_low8(s + 2 * i, d)) > 8) { /* room: 3(n - i) >= 24 */
+                i += 8;
+                d += k;
+            }
+            if (k == 8) {
+                i += 8;
+                d += 8;
+                continue;
+            }
+            if (i != i0) continue;
+#endif
+            i++;
             d[0] = (uint8_t)(0xC0 | c >> 6);
             d[1] = (uint8_t)(0x80 | (c & 0x3F));
             d += 2;
+        } else if (c < 0xD800 || c >= 0xE000) {
+            /* a run of 3-byte units (CJK text) in a loop of its own */
+            do {
+                d[0] = (uint8_t)(0xE0 | c >> 12);
+                d[1] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+                d[2] = (uint8_t)(0x80 | (c & 0x3F));
+                d += 3;
+                if (++i == n) break;
+                c = (uint32_t)s[2 * i] | (uint32_t)s[2 * i + 1] << 8;
+            } while (c >= 0x800 && (c < 0xD800 || c >= 0xE000));
         } else {
-            if (c >= 0xD800 && c <= 0xDBFF && i < n) {
+            i++;
+            if (c <= 0xDBFF && i < n) {
                 uint32_t lo = (uint32_t)s[2 * i] | (uint32_t)s[2 * i + 1] << 8;
 
                 if (lo >= 0xDC00 && lo <= 0xDFFF) {
@@ -321,7 +410,8 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d)
                     continue;
                 }
             }
-            /* the BMP, a lone surrogate included (WTF-8) */
+            /* a lone surrogate: its own 3 bytes (WTF-8), or U+FFFD's */
+            if (replace) c = 0xFFFD;
             d[0] = (uint8_t)(0xE0 | c >> 12);
             d[1] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
             d[2] = (uint8_t)(0x80 | (c & 0x3F));
@@ -329,6 +419,18 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d)
         }
     }
     return (size_t)(d - d0);
+}
+
+/* See dk_internal.h. */
+size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d)
+{
+    return utf16_narrow(s, n, d, 0);
+}
+
+/* See dk_internal.h. */
+size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d)
+{
+    return utf16_narrow(s, n, d, 1);
 }
 
 /* See dk_internal.h. */

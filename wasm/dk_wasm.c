@@ -3,7 +3,8 @@
  * Plain C: the native tests compile it too, and emcc exports the names
  * listed, one per line, in wasm/exports.txt.
  *
- * The ABI, as specified for js/ (verbatim):
+ * The ABI, as specified for js/ (verbatim, but for the UTF-16 input of
+ * dk_json_decode_ctx and result word 8, added since):
  *
  *  The .wasm is built with `emcc -O3 -sSTANDALONE_WASM --no-entry
  *  -sALLOW_MEMORY_GROWTH=1 -sEXPORTED_FUNCTIONS=<from wasm/exports.txt,
@@ -24,7 +25,7 @@
  *                                        reused and grown across calls;
  *                                        NULL on OOM. Valid until the next
  *                                        dk_ctx_input.
- *    uint32_t *dk_ctx_result(dk_ctx *c); address of 8 u32 result words,
+ *    uint32_t *dk_ctx_result(dk_ctx *c); address of 9 u32 result words,
  *                                        stable for the ctx lifetime
  *    int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len,
  *                           uint32_t max_depth);
@@ -33,11 +34,16 @@
  *                                        bytes; writes JSON (UTF-8) as the
  *                                        output. Returns the error code.
  *    int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len,
- *                           uint32_t max_depth, uint32_t max_length);
+ *                           uint32_t max_depth, uint32_t max_length,
+ *                           uint32_t units);
  *                                        the input area holds JSON text
  *                                        (UTF-8) of json_len bytes; writes
  *                                        a tape as the output. Returns the
- *                                        error code.
+ *                                        error code. With units != 0 the
+ *                                        text is instead `units` UTF-16
+ *                                        units (LE) from byte `units` of
+ *                                        an area of 3 * units bytes, made
+ *                                        UTF-8 in place first.
  *    int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len,
  *                         uint32_t max_depth);
  *    int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
@@ -70,6 +76,8 @@
  *                     of the output as UTF-16 (LE), or 0 when the output
  *                     is all ASCII (then it reads as Latin-1 too)
  *    7 DK_RES_U16_LEN its length in bytes
+ *    8 DK_RES_IN_LEN  JSON decode from UTF-16: the text's length as UTF-8
+ *                     (the input that offsets count), also on failure
  *  The output stays valid until the next call on the same ctx. Memory:
  *  arenas/buffers reused per ctx, reset at the start of each call (also
  *  after a failed call); no malloc per value; WASM memory does not keep
@@ -117,7 +125,8 @@ enum {
     DK_RES_MSG_LEN,
     DK_RES_U16,
     DK_RES_U16_LEN,
-    DK_RES_WORDS = 8
+    DK_RES_IN_LEN,
+    DK_RES_WORDS = 9
 };
 
 typedef struct dk_ctx {
@@ -261,14 +270,31 @@ EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
     return out_utf16(c);
 }
 
-/* Decodes the JSON text in the input area into a tape in the output. */
+/*
+ * Decodes the JSON text in the input area into a tape in the output: its
+ * json_len bytes of UTF-8, or with units != 0 (json_len then unused) the
+ * units UTF-16 code units JS wrote from byte `units` on (an input area of
+ * 3 * units bytes), made UTF-8 in place first (a lone surrogate becomes
+ * U+FFFD, as Buffer#utf8Write makes it); the UTF-8 length is result word
+ * DK_RES_IN_LEN, for error excerpts.
+ */
 EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
-                              uint32_t max_length)
+                              uint32_t max_length, uint32_t units)
 {
     dk_limits lim = {max_depth, max_length};
     dk_err err = {DK_OK, NULL, 0};
 
-    if (start(c, json_len, &err) != 0) return (int)err.code;
+    if (units != 0) {
+        if (units > UINT32_MAX / 3) {
+            begin(c);
+            return reject(c, &err);
+        }
+        if (start(c, 3 * units, &err) != 0) return (int)err.code;
+        json_len = (uint32_t)dk_utf16_to_utf8(c->in.data + units, units, c->in.data);
+        c->res[DK_RES_IN_LEN] = json_len;
+    } else if (start(c, json_len, &err) != 0) {
+        return (int)err.code;
+    }
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
     (void)dk_json_read_ex(c->in.data, json_len, DK_READ_PADDED, &lim,
                           &c->arena, &c->out, &c->u16, &err);

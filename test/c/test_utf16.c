@@ -95,6 +95,40 @@ static int app(dk_buf *b, const void *p, size_t n)
 }
 
 /*
+ * dk_utf16_to_utf8 of units u[0..n) (a lone surrogate as U+FFFD) against a
+ * plain reference: into a separate buffer, and in place as JSON decode
+ * makes its input UTF-8 (the units at the end of an area of exactly 3n
+ * bytes, its own malloc, so ASan sees a write past it).
+ */
+static void check_utf8(const uint16_t *u, size_t n, const char *what)
+{
+    uint8_t want[3 * 128 + 4] = {0}, got[3 * 128 + 16] = {0};
+    size_t w = 0, len;
+    uint8_t *area;
+
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = u[i];
+        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] <= 0xDFFF) {
+            c = 0x10000 + ((c - 0xD800) << 10) + (u[i + 1] - 0xDC00u);
+            i++;
+        } else if (c >= 0xD800 && c <= 0xDFFF) {
+            c = 0xFFFD;
+        }
+        w += put_wtf8(want + w, c);
+    }
+    len = dk_utf16_to_utf8((const uint8_t *)u, n, got);
+    CHECK(len == w && memcmp(got, want, w) == 0, "%s: UTF-8 %zu bytes, want %zu", what, len, w);
+    if (n == 0) return;
+    area = malloc(3 * n);
+    CHECK(area != NULL, "malloc");
+    if (area == NULL) return;
+    memcpy(area + n, u, 2 * n);
+    len = dk_utf16_to_utf8(area + n, n, area);
+    CHECK(len == w && memcmp(area, want, w) == 0, "%s: UTF-8 in place, %zu bytes, want %zu", what, len, w);
+    free(area);
+}
+
+/*
  * DK_T_STR16: dk_utf16_to_wtf8 of units u[0..n) against a plain reference
  * (pairs as one code point, lone surrogates as their WTF-8), and the tape
  * of a STR16 value written by both writers exactly as the tape of the same
@@ -121,6 +155,7 @@ static void check_str16(const uint16_t *u, size_t n, const char *what)
     }
     len = dk_utf16_to_wtf8((const uint8_t *)u, n, got); /* LE host */
     CHECK(len == w && memcmp(got, want, w) == 0, "%s: %zu bytes, want %zu", what, len, w);
+    check_utf8(u, n, what);
 
     dk_buf_init(&t16);
     dk_buf_init(&t8);

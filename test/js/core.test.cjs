@@ -77,6 +77,12 @@ test('the ABI refuses a length beyond the input area, and the next call works', 
     assert.strictEqual(code, 4, `${call}: DK_ERR_TOO_LARGE`);
     assert.strictEqual(words()[0], 4, `${call}: result word 0`);
   }
+  // JSON text as UTF-16 units (the fifth argument): an area of 3 units
+  // bytes that is not there, and a unit count whose area would pass 2^32.
+  for (const units of [1 << 30, 0x60000000]) {
+    assert.strictEqual(ex.dk_json_decode_ctx(c, 0, 0, 0, units), 4, `units ${units}: DK_ERR_TOO_LARGE`);
+    assert.strictEqual(words()[0], 4, `units ${units}: result word 0`);
+  }
   assert.strictEqual(decodeEntity(encodeEntity({ after: [1] })).after[0], 1);
 });
 
@@ -112,5 +118,56 @@ test('JSON text from a string reads as its UTF-8 bytes do', () => {
     assert.strictEqual(a.code, b.code, bad);
     assert.strictEqual(a.offset, b.offset, bad);
     assert.strictEqual(a.message, b.message, bad);
+  }
+});
+
+/*
+ * The core makes a JSON string's UTF-16 into UTF-8 in place (8 units at a
+ * time while they are below U+0800, 16 while ASCII, one by one otherwise):
+ * random texts of runs of each kind, pairs and lone surrogates, at random
+ * offsets, read as their UTF-8 bytes (Buffer.from) read, and as JSON.parse
+ * reads them when they have no lone surrogate.
+ */
+test('JSON text from a string: random runs of 1- to 4-byte characters', () => {
+  let seed = 0x9e3779b9;
+  const rnd = (n) => {
+    seed ^= seed << 13; seed >>>= 0;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5; seed >>>= 0;
+    return seed % n;
+  };
+  const pick = () => {
+    switch (rnd(6)) {
+      case 0: case 1: return String.fromCharCode(0x20 + rnd(0x5f)).replace(/["\\]/, 'q');
+      case 2: return String.fromCharCode(0x80 + rnd(0x780));
+      case 3: return String.fromCharCode(0x800 + rnd(0xd000));
+      case 4: return String.fromCodePoint(0x10000 + rnd(0x100000));
+      default: return rnd(4) === 0 ? String.fromCharCode(0xd800 + rnd(0x800)) : 'x';
+    }
+  };
+  for (let t = 0; t < 3000; t++) {
+    const strs = [];
+    const k = 1 + rnd(4);
+    for (let j = 0; j < k; j++) {
+      let s = '';
+      const runs = rnd(6);
+      for (let r = 0; r < runs; r++) {
+        const c = pick();
+        s += c.repeat(1 + rnd(20));
+      }
+      strs.push(s);
+    }
+    const text = JSON.stringify(strs).replace(/\\u(d[89a-f][0-9a-f]{2})/g, (m, h) => String.fromCharCode(parseInt(h, 16)));
+    const bytes = Buffer.from(text, 'utf8');
+    const got = decodeEntity(text);
+    assert.deepStrictEqual(got, decodeEntity(bytes), text);
+    if (text.isWellFormed()) assert.deepStrictEqual(got, JSON.parse(text), text);
+    const bad = text.slice(0, -1) + ',]';
+    let a = null;
+    let b = null;
+    try { decodeEntity(bad); } catch (e) { a = e; }
+    try { decodeEntity(Buffer.from(bad, 'utf8')); } catch (e) { b = e; }
+    assert.ok(a instanceof DarmokError && b instanceof DarmokError, bad);
+    assert.deepStrictEqual([a.code, a.offset, a.message], [b.code, b.offset, b.message], bad);
   }
 });
