@@ -279,6 +279,9 @@ typedef struct pb_shape_slot {
     uint32_t ref; /* shape index + 1; 0: empty */
 } pb_shape_slot;
 
+/* Class keys enc_class_key compares before a lookup. */
+#define PB_RECENT_CLASSES 4
+
 /* An open container of the tape. */
 typedef struct pb_enc_frame {
     uint8_t op;          /* DK_T_ARRAY, _OBJECT, _NULLPROTO, _INSTANCE, ... */
@@ -288,6 +291,8 @@ typedef struct pb_enc_frame {
     size_t shape_slot;   /* records: its counts entry, the shape index, set on close */
     uint32_t class_key;  /* instances: string index */
     uint32_t version;    /* instances */
+    uint32_t guess;      /* instances: 1 + the shape its keys are expected
+                            to make (its class's last), 0 once one differs */
 } pb_enc_frame;
 
 typedef struct pb_enc {
@@ -325,6 +330,14 @@ typedef struct pb_enc {
     pb_strtab text_tab; /* string values -> texts index of the first one */
     pb_shape_slot *shape_tab;
     size_t shape_tab_cap;
+
+    /* strs index of a class key -> 1 + the shape its last instance had
+     * (0: none yet): an instance's keys are compared with that shape's
+     * instead of being looked up, the shape reused when all match */
+    uint32_t *class_shape;
+    size_t cap_class_shape;
+    uint32_t recent_class[PB_RECENT_CLASSES]; /* 1 + strs index, 0: none */
+    unsigned recent_next;
 
     pb_enc_frame *frames;
     size_t n_frames, cap_frames;
@@ -507,6 +520,24 @@ static DK_MUST int enc_intern(pb_enc *e, const uint8_t *p, size_t n, uint32_t *i
 }
 
 /*
+ * Intern a class key: compared first with the few class keys met last
+ * (instances of a handful of classes alternate), looked up otherwise.
+ */
+static DK_MUST int enc_class_key(pb_enc *e, const uint8_t *p, size_t n, uint32_t *idx)
+{
+    for (unsigned j = 0; j < PB_RECENT_CLASSES; j++) {
+        uint32_t r = e->recent_class[j];
+        if (r != 0 && e->strs[r - 1].len == n && memcmp(e->strs[r - 1].data, p, n) == 0) {
+            *idx = r - 1;
+            return 0;
+        }
+    }
+    DK_TRY(enc_intern(e, p, n, idx));
+    e->recent_class[e->recent_next++ % PB_RECENT_CLASSES] = *idx + 1;
+    return 0;
+}
+
+/*
  * A string value: KIND_STRING with a new texts entry, or KIND_STRING_REF
  * naming the first texts entry with the same bytes when its index takes
  * fewer bytes than the string would (tag + length + bytes). Which one is a
@@ -636,6 +667,12 @@ static DK_MUST int enc_push(pb_enc *e, uint8_t op, uint64_t n, size_t at, uint32
     f->shape_slot = e->n_counts;
     f->class_key = class_key;
     f->version = version;
+    f->guess = 0;
+    if (op == DK_T_INSTANCE && class_key < e->cap_class_shape) {
+        uint32_t g = e->class_shape[class_key];
+        if (g != 0 && e->shapes[g - 1]->version == version)
+            f->guess = g;
+    }
     if (rec)
         return enc_count(e, 0);
     return enc_count(e, op == DK_T_MAP ? (uint32_t)(n / 2) : (uint32_t)n);
@@ -735,7 +772,7 @@ static DK_MUST int enc_value(pb_enc *e)
         size_t len;
         uint32_t key, version;
         DK_TRY(enc_str(e, &p, &len));
-        DK_TRY(enc_intern(e, p, len, &key));
+        DK_TRY(enc_class_key(e, p, len, &key));
         DK_TRY(enc_u32(e, &version));
         if (version == 0)
             return enc_bad(e, "tape instance version is 0", at);
@@ -811,6 +848,27 @@ static int enc_is_record(uint8_t op)
     return op == DK_T_OBJECT || op == DK_T_NULLPROTO || op == DK_T_INSTANCE || op == DK_T_ERROR;
 }
 
+/* Remember shape as the last one of class key `key` (see class_shape). */
+static DK_MUST int enc_class_shape(pb_enc *e, uint32_t key, uint32_t shape)
+{
+    if (key >= e->cap_class_shape) {
+        size_t cap = e->cap_class_shape == 0 ? 16 : e->cap_class_shape;
+        uint32_t *t;
+        while (cap <= key)
+            cap *= 2;
+        t = dk_arena_alloc(e->a, cap * sizeof *t);
+        if (t == NULL)
+            return enc_oom(e);
+        memset(t, 0, cap * sizeof *t);
+        if (e->cap_class_shape != 0)
+            memcpy(t, e->class_shape, e->cap_class_shape * sizeof *t);
+        e->class_shape = t;
+        e->cap_class_shape = cap;
+    }
+    e->class_shape[key] = shape + 1;
+    return 0;
+}
+
 /* Close the top frame; a record gets its shape. */
 static DK_MUST int enc_close(pb_enc *e)
 {
@@ -818,7 +876,13 @@ static DK_MUST int enc_close(pb_enc *e)
     if (enc_is_record(f->op)) {
         uint32_t shape = 0;
         size_t nk = e->n_keys - f->kbase;
-        DK_TRY(enc_shape(e, f->class_key, f->version, nk ? e->keys + f->kbase : NULL, nk, &shape));
+        if (f->guess != 0 && e->shapes[f->guess - 1]->n_fields == nk) {
+            shape = f->guess - 1; /* the same class, version and keys */
+        } else {
+            DK_TRY(enc_shape(e, f->class_key, f->version, nk ? e->keys + f->kbase : NULL, nk, &shape));
+            if (f->op == DK_T_INSTANCE)
+                DK_TRY(enc_class_shape(e, f->class_key, shape));
+        }
         e->counts[f->shape_slot] = shape;
         e->n_keys = f->kbase;
     }
@@ -856,7 +920,20 @@ static DK_MUST int enc_run(pb_enc *e)
             if (f->op == DK_T_ERROR && ((i == 0 && !enc_is(p, len, "name")) ||
                                         (i == 1 && !enc_is(p, len, "message"))))
                 return enc_bad(e, "tape Error must start with name and message", at);
-            DK_TRY(enc_intern(e, p, len, &key));
+            if (f->guess != 0) {
+                /* the key the class's last shape has here: the same bytes
+                 * are the same strs entry, no lookup needed */
+                const Darmok__Shape *g = e->shapes[f->guess - 1];
+                const ProtobufCBinaryData *k = i < g->n_fields ? &e->strs[g->fields[i]] : NULL;
+                if (k != NULL && k->len == len && (len == 0 || memcmp(k->data, p, len) == 0)) {
+                    key = g->fields[i];
+                } else {
+                    f->guess = 0;
+                    DK_TRY(enc_intern(e, p, len, &key));
+                }
+            } else {
+                DK_TRY(enc_intern(e, p, len, &key));
+            }
             if (e->n_keys == e->cap_keys) {
                 void *arr = pb_more(e->a, e->keys, e->n_keys, &e->cap_keys, sizeof *e->keys);
                 if (arr == NULL)

@@ -502,6 +502,42 @@ static void test_containers(void)
     v_hdr(&t, DK_T_HOLE, 1000000);
     roundtrip("sparse array", &t);
 
+    /* instances whose keys leave their class's last shape (the encoder
+       compares an instance's keys with that shape's before any lookup):
+       the same keys, reordered, fewer, more, another version, a key of the
+       same length, none, another class with the same keys, the same class
+       nested inside one, and more classes than the recent class keys */
+    {
+        static const struct { const char *cls; uint32_t version; const char *keys; } v[] = {
+            {"C", 1, "ab"}, {"C", 1, "ab"}, {"C", 1, "ba"}, {"C", 1, "a"}, {"C", 1, "abc"},
+            {"C", 1, "ab"}, {"C", 2, "ab"}, {"C", 1, "ax"}, {"C", 1, ""}, {"D", 1, "ab"},
+            {"C", 1, "ab"}, {"C1", 1, "a"}, {"C2", 1, "a"}, {"C3", 1, "b"}, {"C4", 1, "a"},
+            {"C5", 1, "ab"}, {"C1", 1, "a"}, {"C", 1, "ab"}, {"C2", 1, "ba"}, {"C", 2, "ab"},
+        };
+        const size_t nv = sizeof v / sizeof v[0];
+        t.n = 0;
+        v_hdr(&t, DK_T_ARRAY, (uint32_t)nv + 1);
+        for (size_t j = 0; j < nv; j++) {
+            size_t nk = strlen(v[j].keys);
+            v_inst(&t, v[j].cls, strlen(v[j].cls), v[j].version, (uint32_t)nk);
+            for (size_t q = 0; q < nk; q++) {
+                tb_str(&t, &v[j].keys[q], 1);
+                v_int(&t, (int32_t)(j * 10 + q));
+            }
+        }
+        /* C {a: C {a, b}, b}: the inner one closes while the outer is open */
+        v_inst(&t, S("C"), 1, 2);
+        tb_str(&t, S("a"));
+        v_inst(&t, S("C"), 1, 2);
+        tb_str(&t, S("a"));
+        v_int(&t, 1);
+        tb_str(&t, S("b"));
+        v_int(&t, 2);
+        tb_str(&t, S("b"));
+        v_int(&t, 3);
+        roundtrip("instances leaving their class's last shape", &t);
+    }
+
     /* objects: empty, keys needing raw strings, nested */
     t.n = 0;
     v_hdr(&t, DK_T_OBJECT, 0);
