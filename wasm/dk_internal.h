@@ -152,7 +152,12 @@ static inline unsigned dk_first_lane(uint64_t m)
  *                     string: a control byte (< 0x20), '"', '\\', or a
  *                     byte >= 0x80
  *   dk_ascii_mask(p)  0 when all of them are < 0x80
+ *   dk_quote_mask(p, &high)  dk_plain_mask without the bytes >= 0x80
+ *                     (text known to be valid UTF-8), which go to
+ *                     *high as dk_ascii_mask(p)
  *   dk_mask_first(m)  for m != 0, the index of the first byte that failed
+ *   dk_mask_before(m, k)  the lanes of an exact mask m (dk_ascii_mask's)
+ *                     below byte k (k < DK_PLAIN_RUN)
  * A loop advances by the constant DK_PLAIN_RUN when the mask is 0 and takes
  * the index only when it is not: an advance computed from the mask makes
  * every block wait for the previous one's (in V8, scans ran 3-8 times
@@ -175,9 +180,23 @@ static inline dk_runmask dk_ascii_mask(const uint8_t *p)
 {
     return (dk_runmask)wasm_i8x16_bitmask(wasm_v128_load(p));
 }
+static inline dk_runmask dk_quote_mask(const uint8_t *p, dk_runmask *high)
+{
+    v128_t x = wasm_v128_load(p);
+    v128_t bad = wasm_v128_or(
+        wasm_u8x16_lt(x, wasm_i8x16_splat(0x20)),
+        wasm_v128_or(wasm_i8x16_eq(x, wasm_i8x16_splat('"')),
+                     wasm_i8x16_eq(x, wasm_i8x16_splat('\\'))));
+    *high = (dk_runmask)wasm_i8x16_bitmask(x);
+    return (dk_runmask)wasm_i8x16_bitmask(bad);
+}
 static inline unsigned dk_mask_first(dk_runmask m)
 {
     return (unsigned)__builtin_ctz(m);
+}
+static inline dk_runmask dk_mask_before(dk_runmask m, unsigned k)
+{
+    return m & ((1u << k) - 1u);
 }
 #else
 #define DK_PLAIN_RUN 8u
@@ -194,9 +213,22 @@ static inline dk_runmask dk_ascii_mask(const uint8_t *p)
 {
     return dk_rd64(p) & 0x8080808080808080u;
 }
+static inline dk_runmask dk_quote_mask(const uint8_t *p, dk_runmask *high)
+{
+    const uint64_t ones = 0x0101010101010101u, hb = 0x8080808080808080u;
+    uint64_t x = dk_rd64(p);
+    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+
+    *high = x & hb;
+    return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b)) & hb;
+}
 static inline unsigned dk_mask_first(dk_runmask m)
 {
     return dk_first_lane(m);
+}
+static inline dk_runmask dk_mask_before(dk_runmask m, unsigned k)
+{
+    return k == 0 ? 0 : m & (~(uint64_t)0 >> (64 - 8 * k));
 }
 #endif
 
@@ -365,6 +397,13 @@ DK_MUST int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at,
  */
 DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
                            dk_err *err, size_t pos);
+
+/*
+ * dk_json_read_ex flag: the text is valid UTF-8 because the core made it
+ * (dk_utf16_to_utf8 of a JS string), so the non-ASCII bytes of strings are
+ * copied without a check. Never for text from outside.
+ */
+#define DK_READ_VALID_UTF8 4u
 
 /* dk_pb_read_ex flag: repeated member keys as key references (dk_tape.h). */
 #define DK_READ_KEYREFS 2u

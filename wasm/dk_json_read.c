@@ -58,6 +58,7 @@ typedef struct reader {
     size_t num_cap;
     dk_buf *u16;      /* UTF-16 side table (dk_json_read_ex), or NULL */
     size_t u16_last;  /* offset of its last entry */
+    int valid_utf8;   /* DK_READ_VALID_UTF8 */
 } reader;
 
 /* The cursor's input offset. */
@@ -298,7 +299,23 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
         const uint8_t *run = p;
         size_t n;
 
-        for (;;) {
+        if (r->valid_utf8) {
+            /* bytes >= 0x80 are plain too: only whether there was one */
+            dk_runmask high = 0, h, m;
+
+            for (;;) {
+                m = dk_quote_mask(p, &h);
+                if (m == 0) {
+                    high |= h;
+                    p += DK_PLAIN_RUN;
+                    continue;
+                }
+                break;
+            }
+            high |= dk_mask_before(h, dk_mask_first(m));
+            p += dk_mask_first(m);
+            if (high != 0) *flags &= ~DK_STR_ASCII;
+        } else for (;;) {
             uint8_t c;
             size_t len, bad;
             /* plain bytes a run at a time; the load stays in the padding */
@@ -1182,6 +1199,7 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
     tape_out->len = 0;
     if (u16_out) u16_out->len = 0;
     r.u16 = u16_out;
+    r.valid_utf8 = (flags & DK_READ_VALID_UTF8) != 0;
     if (!(flags & DK_READ_PADDED)) {
         uint8_t *copy;
 

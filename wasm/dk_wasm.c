@@ -296,7 +296,8 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
         return (int)err.code;
     }
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
-    (void)dk_json_read_ex(c->in.data, json_len, DK_READ_PADDED, &lim,
+    (void)dk_json_read_ex(c->in.data, json_len,
+                          DK_READ_PADDED | (units != 0 ? DK_READ_VALID_UTF8 : 0), &lim,
                           &c->arena, &c->out, &c->u16, &err);
     return finish_decode(c, &err);
 }

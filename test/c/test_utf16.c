@@ -129,6 +129,37 @@ static void check_utf8(const uint16_t *u, size_t n, const char *what)
 }
 
 /*
+ * JSON text that is valid UTF-8 reads with DK_READ_VALID_UTF8 (strings'
+ * non-ASCII bytes not checked, only noted) to the same tape and UTF-16
+ * side table as without it.
+ */
+static void check_valid_utf8_read(const uint8_t *json, size_t n, const char *what)
+{
+    dk_buf t0, t1, u0, u1;
+    dk_arena a;
+    dk_err e0, e1;
+    int r0, r1;
+
+    dk_buf_init(&t0);
+    dk_buf_init(&t1);
+    dk_buf_init(&u0);
+    dk_buf_init(&u1);
+    dk_arena_init(&a);
+    r0 = dk_json_read_ex(json, n, 0, NULL, &a, &t0, &u0, &e0);
+    dk_arena_reset(&a);
+    r1 = dk_json_read_ex(json, n, DK_READ_VALID_UTF8, NULL, &a, &t1, &u1, &e1);
+    CHECK(r0 == DK_OK && r1 == DK_OK && t0.len == t1.len && memcmp(t0.data, t1.data, t0.len) == 0 &&
+              u0.len == u1.len && (u0.len == 0 || memcmp(u0.data, u1.data, u0.len) == 0),
+          "%s: read with DK_READ_VALID_UTF8 differs (codes %d %d, tape %zu/%zu, table %zu/%zu)", what,
+          r0, r1, t0.len, t1.len, u0.len, u1.len);
+    dk_buf_free(&t0);
+    dk_buf_free(&t1);
+    dk_buf_free(&u0);
+    dk_buf_free(&u1);
+    dk_arena_free(&a);
+}
+
+/*
  * DK_T_STR16: dk_utf16_to_wtf8 of units u[0..n) against a plain reference
  * (pairs as one code point, lone surrogates as their WTF-8), and the tape
  * of a STR16 value written by both writers exactly as the tape of the same
@@ -192,6 +223,8 @@ static void check_str16(const uint16_t *u, size_t n, const char *what)
                     : dk_json_write_opts(t8.data, t8.len, NULL, &a, &o8, &err);
             CHECK(r16 == DK_OK && r8 == DK_OK && o16.len == o8.len && memcmp(o16.data, o8.data, o8.len) == 0,
                   "%s: STR16 written as STR (%s, wrap %d): codes %d %d", what, pb ? "protobuf" : "JSON", wrap, r16, r8);
+            if (!pb && r8 == DK_OK)
+                check_valid_utf8_read(o8.data, o8.len, what);
         }
     }
     dk_buf_free(&t16);
