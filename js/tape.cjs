@@ -100,8 +100,14 @@ const isWellFormed = typeof String.prototype.isWellFormed === 'function'
 const MIN_CAPACITY = 64 * 1024;
 /* A shared writer that grew past this is dropped back after the call. */
 const KEEP_CAPACITY = 8 * 1024 * 1024;
-/* Strings shorter than this are written by a JS loop; longer by encodeInto. */
-const SHORT_STRING = 48;
+/*
+ * Strings shorter than this are written by a JS loop (charCodeAt per
+ * character); longer ones by one call into Node: string values as UTF-16
+ * (ucs2Write, T_STR16), keys by utf8Write. For flat ASCII strings the two
+ * cost the same at about 36 characters; a rope (a string built by +) or a
+ * non-ASCII string is cheaper through the call well below that.
+ */
+const SHORT_STRING = 32;
 
 /*
  * TapeWriter: a growable byte buffer that tapes are written into. The bytes

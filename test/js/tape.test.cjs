@@ -57,9 +57,11 @@ test('strings: header flags and bytes', () => {
   assert.deepStrictEqual([...t.slice(5)], [0x61, 0xed, 0xa0, 0x80]);
   t = encodeTape('😀');
   assert.deepStrictEqual([...t.slice(5)], [0xf0, 0x9f, 0x98, 0x80]);
-  t = encodeTape('x'.repeat(47));
-  assert.strictEqual(header(t), (47 << 2) | T.STR_ASCII);
-  // 48 units and more: T_STR16, the units as they are (one ucs2Write)
+  t = encodeTape('x'.repeat(31));
+  assert.strictEqual(header(t), (31 << 2) | T.STR_ASCII);
+  // 32 units and more: T_STR16, the units as they are (one ucs2Write)
+  t = encodeTape('x'.repeat(32));
+  assert.deepStrictEqual([t[0], header(t), t.length], [T.T_STR16, 32, 5 + 64]);
   t = encodeTape('x'.repeat(100));
   assert.deepStrictEqual([t[0], header(t), t.length], [T.T_STR16, 100, 5 + 200]);
   t = encodeTape('é'.repeat(100) + '\udfff');
