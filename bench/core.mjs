@@ -10,10 +10,12 @@
  *
  * For each workload, with the value's tape and JSON text prepared once:
  *   encode  encodeEntity (all of it) = JS walk (value -> tape)
- *           + copy the tape into WebAssembly memory + C write (tape -> JSON)
- *           + UTF-8 decode of the output into a JS string
- *   decode  decodeEntity (all of it) = encodeInto the input area
- *           + C read (JSON -> tape) + JS rebuild (tape -> objects)
+ *           + copy the tape into WebAssembly memory + C write (tape -> JSON,
+ *           and its UTF-16 copy when not ASCII) + the JS string made from
+ *           it (ucs2Slice, or latin1Slice when ASCII), as js/core.cjs does
+ *   decode  decodeEntity (all of it) = the string's UTF-16 into the input
+ *           area (ucs2Write) + C read (made UTF-8 in place, JSON -> tape)
+ *           + JS rebuild (tape -> objects)
  * Each part is timed on its own, on a separate instance of build/darmok.wasm
  * driven through the ABI (/tmp/abi.md: dk_ctx_input, dk_json_*_ctx), and the
  * same C functions are timed natively (bench/core_native.c) on the same
@@ -172,8 +174,6 @@ function main() {
   const { ex, ctx, word } = core;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'darmok-core-'));
   const native = buildNative(dir);
-  const utf8 = new TextDecoder();
-  const utf8e = new TextEncoder();
   const rows = [];
   try {
     for (const id of workloads) {
@@ -214,6 +214,11 @@ function main() {
       const room = jsonBuf.length;
       const tapeIn = () => { const q = ex.dk_ctx_input(ctx, tape.length) >>> 0; core.u8().set(tape, q); };
       const jsonIn = () => { const q = ex.dk_ctx_input(ctx, room) >>> 0; core.u8().set(jsonBuf, q); };
+      // As jsonDecode does with a string: its UTF-16 at byte n of 3n bytes.
+      const json16In = () => {
+        const q = ex.dk_ctx_input(ctx, 3 * json.length) >>> 0;
+        Buffer.from(core.u8().buffer).ucs2Write(json, q + json.length, 2 * json.length);
+      };
       jsonIn();
       if (ex.dk_json_decode_ctx(ctx, room, 1000, 0x3fffffff) !== 0) throw new Error(`${id}: core decode failed (code ${word(0)} at ${word(1)})`);
       const tapeOut = core.u8().slice(word(2), word(2) + word(3));
@@ -226,18 +231,20 @@ function main() {
         cWrite: { setup: tapeIn, run: () => ex.dk_json_encode_ctx(ctx, tape.length, 1000) },
         copyOut: {
           setup: () => { tapeIn(); ex.dk_json_encode_ctx(ctx, tape.length, 1000); },
-          run: () => { const o = word(2); return utf8.decode(core.u8().subarray(o, o + word(3))); },
-        },
-        decodeAll: { run: () => dk.decodeEntity(json, model.root) },
-        copyInJson: {
           run: () => {
-            const q = ex.dk_ctx_input(ctx, room) >>> 0;
-            return utf8e.encodeInto(json, core.u8().subarray(q, q + room)).written;
+            const heap = Buffer.from(core.u8().buffer);
+            const u16 = word(6);
+            return u16 !== 0 ? heap.ucs2Slice(u16, u16 + word(7)) : heap.latin1Slice(word(2), word(2) + word(3));
           },
         },
-        cRead: { setup: jsonIn, run: () => ex.dk_json_decode_ctx(ctx, room, 1000, 0x3fffffff) },
+        decodeAll: { run: () => dk.decodeEntity(json, model.root) },
+        copyInJson: { run: () => { json16In(); return 0; } },
+        // The read makes its input UTF-8 in place, so each run writes the
+        // UTF-16 again; copyInJson's median is taken off below.
+        cRead: { run: () => { json16In(); return ex.dk_json_decode_ctx(ctx, 0, 1000, 0x3fffffff, json.length); } },
         rebuild: { run: () => decodeTape(tapeOut) },
       }));
+      row.cRead = Math.max(0, row.cRead - row.copyInJson);
       row.cWriteNative = runNative(native, 'write', tapeFile);
       row.cReadNative = runNative(native, 'read', jsonFile);
       rows.push(row);
@@ -252,14 +259,14 @@ function main() {
   L.push(`WebAssembly module: ${(wasmBytes.length / 1024).toFixed(1)} KiB. In this process (darmok itself already loaded it once): \`new WebAssembly.Module\` ${us(compileUs[0] / 1000)} ms the first time here, ${us(median(compileUs.slice(1)) / 1000)} ms median after (V8 may reuse the compiled module); \`new WebAssembly.Instance\` + \`dk_ctx_new\` ${us(median(instUs) / 1000)} ms median. The cold cost in a fresh process is the darmok row of "Import + instantiation" above.`);
   L.push(`Native C: ${native ? native.cc : 'not built (no working C compiler)'}, \`-O3\`, same sources as the .wasm (emcc -O3).`, '');
   L.push(`Times in µs per call: medians of ${BATCHES} batches of about ${BATCH_MS} ms, the parts' batches interleaved; native JSON on the same value (the cycle-free twin for the deep graph) as the in-process baseline. MB/s = JSON bytes per second of C time. The parts do not add up exactly to the whole.`, '');
-  L.push('**Encode** (value → JSON string): encodeEntity = JS walk + copy tape in + C write + UTF-8 → string', '');
-  L.push('| workload | tape bytes | JSON bytes | JSON.stringify (baseline) | encodeEntity | JS walk | copy tape in | C write (wasm) | C write (native) | wasm/native | UTF-8 → string | C write MB/s (wasm) |');
+  L.push('**Encode** (value → JSON string): encodeEntity = JS walk + copy tape in + C write (and its UTF-16 copy when not ASCII; not natively) + output → string (ucs2Slice, or latin1Slice when ASCII)', '');
+  L.push('| workload | tape bytes | JSON bytes | JSON.stringify (baseline) | encodeEntity | JS walk | copy tape in | C write (wasm) | C write (native) | wasm/native | output → string | C write MB/s (wasm) |');
   L.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const r of rows) {
     L.push(`| ${r.title} | ${r.tapeBytes} | ${r.jsonBytes} | ${us(r.jsonStringify)} | ${us(r.encodeAll)} | ${us(r.walk)} | ${us(r.copyIn)} | ${us(r.cWrite)} | ${us(r.cWriteNative)} | ${r.cWriteNative ? (r.cWrite / r.cWriteNative).toFixed(2) + 'x' : '—'} | ${us(r.copyOut)} | ${mbps(r.jsonBytes, r.cWrite)} |`);
   }
-  L.push('', '**Decode** (JSON string → value): decodeEntity = string → UTF-8 in wasm memory + C read + JS rebuild', '');
-  L.push('| workload | JSON.parse (baseline) | decodeEntity | string → UTF-8 in | C read (wasm) | C read (native) | wasm/native | JS rebuild | C read MB/s (wasm) |');
+  L.push('', '**Decode** (JSON string → value): decodeEntity = string → UTF-16 in wasm memory (ucs2Write) + C read (made UTF-8 in place, then read; natively: the UTF-8 read alone) + JS rebuild', '');
+  L.push('| workload | JSON.parse (baseline) | decodeEntity | string → UTF-16 in | C read (wasm) | C read (native) | wasm/native | JS rebuild | C read MB/s (wasm) |');
   L.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const r of rows) {
     L.push(`| ${r.title} | ${us(r.jsonParse)} | ${us(r.decodeAll)} | ${us(r.copyInJson)} | ${us(r.cRead)} | ${us(r.cReadNative)} | ${r.cReadNative ? (r.cRead / r.cReadNative).toFixed(2) + 'x' : '—'} | ${us(r.rebuild)} | ${mbps(r.jsonBytes, r.cRead)} |`);
