@@ -1234,7 +1234,9 @@ int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
                       const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
                       dk_err *err)
 {
-    return dk_json_read_ex(json, len, flags, lim, scratch, tape_out, NULL, err);
+    /* DK_READ_PADDED only: the core's own flags (DK_READ_VALID_UTF8) are
+     * not for text from outside */
+    return dk_json_read_ex(json, len, flags & DK_READ_PADDED, lim, scratch, tape_out, NULL, err);
 }
 
 /* See darmok.h. */
