@@ -128,9 +128,17 @@ FUZZ_LIBS ?= -lm
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer
-FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_TARGETS))
+# Each target also as <name>-simd: built with the .wasm's 16-byte SIMD paths
+# through the scalar stand-in test/c/simd/wasm_simd128.h (see test-c-simd),
+# seeded and run like its twin.
+FUZZ_RUNS := $(FUZZ_TARGETS) $(addsuffix -simd,$(FUZZ_TARGETS))
+FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_RUNS))
 
 .PHONY: fuzz test-fuzz fuzz-build fuzz-corpus
+
+$(BUILD)/fuzz/%-simd: test/fuzz/fuzz_%.c test/fuzz/fuzz_common.h test/c/simd/wasm_simd128.h $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(FUZZ_EXTRA_SRC) | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -D__wasm_simd128__ -Itest/c/simd -Iwasm -Itest/fuzz $(PB_CFLAGS) $< $(CORE_SRC) $(FUZZ_EXTRA_SRC) $(FUZZ_LIBS) -o $@
 
 $(BUILD)/fuzz/%: test/fuzz/fuzz_%.c test/fuzz/fuzz_common.h $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(FUZZ_EXTRA_SRC) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
@@ -141,14 +149,15 @@ fuzz-build: $(FUZZ_BINS)
 # $(1): seconds per target. Prints one line per target (runs, coverage);
 # on a failure, the end of libFuzzer's log and the crash artifact's name.
 define FUZZ_RUN
-@set -e; for t in $(FUZZ_TARGETS); do \
-  mkdir -p $(BUILD)/fuzz/corpus/$$t test/fuzz/corpus/$$t; \
-  dict=; if [ -f test/fuzz/$$t.dict ]; then dict=-dict=test/fuzz/$$t.dict; fi; \
+@set -e; for t in $(FUZZ_RUNS); do \
+  base=$${t%-simd}; \
+  mkdir -p $(BUILD)/fuzz/corpus/$$t test/fuzz/corpus/$$base; \
+  dict=; if [ -f test/fuzz/$$base.dict ]; then dict=-dict=test/fuzz/$$base.dict; fi; \
   log=$(BUILD)/fuzz/$$t.log; \
   if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      $(BUILD)/fuzz/$$t -max_total_time=$(1) -timeout=10 -rss_limit_mb=2048 \
        -print_final_stats=1 $$dict -artifact_prefix=$(BUILD)/fuzz/crash-$$t- \
-       $(BUILD)/fuzz/corpus/$$t test/fuzz/corpus/$$t >$$log 2>&1; then \
+       $(BUILD)/fuzz/corpus/$$t test/fuzz/corpus/$$base >$$log 2>&1; then \
     echo "fuzz $$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' $$log) runs in $(1) s," \
          "$$(grep -ao 'cov: [0-9]*' $$log | tail -1), no failure"; \
   else \

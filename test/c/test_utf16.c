@@ -133,7 +133,7 @@ static void check_utf8(const uint16_t *u, size_t n, const char *what)
  * non-ASCII bytes not checked, only noted) to the same tape and UTF-16
  * side table as without it.
  */
-static void check_valid_utf8_read(const uint8_t *json, size_t n, const char *what)
+static void check_valid_utf8_read(const uint8_t *json, size_t n, int must_parse, const char *what)
 {
     dk_buf t0, t1, u0, u1;
     dk_arena a;
@@ -148,7 +148,8 @@ static void check_valid_utf8_read(const uint8_t *json, size_t n, const char *wha
     r0 = dk_json_read_ex(json, n, 0, NULL, &a, &t0, &u0, &e0);
     dk_arena_reset(&a);
     r1 = dk_json_read_ex(json, n, DK_READ_VALID_UTF8, NULL, &a, &t1, &u1, &e1);
-    CHECK(r0 == DK_OK && r1 == DK_OK && t0.len == t1.len && memcmp(t0.data, t1.data, t0.len) == 0 &&
+    CHECK(r0 == r1 && (r0 == DK_OK || (!must_parse && e0.pos == e1.pos)) && t0.len == t1.len &&
+              (t0.len == 0 || memcmp(t0.data, t1.data, t0.len) == 0) &&
               u0.len == u1.len && (u0.len == 0 || memcmp(u0.data, u1.data, u0.len) == 0),
           "%s: read with DK_READ_VALID_UTF8 differs (codes %d %d, tape %zu/%zu, table %zu/%zu)", what,
           r0, r1, t0.len, t1.len, u0.len, u1.len);
@@ -224,7 +225,7 @@ static void check_str16(const uint16_t *u, size_t n, const char *what)
             CHECK(r16 == DK_OK && r8 == DK_OK && o16.len == o8.len && memcmp(o16.data, o8.data, o8.len) == 0,
                   "%s: STR16 written as STR (%s, wrap %d): codes %d %d", what, pb ? "protobuf" : "JSON", wrap, r16, r8);
             if (!pb && r8 == DK_OK)
-                check_valid_utf8_read(o8.data, o8.len, what);
+                check_valid_utf8_read(o8.data, o8.len, 1, what);
         }
     }
     dk_buf_free(&t16);
@@ -344,6 +345,47 @@ int main(void)
 
     CHECK(dk_wtf8_to_utf16((const uint8_t *)"", 0, (uint8_t *)cps) == 0,
           "empty");
+    /* DK_READ_VALID_UTF8: a string that ends in a block with non-ASCII
+       bytes after its closing quote is still ASCII (as without the flag);
+       and the public entry points never pass the flag on */
+    {
+        static const char *after[] = {"\"\xc3\xa9\"", "\"\xe6\x9d\xb1\"", "1,\"\xf0\x9f\x98\x80\"",
+                                      "{\"\xc3\xa9\":1}", "\"a\\u00e9\xc3\xa9\""};
+        char text[128];
+        for (size_t k = 0; k < 40; k++) {
+            for (size_t j = 0; j < sizeof after / sizeof after[0]; j++) {
+                int len = snprintf(text, sizeof text, "[\"%.*s\",%s]", (int)k,
+                                   "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz", after[j]);
+                check_valid_utf8_read((const uint8_t *)text, (size_t)len, 1, "ASCII string, then non-ASCII");
+                len = snprintf(text, sizeof text, "{\"%.*s\":%s}", (int)k,
+                               "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz", after[j]);
+                check_valid_utf8_read((const uint8_t *)text, (size_t)len, j != 2, "ASCII key, then non-ASCII");
+            }
+        }
+    }
+    {
+        static const char bad[] = "[\"\xff\xfe\",\"\xed\xa0\x80\",\"\xf4\"]";
+        dk_buf t, o;
+        dk_arena a;
+        dk_err err;
+        dk_buf_init(&t);
+        dk_buf_init(&o);
+        dk_arena_init(&a);
+        CHECK(dk_json_read_opts((const uint8_t *)bad, sizeof bad - 1, DK_READ_VALID_UTF8, NULL, &a, &t, &err) ==
+                  DK_ERR_SYNTAX && err.pos == 2,
+              "dk_json_read_opts passed DK_READ_VALID_UTF8 on (code %d at %zu)", (int)err.code, err.pos);
+        dk_arena_reset(&a);
+        CHECK(dk_json_read_opts((const uint8_t *)bad, sizeof bad - 1, ~0u & ~DK_READ_PADDED, NULL, &a, &t, &err) ==
+                  DK_ERR_SYNTAX && err.pos == 2,
+              "dk_json_read_opts with every other bit: code %d at %zu", (int)err.code, err.pos);
+        dk_arena_reset(&a);
+        CHECK(dk_pb_from_json_opts((const uint8_t *)bad, sizeof bad - 1, DK_READ_VALID_UTF8, NULL, &a, &t, &o,
+                                   &err) == DK_ERR_SYNTAX && err.pos == 2,
+              "dk_pb_from_json_opts passed DK_READ_VALID_UTF8 on (code %d at %zu)", (int)err.code, err.pos);
+        dk_buf_free(&t);
+        dk_buf_free(&o);
+        dk_arena_free(&a);
+    }
     /* one special code point at every offset of an ASCII run */
     for (size_t s = 0; s < sizeof specials / sizeof specials[0]; s++) {
         for (size_t len = 0; len <= 40; len++) {

@@ -11,6 +11,7 @@
  *                       and the protobuf of the JSON seeds that transcode
  *   corpus/pb_write/    the json_write tapes (the same encoder input)
  *   corpus/pb_transcode/ the json_read texts
+ *   corpus/json_utf16/  the json_read texts (read as UTF-16 units)
  *
  * Files are named by the SHA-1 of their content, as libFuzzer names its own;
  * the directories are rewritten, so a seed whose fixture is gone goes too.
@@ -88,3 +89,4 @@ write('json_write', tapeSeeds);
 write('pb_read', pbSeeds);
 write('pb_write', tapeSeeds);
 write('pb_transcode', jsonSeeds);
+write('json_utf16', jsonSeeds);
