@@ -1565,6 +1565,142 @@ static void test_amplification(void)
     free(big);
 }
 
+/*
+ * The text check and UTF-16 widening of the decoder (pb_text_scan, 16
+ * bytes at a time where a block is ASCII and 2-byte sequences) against a
+ * plain reference of the rules: WTF-8 (UTF-8, also lone surrogates as ED
+ * A0..BF xx; no overlongs, nothing past U+10FFFF, no high surrogate right
+ * before a low one), and each code point as its UTF-16 units.
+ * Returns 1 when valid, with the units at u (*nu of them).
+ */
+static int ref_wtf8(const uint8_t *p, size_t n, uint16_t *u, size_t *nu)
+{
+    size_t i = 0, k = 0, high_end = (size_t)-1;
+    while (i < n) {
+        uint32_t b = p[i], c, len, min;
+        if (b < 0x80) { u[k++] = (uint16_t)b; i++; continue; }
+        if (b >= 0xC2 && b <= 0xDF) { len = 2; c = b & 0x1F; min = 0x80; }
+        else if (b >= 0xE0 && b <= 0xEF) { len = 3; c = b & 0x0F; min = 0x800; }
+        else if (b >= 0xF0 && b <= 0xF4) { len = 4; c = b & 0x07; min = 0x10000; }
+        else return 0;
+        if (n - i < len) return 0;
+        for (uint32_t j = 1; j < len; j++) {
+            if ((p[i + j] & 0xC0) != 0x80) return 0;
+            c = c << 6 | (p[i + j] & 0x3Fu);
+        }
+        if (c < min || c > 0x10FFFF) return 0;
+        if (c >= 0xDC00 && c <= 0xDFFF && high_end == i) return 0;
+        if (c >= 0xD800 && c <= 0xDBFF) high_end = i + 3;
+        if (c >= 0x10000) {
+            u[k++] = (uint16_t)(0xD800 + ((c - 0x10000) >> 10));
+            u[k++] = (uint16_t)(0xDC00 + ((c - 0x10000) & 0x3FF));
+        } else {
+            u[k++] = (uint16_t)c;
+        }
+        i += len;
+    }
+    *nu = k;
+    return 1;
+}
+
+/* One text as a document's only value: the decode's outcome and side table
+ * against ref_wtf8. */
+static void check_text(const uint8_t *t, size_t n, const char *what)
+{
+    Darmok__Document doc;
+    Darmok__Kind kind = DARMOK__KIND__KIND_STRING;
+    ProtobufCBinaryData text = {n, (uint8_t *)(uintptr_t)t};
+    uint16_t want[128];
+    size_t nu = 0, len;
+    int valid = ref_wtf8(t, n, want, &nu), ascii = 1, rc;
+    uint8_t *p;
+    dk_buf tape, u16;
+    dk_err err;
+
+    for (size_t i = 0; i < n; i++) ascii &= t[i] < 0x80;
+    darmok__document__init(&doc);
+    doc.format = 1;
+    doc.n_kinds = 1;
+    doc.kinds = &kind;
+    doc.n_texts = 1;
+    doc.texts = &text;
+    p = pack_doc(&doc, &len);
+    dk_buf_init(&tape);
+    dk_buf_init(&u16);
+    dk_arena_reset(&dec_side.arena);
+    rc = dk_pb_read_ex(p, len, NULL, 0, 0, &dec_side.arena, &tape, &u16, &err);
+    CHECK(rc == (valid ? DK_OK : DK_ERR_FORMAT), "%s: code %d, reference says %s", what, rc,
+          valid ? "valid" : "not WTF-8");
+    if (rc == DK_OK && valid) {
+        if (ascii) {
+            CHECK(u16.len == 0, "%s: ASCII text with a side-table entry", what);
+        } else {
+            CHECK(u16.len == 8 + 2 * nu && dk_rd32(u16.data + 4) == nu &&
+                      memcmp(u16.data + 8, want, 2 * nu) == 0, /* LE host */
+                  "%s: side table %zu bytes, want %zu units", what, u16.len, nu);
+        }
+    }
+    dk_buf_free(&tape);
+    dk_buf_free(&u16);
+    free(p);
+}
+
+static uint32_t text_rng = 0x2468ace1u;
+static uint32_t text_rnd(void)
+{
+    text_rng ^= text_rng << 13;
+    text_rng ^= text_rng >> 17;
+    text_rng ^= text_rng << 5;
+    return text_rng;
+}
+
+static void test_texts(void)
+{
+    static const uint8_t specials[] = {0x00, 0x41, 0x7F, 0x80, 0xA9, 0xBF, 0xC0, 0xC1,
+                                       0xC2, 0xC3, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF};
+    static const char *toks[] = {"a", "b ", "\xc3\xa9", "\xc3\xbc", "\xdf\xbf", "\xc2\x80", "\xe6\x9d\xb1",
+                                 "\xed\xa0\x80", "\xed\xb0\x80", "\xf0\x9f\x98\x80", "\x80", "\xc3",
+                                 "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xf5\x80\x80\x80", "\xbf"};
+    uint8_t t[96];
+    /* a Latin text of 2-byte sequences at every phase, one byte changed
+       at every offset to each special byte */
+    for (size_t phase = 0; phase < 4; phase++) {
+        size_t n = 0;
+        while (n < 44) {
+            if ((n + phase) % 4 == 0) {
+                t[n] = 0xC3;
+                t[n + 1] = 0xA9;
+                n += 2;
+            } else {
+                t[n] = (uint8_t)('a' + n % 26);
+                n++;
+            }
+        }
+        check_text(t, n, "Latin text");
+        for (size_t at = 0; at < n; at++) {
+            for (size_t k = 0; k < sizeof specials; k++) {
+                uint8_t keep = t[at];
+                t[at] = specials[k];
+                check_text(t, n, "Latin text, one byte changed");
+                t[at] = keep;
+            }
+        }
+    }
+    /* random runs of valid and invalid pieces */
+    for (int r = 0; r < 40000; r++) {
+        size_t n = 0, want = text_rnd() % 64;
+        while (n < want) {
+            uint32_t x = text_rnd() % 40;
+            const char *tok = x < 16 ? toks[x % 2] : x < 30 ? toks[2 + x % 4] : toks[6 + x % 11];
+            size_t tl = strlen(tok);
+            if (n + tl > sizeof t) break;
+            memcpy(t + n, tok, tl);
+            n += tl;
+        }
+        check_text(t, n, "random pieces");
+    }
+}
+
 int main(int argc, char **argv)
 {
 
@@ -1614,6 +1750,7 @@ int main(int argc, char **argv)
         test_fuzz_fixtures();
         test_dates();
         test_amplification();
+        test_texts();
         printf("c-proto: %d passed, %d failed\n", passed, failed);
     }
     dk_arena_free(&enc_side.arena);
