@@ -35,7 +35,6 @@ typedef struct writer {
     uint32_t sp, cap; /* open containers; stack capacity */
     uint32_t max_depth;
     uint64_t refs; /* referenceable values met so far */
-    dk_scratch str16; /* DK_T_STR16 values made WTF-8, one at a time */
 } writer;
 
 /* Fails with DK_ERR_TAPE at tape offset pos. */
@@ -217,6 +216,101 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
     return DK_OK;
 }
 
+/* The 6-byte escape \uXXXX of u (lowercase hex, as JSON.stringify). */
+static void put_u_escape(dk_buf *o, uint32_t u)
+{
+    uint8_t *d = o->data + o->len;
+    d[0] = '\\';
+    d[1] = 'u';
+    d[2] = (uint8_t)hex_digits[u >> 12];
+    d[3] = (uint8_t)hex_digits[u >> 8 & 15];
+    d[4] = (uint8_t)hex_digits[u >> 4 & 15];
+    d[5] = (uint8_t)hex_digits[u & 15];
+    o->len += 6;
+}
+
+/*
+ * Writes the n UTF-16 units at u (a DK_T_STR16's, little-endian; tape
+ * offset at) as the JSON string put_str writes for their WTF-8, in one
+ * pass: a pair as its 4-byte sequence, a lone surrogate as \udxxx. With
+ * SIMD, 16 units at a time while none needs more than its low byte.
+ *
+ * Room: 3 bytes a unit still to come, the closing quote and 16 bytes a
+ * block may store past its end stay reserved; an escape (2 or 6 bytes)
+ * re-reserves on top of that.
+ */
+DK_MUST static int put_str16(writer *w, const uint8_t *u, size_t n, size_t at)
+{
+    dk_buf *o = w->out;
+    size_t i = 0;
+
+    if (n > (SIZE_MAX - 32) / 3)
+        return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
+    DK_TRY(dk_buf_reserve(o, 3 * n + 2 + 16, w->err, at));
+    o->data[o->len++] = '"';
+    while (i < n) {
+        uint32_t c;
+#ifdef __wasm_simd128__
+        if (n - i >= 16) {
+            /* narrowed with unsigned saturation: units 0x100..0x7FFF
+             * become 0xFF and units >= 0x8000 become 0, so every unit
+             * that is not a plain ASCII byte fails the JSON mask */
+            v128_t x = wasm_u8x16_narrow_i16x8(wasm_v128_load(u + 2 * i), wasm_v128_load(u + 2 * i + 16));
+            v128_t bad = wasm_v128_or(wasm_u8x16_lt(x, wasm_i8x16_splat(0x20)),
+                                      wasm_v128_or(wasm_i8x16_eq(x, wasm_i8x16_splat('"')),
+                                                   wasm_i8x16_eq(x, wasm_i8x16_splat('\\'))));
+            uint32_t m = (uint32_t)(wasm_i8x16_bitmask(bad) | wasm_i8x16_bitmask(x));
+
+            wasm_v128_store(o->data + o->len, x);
+            if (m == 0) {
+                o->len += 16;
+                i += 16;
+                continue;
+            }
+            o->len += (size_t)__builtin_ctz(m);
+            i += (size_t)__builtin_ctz(m);
+        }
+#endif
+        c = (uint32_t)u[2 * i] | (uint32_t)u[2 * i + 1] << 8;
+        i++;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            o->data[o->len++] = (uint8_t)c;
+        } else if (c < 0x80) {
+            uint8_t e = c == '"' ? '"' : c == '\\' ? '\\' : c == '\b' ? 'b' : c == '\f' ? 'f'
+                      : c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : 0;
+            DK_TRY(dk_buf_reserve(o, 6 + 3 * (n - i) + 1 + 16, w->err, at));
+            if (e != 0) {
+                o->data[o->len++] = '\\';
+                o->data[o->len++] = e;
+            } else {
+                put_u_escape(o, c);
+            }
+        } else if (c < 0x800) {
+            o->data[o->len++] = (uint8_t)(0xC0 | c >> 6);
+            o->data[o->len++] = (uint8_t)(0x80 | (c & 0x3F));
+        } else if (c < 0xD800 || c > 0xDFFF) {
+            o->data[o->len++] = (uint8_t)(0xE0 | c >> 12);
+            o->data[o->len++] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+            o->data[o->len++] = (uint8_t)(0x80 | (c & 0x3F));
+        } else {
+            uint32_t lo = i < n ? (uint32_t)u[2 * i] | (uint32_t)u[2 * i + 1] << 8 : 0;
+            if (c <= 0xDBFF && lo >= 0xDC00 && lo <= 0xDFFF) {
+                c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+                i++;
+                o->data[o->len++] = (uint8_t)(0xF0 | c >> 18);
+                o->data[o->len++] = (uint8_t)(0x80 | (c >> 12 & 0x3F));
+                o->data[o->len++] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+                o->data[o->len++] = (uint8_t)(0x80 | (c & 0x3F));
+            } else {
+                DK_TRY(dk_buf_reserve(o, 6 + 3 * (n - i) + 1 + 16, w->err, at));
+                put_u_escape(o, c);
+            }
+        }
+    }
+    o->data[o->len++] = '"';
+    return DK_OK;
+}
+
 /* Writes a number: plain when finite and not -0, else a $Number tag. */
 DK_MUST static int put_number(writer *w, double d)
 {
@@ -358,12 +452,12 @@ DK_MUST static int write_value(writer *w)
     case DK_T_STR16: {
         const uint8_t *t;
         DK_TRY(read_u32(w, &u));
-        DK_TRY(dk_str16_wtf8(w->tape + w->pos, w->len - w->pos, u, at, w->arena, &w->str16,
-                             &t, &n, w->err));
+        if (u >= DK_STR16_MAX_UNITS) return bad_tape(w, "tape UTF-16 string too long", at);
+        if ((size_t)u * 2 > w->len - w->pos)
+            return bad_tape(w, "tape string runs past the end of the tape", at);
+        t = w->tape + w->pos;
         w->pos += (size_t)u * 2;
-        /* put_str's short copies read at most 16 bytes past what it was
-         * given: the scratch is an arena allocation (DK_ARENA_SLACK) */
-        return put_str(w, t, n, 0, at + 5);
+        return put_str16(w, t, u, at + 5);
     }
     case DK_T_HOLE: return bad_tape(w, "hole outside an array", at);
     case DK_T_REF:
