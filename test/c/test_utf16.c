@@ -95,6 +95,30 @@ static int app(dk_buf *b, const void *p, size_t n)
 }
 
 /*
+ * The reference for the UTF-16 -> UTF-8 conversions: units u[0..n) one
+ * code point at a time into want, a pair as its code point, a lone
+ * surrogate as U+FFFD (replace) or as itself (WTF-8, and *lone set).
+ * Returns the byte count.
+ */
+static size_t ref_units(const uint16_t *u, size_t n, uint8_t *want, int replace, int *lone)
+{
+    size_t w = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = u[i];
+        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] <= 0xDFFF) {
+            c = 0x10000 + ((c - 0xD800) << 10) + (u[i + 1] - 0xDC00u);
+            i++;
+        } else if (c >= 0xD800 && c <= 0xDFFF) {
+            if (replace) c = 0xFFFD;
+            else *lone = 1;
+        }
+        w += put_wtf8(want + w, c);
+    }
+    return w;
+}
+
+/*
  * dk_utf16_to_utf8 of units u[0..n) (a lone surrogate as U+FFFD) against a
  * plain reference: into a separate buffer, and in place as JSON decode
  * makes its input UTF-8 (the units at the end of an area of exactly 3n
@@ -106,16 +130,7 @@ static void check_utf8(const uint16_t *u, size_t n, const char *what)
     size_t w = 0, len;
     uint8_t *area;
 
-    for (size_t i = 0; i < n; i++) {
-        uint32_t c = u[i];
-        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] <= 0xDFFF) {
-            c = 0x10000 + ((c - 0xD800) << 10) + (u[i + 1] - 0xDC00u);
-            i++;
-        } else if (c >= 0xD800 && c <= 0xDFFF) {
-            c = 0xFFFD;
-        }
-        w += put_wtf8(want + w, c);
-    }
+    w = ref_units(u, n, want, 1, NULL);
     len = dk_utf16_to_utf8((const uint8_t *)u, n, got);
     CHECK(len == w && memcmp(got, want, w) == 0, "%s: UTF-8 %zu bytes, want %zu", what, len, w);
     if (n == 0) return;
@@ -175,16 +190,7 @@ static void check_str16(const uint16_t *u, size_t n, const char *what)
     dk_arena a;
     dk_err err;
 
-    for (size_t i = 0; i < n; i++) {
-        uint32_t c = u[i];
-        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] <= 0xDFFF) {
-            c = 0x10000 + ((c - 0xD800) << 10) + (u[i + 1] - 0xDC00u);
-            i++;
-        } else if (c >= 0xD800 && c <= 0xDFFF) {
-            lone = 1;
-        }
-        w += put_wtf8(want + w, c);
-    }
+    w = ref_units(u, n, want, 0, &lone);
     len = dk_utf16_to_wtf8((const uint8_t *)u, n, got); /* LE host */
     CHECK(len == w && memcmp(got, want, w) == 0, "%s: %zu bytes, want %zu", what, len, w);
     check_utf8(u, n, what);

@@ -122,8 +122,8 @@ static inline v128_t wasm_i8x16_swizzle(v128_t a, v128_t idx)
     return r;
 }
 
-/* Signed 16-bit lanes of a and then b, each saturated to int8. */
-static inline v128_t wasm_i8x16_narrow_i16x8(v128_t a, v128_t b)
+/* Signed 16-bit lanes of a and then b, each clamped to [lo, hi]. */
+static inline v128_t sim_narrow(v128_t a, v128_t b, int lo, int hi)
 {
     uint16_t l[16];
     v128_t r;
@@ -131,24 +131,16 @@ static inline v128_t wasm_i8x16_narrow_i16x8(v128_t a, v128_t b)
     sim_get16(b, l + 8);
     for (int i = 0; i < 16; i++) {
         int x = (int16_t)l[i];
-        r.b[i] = (uint8_t)(int8_t)(x < -128 ? -128 : x > 127 ? 127 : x);
+        r.b[i] = (uint8_t)(x < lo ? lo : x > hi ? hi : x);
     }
     return r;
 }
 
-/* Signed 16-bit lanes of a and then b, each saturated to uint8. */
-static inline v128_t wasm_u8x16_narrow_i16x8(v128_t a, v128_t b)
-{
-    uint16_t l[16];
-    v128_t r;
-    sim_get16(a, l);
-    sim_get16(b, l + 8);
-    for (int i = 0; i < 16; i++) {
-        int x = (int16_t)l[i];
-        r.b[i] = (uint8_t)(x < 0 ? 0 : x > 255 ? 255 : x);
-    }
-    return r;
-}
+/* ... saturated to int8 */
+static inline v128_t wasm_i8x16_narrow_i16x8(v128_t a, v128_t b) { return sim_narrow(a, b, -128, 127); }
+
+/* ... saturated to uint8 */
+static inline v128_t wasm_u8x16_narrow_i16x8(v128_t a, v128_t b) { return sim_narrow(a, b, 0, 255); }
 
 static inline v128_t wasm_u16x8_extend_low_u8x16(v128_t a)
 {
