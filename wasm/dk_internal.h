@@ -383,8 +383,9 @@ typedef struct dk_scratch {
  * of which avail bytes are in the tape. Made WTF-8 (dk_utf16_to_wtf8) in s,
  * grown in arena a as needed: *out, *n bytes, valid until the next use of
  * s. DK_ERR_TAPE at `at` when u is DK_STR16_MAX_UNITS or more or the units
- * run past the tape; DK_ERR_MEMORY. The JSON writer's and the protobuf
- * encoder's one reading of the op.
+ * run past the tape; DK_ERR_MEMORY. The protobuf encoder's reading of the
+ * op (the JSON writer escapes the units directly, put_str16, with the same
+ * checks and messages).
  */
 DK_MUST int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at, dk_arena *a,
                           dk_scratch *s, const uint8_t **out, size_t *n, dk_err *err);

@@ -16,6 +16,9 @@
 
 static int failures, checks;
 
+/* The longest string check_str16 and check_utf8 take, in units. */
+#define STR16_TEST_MAX 1100
+
 #define CHECK(cond, ...)                                                       \
     do {                                                                       \
         checks++;                                                              \
@@ -126,7 +129,7 @@ static size_t ref_units(const uint16_t *u, size_t n, uint8_t *want, int replace,
  */
 static void check_utf8(const uint16_t *u, size_t n, const char *what)
 {
-    uint8_t want[3 * 128 + 4] = {0}, got[3 * 128 + 16] = {0};
+    uint8_t want[3 * STR16_TEST_MAX + 4] = {0}, got[3 * STR16_TEST_MAX + 16] = {0};
     size_t w = 0, len;
     uint8_t *area;
 
@@ -183,7 +186,7 @@ static void check_valid_utf8_read(const uint8_t *json, size_t n, int must_parse,
  */
 static void check_str16(const uint16_t *u, size_t n, const char *what)
 {
-    uint8_t want[3 * 128 + 4] = {0}, got[3 * 128 + 16] = {0};
+    uint8_t want[3 * STR16_TEST_MAX + 4] = {0}, got[3 * STR16_TEST_MAX + 16] = {0};
     size_t w = 0, len;
     int lone = 0;
     dk_buf t16, t8, o16, o8;
@@ -441,6 +444,25 @@ int main(void)
                 }
             }
         }
+        /* long runs of one kind, where each unit takes the most room
+           (escapes, lone surrogates, 3-byte units), and mixes of them; 400
+           units: a buffer grown for 2 bytes a unit (1,024) would be short
+           of the 1,202 that 3-byte units take */
+        {
+            static const uint16_t kinds[] = {0x01, 0x0A, 0x22, 0x5C, 0xDC00, 0xD800, 0x4E00, 0x7FF, 'a'};
+            static const size_t lens[] = {300, 400, 700, STR16_TEST_MAX};
+            static uint16_t lu[STR16_TEST_MAX];
+            const size_t nk = sizeof kinds / sizeof kinds[0];
+            for (size_t k = 0; k < nk; k++) {
+                for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                    size_t len = lens[li];
+                    for (size_t i = 0; i < len; i++) lu[i] = kinds[k];
+                    check_str16(lu, len, "a long run of one unit");
+                    for (size_t i = 0; i < len; i++) lu[i] = kinds[(k + i) % nk];
+                    check_str16(lu, len, "a long mix");
+                }
+            }
+        }
         for (int t = 0; t < 5000; t++) {
             size_t k = rnd() % 128;
             for (size_t i = 0; i < k; i++) {
@@ -468,10 +490,20 @@ int main(void)
                   "JSON: cut STR16 (at %zu)", err.pos);
             CHECK(dk_pb_write_opts(cut, sizeof cut, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0,
                   "pb: cut STR16 (at %zu)", err.pos);
-            CHECK(dk_json_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0,
-                  "JSON: STR16 too long");
-            CHECK(dk_pb_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0,
-                  "pb: STR16 too long");
+            CHECK(dk_json_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0 &&
+                      strcmp(err.msg, "tape UTF-16 string too long") == 0,
+                  "JSON: STR16 too long (%s)", err.msg);
+            CHECK(dk_pb_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0 &&
+                      strcmp(err.msg, "tape UTF-16 string too long") == 0,
+                  "pb: STR16 too long (%s)", err.msg);
+            {
+                /* one unit under the bound: the count is accepted, the
+                   units are missing */
+                static const uint8_t under[] = {DK_T_STR16, 0x54, 0x55, 0x55, 0x15};
+                CHECK(dk_json_write_opts(under, sizeof under, NULL, &a, &o, &err) == DK_ERR_TAPE &&
+                          strcmp(err.msg, "tape string runs past the end of the tape") == 0,
+                      "JSON: STR16 one under the bound (%s)", err.msg);
+            }
             dk_buf_free(&o);
             dk_arena_free(&a);
         }
