@@ -70,7 +70,9 @@ for (const bad of invalid) jsonSeeds.push(bad.bytes ? Uint8Array.from(bad.bytes)
 jsonSeeds.push(...extra);
 for (const text of extra) {
   try {
-    core.jsonDecode(text, 1000, 1 << 24, 1 << 26, (r) => tapeSeeds.push(r.buf.slice(r.pos, r.end)));
+    // A copy: r.buf is WebAssembly memory (a Buffer, whose slice() is a
+    // view that the next call overwrites, or growth detaches).
+    core.jsonDecode(text, 1000, 1 << 24, 1 << 26, (r) => tapeSeeds.push(Uint8Array.prototype.slice.call(r.buf, r.pos, r.end)));
   } catch {
     // an invalid seed has no tape
   }
