@@ -167,28 +167,25 @@ static inline unsigned dk_first_lane(uint64_t m)
 #include <wasm_simd128.h>
 #define DK_PLAIN_RUN 16u
 typedef uint32_t dk_runmask;
-static inline dk_runmask dk_plain_mask(const uint8_t *p)
+/* The lanes of x that need work in a JSON string besides bytes >= 0x80: a
+ * control byte, '"' or '\\' (also for a block narrowed from UTF-16). */
+static inline dk_runmask dk_quote_bits(v128_t x)
 {
-    v128_t x = wasm_v128_load(p);
-    v128_t bad = wasm_v128_or(
+    return (dk_runmask)wasm_i8x16_bitmask(wasm_v128_or(
         wasm_u8x16_lt(x, wasm_i8x16_splat(0x20)),
         wasm_v128_or(wasm_i8x16_eq(x, wasm_i8x16_splat('"')),
-                     wasm_i8x16_eq(x, wasm_i8x16_splat('\\'))));
-    return (dk_runmask)(wasm_i8x16_bitmask(bad) | wasm_i8x16_bitmask(x));
-}
-static inline dk_runmask dk_ascii_mask(const uint8_t *p)
-{
-    return (dk_runmask)wasm_i8x16_bitmask(wasm_v128_load(p));
+                     wasm_i8x16_eq(x, wasm_i8x16_splat('\\')))));
 }
 static inline dk_runmask dk_quote_mask(const uint8_t *p, dk_runmask *high)
 {
     v128_t x = wasm_v128_load(p);
-    v128_t bad = wasm_v128_or(
-        wasm_u8x16_lt(x, wasm_i8x16_splat(0x20)),
-        wasm_v128_or(wasm_i8x16_eq(x, wasm_i8x16_splat('"')),
-                     wasm_i8x16_eq(x, wasm_i8x16_splat('\\'))));
+
     *high = (dk_runmask)wasm_i8x16_bitmask(x);
-    return (dk_runmask)wasm_i8x16_bitmask(bad);
+    return dk_quote_bits(x);
+}
+static inline dk_runmask dk_ascii_mask(const uint8_t *p)
+{
+    return (dk_runmask)wasm_i8x16_bitmask(wasm_v128_load(p));
 }
 static inline unsigned dk_mask_first(dk_runmask m)
 {
@@ -201,18 +198,6 @@ static inline dk_runmask dk_mask_before(dk_runmask m, unsigned k)
 #else
 #define DK_PLAIN_RUN 8u
 typedef uint64_t dk_runmask;
-static inline dk_runmask dk_plain_mask(const uint8_t *p)
-{
-    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-    uint64_t x = dk_rd64(p);
-    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-
-    return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b) | x) & high;
-}
-static inline dk_runmask dk_ascii_mask(const uint8_t *p)
-{
-    return dk_rd64(p) & 0x8080808080808080u;
-}
 static inline dk_runmask dk_quote_mask(const uint8_t *p, dk_runmask *high)
 {
     const uint64_t ones = 0x0101010101010101u, hb = 0x8080808080808080u;
@@ -221,6 +206,10 @@ static inline dk_runmask dk_quote_mask(const uint8_t *p, dk_runmask *high)
 
     *high = x & hb;
     return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b)) & hb;
+}
+static inline dk_runmask dk_ascii_mask(const uint8_t *p)
+{
+    return dk_rd64(p) & 0x8080808080808080u;
 }
 static inline unsigned dk_mask_first(dk_runmask m)
 {
@@ -231,7 +220,41 @@ static inline dk_runmask dk_mask_before(dk_runmask m, unsigned k)
     return k == 0 ? 0 : m & (~(uint64_t)0 >> (64 - 8 * k));
 }
 #endif
+static inline dk_runmask dk_plain_mask(const uint8_t *p)
+{
+    dk_runmask high, m = dk_quote_mask(p, &high);
 
+    return m | high;
+}
+
+
+/*
+ * Writes code point c (<= U+10FFFF; a surrogate gives its own 3 bytes, as
+ * WTF-8) as UTF-8 at d; returns the byte count, 1 to 4.
+ */
+static inline size_t dk_put_utf8(uint8_t *d, uint32_t c)
+{
+    if (c < 0x80) {
+        d[0] = (uint8_t)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        d[0] = (uint8_t)(0xC0 | c >> 6);
+        d[1] = (uint8_t)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        d[0] = (uint8_t)(0xE0 | c >> 12);
+        d[1] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+        d[2] = (uint8_t)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    d[0] = (uint8_t)(0xF0 | c >> 18);
+    d[1] = (uint8_t)(0x80 | (c >> 12 & 0x3F));
+    d[2] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+    d[3] = (uint8_t)(0x80 | (c & 0x3F));
+    return 4;
+}
 
 /*
  * Stores the UTF-16 unit v at d (unaligned), little-endian: on little-endian

@@ -251,24 +251,7 @@ DK_MUST static int unescape(reader *r, const uint8_t **pp, uint32_t *flags,
         } else if (cp >= 0xD800 && cp <= 0xDFFF) {
             *flags |= DK_STR_WTF8;
         }
-        if (cp < 0x80) {
-            b[0] = (uint8_t)cp;
-        } else if (cp < 0x800) {
-            b[0] = (uint8_t)(0xC0 | cp >> 6);
-            b[1] = (uint8_t)(0x80 | (cp & 0x3F));
-            n = 2;
-        } else if (cp < 0x10000) {
-            b[0] = (uint8_t)(0xE0 | cp >> 12);
-            b[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
-            b[2] = (uint8_t)(0x80 | (cp & 0x3F));
-            n = 3;
-        } else {
-            b[0] = (uint8_t)(0xF0 | cp >> 18);
-            b[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
-            b[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
-            b[3] = (uint8_t)(0x80 | (cp & 0x3F));
-            n = 4;
-        }
+        n = dk_put_utf8(b, cp);
         if (cp >= 0x80) *flags &= ~DK_STR_ASCII;
         break;
     default: r->p = p + 1; return unexpected(r, "expected an escape: \\\" \\\\ / b f n r t u");

@@ -132,6 +132,29 @@ static size_t wtf8_len(const uint8_t *s, size_t n, int *surrogate)
 static const char hex_digits[] = "0123456789abcdef";
 
 /*
+ * The escape JSON.stringify writes for u (a control character, '"', '\\'
+ * or a lone surrogate) at d: 2 bytes (\n and the like) or 6 (\uXXXX,
+ * lowercase hex); returns which.
+ */
+static size_t put_escape(uint8_t *d, uint32_t u)
+{
+    uint8_t e = u == '"' ? '"' : u == '\\' ? '\\' : u == '\b' ? 'b' : u == '\f' ? 'f'
+              : u == '\n' ? 'n' : u == '\r' ? 'r' : u == '\t' ? 't' : 0;
+
+    d[0] = '\\';
+    if (e != 0) {
+        d[1] = e;
+        return 2;
+    }
+    d[1] = 'u';
+    d[2] = (uint8_t)hex_digits[u >> 12];
+    d[3] = (uint8_t)hex_digits[u >> 8 & 15];
+    d[4] = (uint8_t)hex_digits[u >> 4 & 15];
+    d[5] = (uint8_t)hex_digits[u & 15];
+    return 6;
+}
+
+/*
  * Writes s[0..n) (tape offset at) as a JSON string escaped exactly as
  * JSON.stringify does; with dollar, one extra '$' goes first (the key
  * escaping rule). Lone surrogates become \udxxx; other bytes >= 0x80 are
@@ -152,8 +175,8 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
     o->data[o->len++] = '"';
     if (dollar) o->data[o->len++] = '$';
     while (i < n) {
-        uint8_t c, esc[6];
-        size_t len = 1, elen = 2;
+        uint8_t c;
+        size_t len = 1;
         int sur = 0;
 
         if (n - i >= DK_PLAIN_RUN) { /* skip plain bytes a run at a time */
@@ -185,29 +208,10 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
         }
         dk_put_short(o, s + run, i - run, w->len - at - run);
         DK_TRY(dk_buf_reserve(o, 6 + (n - i) + 1, w->err, at + i));
-        esc[0] = '\\';
-        switch (c) {
-        case '"': esc[1] = '"'; break;
-        case '\\': esc[1] = '\\'; break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        default: {
-            uint32_t u = sur ? (uint32_t)(c & 0x0F) << 12 |
-                                   (uint32_t)(s[i + 1] & 0x3F) << 6 |
-                                   (uint32_t)(s[i + 2] & 0x3F)
-                             : c;
-            esc[1] = 'u';
-            esc[2] = (uint8_t)hex_digits[u >> 12];
-            esc[3] = (uint8_t)hex_digits[u >> 8 & 15];
-            esc[4] = (uint8_t)hex_digits[u >> 4 & 15];
-            esc[5] = (uint8_t)hex_digits[u & 15];
-            elen = 6;
-        }
-        }
-        dk_put_unsafe(o, esc, elen);
+        o->len += put_escape(o->data + o->len,
+                             sur ? (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 |
+                                       (uint32_t)(s[i + 2] & 0x3F)
+                                 : c);
         i += len;
         run = i;
     }
@@ -216,50 +220,34 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
     return DK_OK;
 }
 
-/* The 6-byte escape \uXXXX of u (lowercase hex, as JSON.stringify). */
-static void put_u_escape(dk_buf *o, uint32_t u)
-{
-    uint8_t *d = o->data + o->len;
-    d[0] = '\\';
-    d[1] = 'u';
-    d[2] = (uint8_t)hex_digits[u >> 12];
-    d[3] = (uint8_t)hex_digits[u >> 8 & 15];
-    d[4] = (uint8_t)hex_digits[u >> 4 & 15];
-    d[5] = (uint8_t)hex_digits[u & 15];
-    o->len += 6;
-}
-
 /*
  * Writes the n UTF-16 units at u (a DK_T_STR16's, little-endian; tape
  * offset at) as the JSON string put_str writes for their WTF-8, in one
  * pass: a pair as its 4-byte sequence, a lone surrogate as \udxxx. With
  * SIMD, 16 units at a time while none needs more than its low byte.
  *
- * Room: 3 bytes a unit still to come, the closing quote and 16 bytes a
- * block may store past its end stay reserved; an escape (2 or 6 bytes)
- * re-reserves on top of that.
+ * Room: 3 bytes a unit still to come and the closing quote stay reserved
+ * (a block stores 16 bytes where 16 units have reserved 48); an escape
+ * (2 or 6 bytes) re-reserves on top of that.
  */
 DK_MUST static int put_str16(writer *w, const uint8_t *u, size_t n, size_t at)
 {
     dk_buf *o = w->out;
     size_t i = 0;
 
-    if (n > (SIZE_MAX - 32) / 3)
+    if (n > (SIZE_MAX - 2) / 3)
         return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
-    DK_TRY(dk_buf_reserve(o, 3 * n + 2 + 16, w->err, at));
+    DK_TRY(dk_buf_reserve(o, 3 * n + 2, w->err, at));
     o->data[o->len++] = '"';
     while (i < n) {
         uint32_t c;
 #ifdef __wasm_simd128__
-        if (n - i >= 16) {
+        if (n - i >= 16) { /* room: 3(n - i) >= 48 */
             /* narrowed with unsigned saturation: units 0x100..0x7FFF
              * become 0xFF and units >= 0x8000 become 0, so every unit
              * that is not a plain ASCII byte fails the JSON mask */
             v128_t x = wasm_u8x16_narrow_i16x8(wasm_v128_load(u + 2 * i), wasm_v128_load(u + 2 * i + 16));
-            v128_t bad = wasm_v128_or(wasm_u8x16_lt(x, wasm_i8x16_splat(0x20)),
-                                      wasm_v128_or(wasm_i8x16_eq(x, wasm_i8x16_splat('"')),
-                                                   wasm_i8x16_eq(x, wasm_i8x16_splat('\\'))));
-            uint32_t m = (uint32_t)(wasm_i8x16_bitmask(bad) | wasm_i8x16_bitmask(x));
+            dk_runmask m = dk_quote_bits(x) | (dk_runmask)wasm_i8x16_bitmask(x);
 
             wasm_v128_store(o->data + o->len, x);
             if (m == 0) {
@@ -267,44 +255,25 @@ DK_MUST static int put_str16(writer *w, const uint8_t *u, size_t n, size_t at)
                 i += 16;
                 continue;
             }
-            o->len += (size_t)__builtin_ctz(m);
-            i += (size_t)__builtin_ctz(m);
+            o->len += dk_mask_first(m);
+            i += dk_mask_first(m);
         }
 #endif
         c = (uint32_t)u[2 * i] | (uint32_t)u[2 * i + 1] << 8;
         i++;
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            o->data[o->len++] = (uint8_t)c;
-        } else if (c < 0x80) {
-            uint8_t e = c == '"' ? '"' : c == '\\' ? '\\' : c == '\b' ? 'b' : c == '\f' ? 'f'
-                      : c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : 0;
-            DK_TRY(dk_buf_reserve(o, 6 + 3 * (n - i) + 1 + 16, w->err, at));
-            if (e != 0) {
-                o->data[o->len++] = '\\';
-                o->data[o->len++] = e;
-            } else {
-                put_u_escape(o, c);
-            }
-        } else if (c < 0x800) {
-            o->data[o->len++] = (uint8_t)(0xC0 | c >> 6);
-            o->data[o->len++] = (uint8_t)(0x80 | (c & 0x3F));
-        } else if (c < 0xD800 || c > 0xDFFF) {
-            o->data[o->len++] = (uint8_t)(0xE0 | c >> 12);
-            o->data[o->len++] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
-            o->data[o->len++] = (uint8_t)(0x80 | (c & 0x3F));
-        } else {
-            uint32_t lo = i < n ? (uint32_t)u[2 * i] | (uint32_t)u[2 * i + 1] << 8 : 0;
-            if (c <= 0xDBFF && lo >= 0xDC00 && lo <= 0xDFFF) {
-                c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+        if (c >= 0xD800 && c <= 0xDBFF && i < n) {
+            uint32_t lo = (uint32_t)u[2 * i] | (uint32_t)u[2 * i + 1] << 8;
+            if (lo >= 0xDC00 && lo <= 0xDFFF) {
                 i++;
-                o->data[o->len++] = (uint8_t)(0xF0 | c >> 18);
-                o->data[o->len++] = (uint8_t)(0x80 | (c >> 12 & 0x3F));
-                o->data[o->len++] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
-                o->data[o->len++] = (uint8_t)(0x80 | (c & 0x3F));
-            } else {
-                DK_TRY(dk_buf_reserve(o, 6 + 3 * (n - i) + 1 + 16, w->err, at));
-                put_u_escape(o, c);
+                o->len += dk_put_utf8(o->data + o->len, 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00));
+                continue;
             }
+        }
+        if (c < 0x20 || c == '"' || c == '\\' || (c >= 0xD800 && c <= 0xDFFF)) {
+            DK_TRY(dk_buf_reserve(o, 6 + 3 * (n - i) + 1, w->err, at));
+            o->len += put_escape(o->data + o->len, c);
+        } else {
+            o->len += dk_put_utf8(o->data + o->len, c);
         }
     }
     o->data[o->len++] = '"';

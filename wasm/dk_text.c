@@ -400,22 +400,13 @@ static inline size_t utf16_narrow(const uint8_t *s, size_t n, uint8_t *d, int re
                 uint32_t lo = (uint32_t)s[2 * i] | (uint32_t)s[2 * i + 1] << 8;
 
                 if (lo >= 0xDC00 && lo <= 0xDFFF) {
-                    c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
                     i++;
-                    d[0] = (uint8_t)(0xF0 | c >> 18);
-                    d[1] = (uint8_t)(0x80 | (c >> 12 & 0x3F));
-                    d[2] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
-                    d[3] = (uint8_t)(0x80 | (c & 0x3F));
-                    d += 4;
+                    d += dk_put_utf8(d, 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00));
                     continue;
                 }
             }
             /* a lone surrogate: its own 3 bytes (WTF-8), or U+FFFD's */
-            if (replace) c = 0xFFFD;
-            d[0] = (uint8_t)(0xE0 | c >> 12);
-            d[1] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
-            d[2] = (uint8_t)(0x80 | (c & 0x3F));
-            d += 3;
+            d += dk_put_utf8(d, replace ? 0xFFFD : c);
         }
     }
     return (size_t)(d - d0);
