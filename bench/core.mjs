@@ -101,8 +101,20 @@ function loadCore(bytes) {
   if (typeof ex._initialize === 'function') ex._initialize();
   const ctx = ex.dk_ctx_new() >>> 0;
   const res = ex.dk_ctx_result(ctx) >>> 0;
-  const u8 = () => new Uint8Array(ex.memory.buffer);
-  const word = (i) => new DataView(ex.memory.buffer).getUint32(res + 4 * i, true);
+  // Views over the memory, taken again only when growth replaced its
+  // buffer (as js/core.cjs does): no allocation per timed call.
+  let buf = null;
+  let heap = null;
+  let view = null;
+  const u8 = () => {
+    if (ex.memory.buffer !== buf) {
+      buf = ex.memory.buffer;
+      heap = Buffer.from(buf);
+      view = new DataView(buf);
+    }
+    return heap;
+  };
+  const word = (i) => { u8(); return view.getUint32(res + 4 * i, true); };
   return { ex, ctx, u8, word };
 }
 
@@ -217,11 +229,11 @@ function main() {
       // As jsonDecode does with a string: its UTF-16 at byte n of 3n bytes.
       const json16In = () => {
         const q = ex.dk_ctx_input(ctx, 3 * json.length) >>> 0;
-        Buffer.from(core.u8().buffer).ucs2Write(json, q + json.length, 2 * json.length);
+        core.u8().ucs2Write(json, q + json.length, 2 * json.length);
       };
       jsonIn();
       if (ex.dk_json_decode_ctx(ctx, room, 1000, 0x3fffffff) !== 0) throw new Error(`${id}: core decode failed (code ${word(0)} at ${word(1)})`);
-      const tapeOut = core.u8().slice(word(2), word(2) + word(3));
+      const tapeOut = Uint8Array.prototype.slice.call(core.u8(), word(2), word(2) + word(3)); // a copy (Buffer#slice is a view)
       Object.assign(row, measure({
         jsonStringify: { run: () => JSON.stringify(controlValue) },
         jsonParse: { run: () => JSON.parse(controlJson) },
@@ -232,7 +244,7 @@ function main() {
         copyOut: {
           setup: () => { tapeIn(); ex.dk_json_encode_ctx(ctx, tape.length, 1000); },
           run: () => {
-            const heap = Buffer.from(core.u8().buffer);
+            const heap = core.u8();
             const u16 = word(6);
             return u16 !== 0 ? heap.ucs2Slice(u16, u16 + word(7)) : heap.latin1Slice(word(2), word(2) + word(3));
           },

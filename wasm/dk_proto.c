@@ -851,19 +851,13 @@ static int enc_is_record(uint8_t op)
 /* Remember shape as the last one of class key `key` (see class_shape). */
 static DK_MUST int enc_class_shape(pb_enc *e, uint32_t key, uint32_t shape)
 {
-    if (key >= e->cap_class_shape) {
-        size_t cap = e->cap_class_shape == 0 ? 16 : e->cap_class_shape;
-        uint32_t *t;
-        while (cap <= key)
-            cap *= 2;
-        t = dk_arena_alloc(e->a, cap * sizeof *t);
+    while (key >= e->cap_class_shape) {
+        size_t old = e->cap_class_shape;
+        uint32_t *t = pb_more(e->a, e->class_shape, old, &e->cap_class_shape, sizeof *t);
         if (t == NULL)
             return enc_oom(e);
-        memset(t, 0, cap * sizeof *t);
-        if (e->cap_class_shape != 0)
-            memcpy(t, e->class_shape, e->cap_class_shape * sizeof *t);
+        memset(t + old, 0, (e->cap_class_shape - old) * sizeof *t); /* 0: no shape yet */
         e->class_shape = t;
-        e->cap_class_shape = cap;
     }
     e->class_shape[key] = shape + 1;
     return 0;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "darmok.h"
+#include "test_rng.h"
 
 static int passed, failed;
 
@@ -915,10 +916,7 @@ static void test_reuse(void)
 static uint32_t rnd(void)
 {
     static uint32_t x = 2463534242u;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return x;
+    return xorshift32(&x);
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include "darmok.h"
 #include "dk_internal.h"
+#include "test_rng.h"
 #include "darmok.pb-c.h"
 
 static int passed, failed;
@@ -536,6 +537,27 @@ static void test_containers(void)
         tb_str(&t, S("b"));
         v_int(&t, 3);
         roundtrip("instances leaving their class's last shape", &t);
+
+        /* a class key interned after 40 other keys: the table of class
+           keys' last shapes grows past its first 16 entries, twice */
+        t.n = 0;
+        v_hdr(&t, DK_T_ARRAY, 4);
+        v_hdr(&t, DK_T_OBJECT, 40);
+        for (int q = 0; q < 40; q++) {
+            char key[8];
+            int kl = snprintf(key, sizeof key, "k%d", q);
+            tb_str(&t, key, (size_t)kl);
+            v_int(&t, q);
+        }
+        for (int q = 0; q < 2; q++) {
+            v_inst(&t, S("Z"), 1, 1);
+            tb_str(&t, S("k39"));
+            v_int(&t, q);
+        }
+        v_inst(&t, S("Y"), 1, 1);
+        tb_str(&t, S("k1"));
+        v_int(&t, 7);
+        roundtrip("class keys late in the strings table", &t);
     }
 
     /* objects: empty, keys needing raw strings, nested */
@@ -1648,10 +1670,7 @@ static void check_text(const uint8_t *t, size_t n, const char *what)
 static uint32_t text_rng = 0x2468ace1u;
 static uint32_t text_rnd(void)
 {
-    text_rng ^= text_rng << 13;
-    text_rng ^= text_rng >> 17;
-    text_rng ^= text_rng << 5;
-    return text_rng;
+    return xorshift32(&text_rng);
 }
 
 static void test_texts(void)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dk_internal.h"
+#include "test_rng.h"
 #include "tape_walk.h"
 
 static int failures, checks;
@@ -248,10 +249,7 @@ static uint32_t rng_state = 0x12345678u;
 
 static uint32_t rnd(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 17;
-    rng_state ^= rng_state << 5;
-    return rng_state;
+    return xorshift32(&rng_state);
 }
 
 /*

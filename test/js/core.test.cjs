@@ -5,7 +5,7 @@
  * error mapping (code, offset, excerpt).
  */
 const { test } = require('node:test');
-const { assert, sameGraph } = require('./helpers.cjs');
+const { assert, sameGraph, xorshift } = require('./helpers.cjs');
 const core = require('../../js/core.cjs');
 const { encodeEntity, decodeEntity, DarmokError } = require('../../js/index.cjs');
 const { fixtures } = require('./fixtures.cjs');
@@ -130,13 +130,7 @@ test('JSON text from a string reads as its UTF-8 bytes do', () => {
  * reads them when they have no lone surrogate.
  */
 test('JSON text from a string: random runs of 1- to 4-byte characters', () => {
-  let seed = 0x9e3779b9;
-  const rnd = (n) => {
-    seed ^= seed << 13; seed >>>= 0;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5; seed >>>= 0;
-    return seed % n;
-  };
+  const rnd = xorshift(0x9e3779b9);
   const pick = () => {
     switch (rnd(6)) {
       case 0: case 1: return String.fromCharCode(0x20 + rnd(0x5f)).replace(/["\\]/, 'q');

@@ -110,4 +110,15 @@ function throwsCode(fn, code, check) {
   });
 }
 
-module.exports = { assert, sameGraph, deepFreeze, haveWasm, hasOwn, throwsCode };
+/* A seeded xorshift32 (Marsaglia): rnd(n) is an integer in [0, n), the same sequence every run. */
+function xorshift(seed) {
+  let s = seed >>> 0;
+  return (n) => {
+    s ^= s << 13; s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5; s >>>= 0;
+    return s % n;
+  };
+}
+
+module.exports = { assert, sameGraph, deepFreeze, haveWasm, hasOwn, throwsCode, xorshift };

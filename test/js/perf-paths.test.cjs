@@ -10,6 +10,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const T = require('../../js/tape.cjs');
+const { xorshift } = require('./helpers.cjs');
 const { encodeEntity, decodeEntity } = require('../../js/json.cjs');
 
 /* A tape of one string value, read back through a TapeReader over buf. */
@@ -232,13 +233,7 @@ test('identity around the encoder\'s switch from a short array to a Map: every s
  */
 test('long string values through T_STR16: random code units in both formats', () => {
   const protobuf = require('../../js/protobuf.cjs');
-  let seed = 0x2545f491;
-  const rnd = (n) => {
-    seed ^= seed << 13; seed >>>= 0;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5; seed >>>= 0;
-    return seed % n;
-  };
+  const rnd = xorshift(0x2545f491);
   for (let t = 0; t < 3000; t++) {
     const len = 24 + rnd(276);
     let s = '';
