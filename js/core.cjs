@@ -339,23 +339,24 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
     limits.maxLength = maxLength;
     throw failure(code, p, units !== 0 ? word(RES_IN_LEN) : len, 'decode');
   }
-  return rebuildOutput(rebuild);
+  return rebuildOutput(rebuild, false, units !== 0 ? p + units : 0);
 }
 
 /*
  * After a decode call: rebuild(reader) over the tape in the output, with the
- * core's UTF-16 side table of its non-ASCII strings when there is one, and
- * reading key references when the call wrote them (keyrefs). No
+ * core's UTF-16 side table of its non-ASCII strings when there is one
+ * (src: where a JSON text's own units are, for entries that point there),
+ * and reading key references when the call wrote them (keyrefs). No
  * call into the core may happen meanwhile (it would reuse the memory).
  */
-function rebuildOutput(rebuild, keyrefs) {
+function rebuildOutput(rebuild, keyrefs, src) {
   const out = word(RES_OUT);
   rebuilding = true;
   try {
     if (reader === null) reader = new TapeReader(heap, heapView, out, out + word(RES_OUT_LEN));
     else reader.reset(heap, heapView, out, out + word(RES_OUT_LEN));
     const u16 = word(RES_U16);
-    if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN));
+    if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN), src);
     if (keyrefs === true) reader.useKeyrefs();
     return rebuild(reader);
   } finally {

@@ -442,6 +442,7 @@ class TapeReader {
     this.base = 0;
     this.u16At = 0;
     this.u16End = 0;
+    this.src = 0;
     /* The member keys read in full so far, when the tape has key
        references (useKeyrefs); else null. */
     this.keys = null;
@@ -462,6 +463,7 @@ class TapeReader {
     this.base = 0;
     this.u16At = 0;
     this.u16End = 0;
+    this.src = 0;
     this.keys = null;
   }
 
@@ -493,14 +495,17 @@ class TapeReader {
   /*
    * Read non-ASCII strings from the core's UTF-16 side table buf[at..end)
    * (dk_json_read_ex): entries u32 tape offset (from base, where the tape
-   * starts in buf), u32 units, the units; in tape order. Needs Node's
-   * Buffer (ucs2Slice), else it is ignored.
+   * starts in buf), u32 units, the units; or u32 tape offset, u32 units |
+   * 0x80000000, u32 index of the first of them in the JSON text's own
+   * units, which start at buf[src]. In tape order. Needs Node's Buffer
+   * (ucs2Slice), else it is ignored.
    */
-  useUtf16(base, at, end) {
+  useUtf16(base, at, end, src) {
     if (this.nb === null) return;
     this.base = base;
     this.u16At = at;
     this.u16End = end;
+    this.src = src === undefined ? 0 : src;
   }
 
   /*
@@ -518,8 +523,16 @@ class TapeReader {
     while (p < end) {
       const entryAt = (buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16) | (buf[p + 3] << 24)) >>> 0;
       if (entryAt > want) break;
-      const units = (buf[p + 4] | (buf[p + 5] << 8) | (buf[p + 6] << 16) | (buf[p + 7] << 24)) >>> 0;
-      const from = p + 8;
+      const units = buf[p + 4] | (buf[p + 5] << 8) | (buf[p + 6] << 16) | (buf[p + 7] << 24);
+      let from = p + 8;
+      if (units < 0) {
+        const first = (buf[from] | (buf[from + 1] << 8) | (buf[from + 2] << 16) | (buf[from + 3] << 24)) >>> 0;
+        p += 12;
+        this.u16At = p;
+        from = this.src + 2 * first;
+        if (entryAt === want) return this.nb.ucs2Slice(from, from + 2 * (units & 0x7fffffff));
+        continue;
+      }
       p = from + 2 * units;
       this.u16At = p;
       if (entryAt === want) return this.nb.ucs2Slice(from, p);

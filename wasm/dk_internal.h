@@ -142,6 +142,19 @@ static inline unsigned dk_first_lane(uint64_t m)
     return i;
 }
 
+/* The count of set bits of x. */
+static inline unsigned dk_popcount64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_popcountll(x);
+#else
+    unsigned n = 0;
+
+    for (; x != 0; x &= x - 1) n++;
+    return n;
+#endif
+}
+
 /*
  * Scans DK_PLAIN_RUN bytes at a time: 16 with WebAssembly SIMD (emcc
  * -msimd128), else 8 (SWAR: each test sets the top bit of a byte's lane; a
@@ -340,16 +353,48 @@ static inline void dk_wrf64(uint8_t *p, double d)
 }
 
 /*
+ * The UTF-16 text a JSON text was made from (dk_utf16_to_utf8 in place, as
+ * dk_json_decode_ctx does): its n units (LE) and the first of them the
+ * UTF-8 and its padding have not overwritten.
+ */
+typedef struct dk_src16 {
+    const uint8_t *units;
+    size_t n;
+    size_t intact;
+} dk_src16;
+
+/* Side-table entry flag on the unit count: the units are in the source. */
+#define DK_U16_SRC 0x80000000u
+
+/*
  * dk_json_read_opts plus a UTF-16 side table for JS: unless u16_out is
  * NULL it is emptied and gets, for every non-ASCII str of the tape in tape
  * order, an entry: u32 tape offset of the str's header, u32 count of
  * UTF-16 code units, the units (LE, 2 bytes each). A later entry never has
  * a smaller offset. JS makes such strings with one copy (Buffer#ucs2Slice)
  * instead of decoding UTF-8, which V8 does slowly. Emptied on failure.
+ *
+ * With src (only with DK_READ_VALID_UTF8: json is src's UTF-8, lone
+ * surrogates none), a string without escapes whose units are intact in
+ * src gets the entry u32 tape offset, u32 count | DK_U16_SRC, u32 index of
+ * its first unit in src: JS copies it from there, and the core converts
+ * nothing back.
  */
 int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
                     const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                    dk_buf *u16_out, dk_err *err);
+                    dk_buf *u16_out, const dk_src16 *src, dk_err *err);
+
+/*
+ * Reads the JSON text of a JS string: its n UTF-16 units (LE) at byte n of
+ * the area of 3n + DK_JSON_PADDING bytes at area are made UTF-8 in place
+ * (dk_utf16_to_utf8: a lone surrogate becomes U+FFFD; *json_len is set to
+ * the UTF-8's length, which error offsets count) and read as
+ * dk_json_read_ex reads with DK_READ_PADDED | DK_READ_VALID_UTF8, with the
+ * units as src: the side table's DK_U16_SRC entries index them where they
+ * are. The WebAssembly entry dk_json_decode_ctx with units.
+ */
+int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
+                       dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, dk_err *err);
 
 /* ---- text helpers (dk_text.c) ------------------------------------------ */
 
@@ -362,6 +407,13 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
  * length. No terminating zero.
  */
 size_t dk_fmt_double(double x, char out[DK_NUM_MAX]);
+
+/*
+ * The count of UTF-16 code units of the WTF-8 bytes s[0..n) (trusted, as
+ * for dk_wtf8_to_utf16): one a sequence, two a 4-byte one. Reads up to
+ * s[n + 15] (DK_JSON_PADDING).
+ */
+size_t dk_utf8_units(const uint8_t *s, size_t n);
 
 /*
  * Writes the WTF-8 bytes s[0..n) (trusted: complete, minimal sequences, as
@@ -388,9 +440,10 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d);
  * dk_utf16_to_wtf8, except that a lone surrogate becomes U+FFFD (EF BF BD)
  * as Buffer#utf8Write and TextEncoder write it: UTF-8. Also in place: the
  * units may sit at the end of a 3n-byte area whose start is d (s = d + n),
- * as every unit is read before a byte lands on it.
+ * as every unit is read before a byte lands on it. Unless lone is NULL,
+ * *lone is set to the count of lone surrogates replaced.
  */
-size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d);
+size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d, size_t *lone);
 
 /* DK_T_STR16 unit counts must be below this: their WTF-8 stays < 2^30. */
 #define DK_STR16_MAX_UNITS (0x40000000u / 3)

@@ -59,6 +59,11 @@ typedef struct reader {
     dk_buf *u16;      /* UTF-16 side table (dk_json_read_ex), or NULL */
     size_t u16_last;  /* offset of its last entry */
     int valid_utf8;   /* DK_READ_VALID_UTF8 */
+    /* The UTF-16 source (dk_json_read_ex), or NULL. Input offsets before
+     * src_at hold src_delta more bytes than units: the non-ASCII strings
+     * before it were counted (nothing else in a JSON text is non-ASCII). */
+    const dk_src16 *src;
+    size_t src_at, src_delta;
 } reader;
 
 /* The cursor's input offset. */
@@ -345,15 +350,36 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
 /*
  * Appends to the side table r->u16 the entry of the str at tape offset at,
  * whose bytes are WTF-8 that read_str_bytes validated or wrote itself
- * (hence no checks): u32 at, u32 unit count, the UTF-16 units (LE). A
- * byte gives at most one unit (a 4-byte sequence two), so 2n bytes do.
+ * (hence no checks), read from the JSON string whose opening quote is at
+ * input offset qat and whose closing quote was the last byte read: its
+ * source units when it has no escapes (escapes only ever shorten a string)
+ * and they are intact (dk_json_read_ex), else u32 at, u32 unit count, the
+ * UTF-16 units (LE). A byte gives at most one unit (a 4-byte sequence two),
+ * so 2n bytes do.
  */
-DK_MUST static int put_utf16(reader *r, size_t at)
+DK_MUST static int put_utf16(reader *r, size_t at, size_t qat)
 {
     size_t n = dk_rd32(r->tape->data + at) >> DK_STR_SHIFT;
+    dk_buf *u = r->u16;
 
-    r->u16_last = r->u16->len;
-    return dk_utf16_entry(r->u16, at, r->tape->data + at + 4, n, r->err, POS(r));
+    r->u16_last = u->len;
+    if (r->src != NULL && qat >= r->src_at) {
+        size_t from = qat + 1, span = POS(r) - 1 - from;
+        size_t units = dk_utf8_units(r->in + from, span), first = from - r->src_delta;
+
+        r->src_delta += span - units;
+        r->src_at = from + span;
+        if (n == span && first >= r->src->intact && units <= r->src->n - first &&
+            at <= UINT32_MAX) {
+            if (u->cap - u->len < 12) DK_TRY(dk_buf_reserve(u, 12, r->err, POS(r)));
+            dk_wr32(u->data + u->len, (uint32_t)at);
+            dk_wr32(u->data + u->len + 4, (uint32_t)units | DK_U16_SRC);
+            dk_wr32(u->data + u->len + 8, (uint32_t)first);
+            u->len += 12;
+            return DK_OK;
+        }
+    }
+    return dk_utf16_entry(u, at, r->tape->data + at + 4, n, r->err, POS(r));
 }
 
 /*
@@ -362,7 +388,7 @@ DK_MUST static int put_utf16(reader *r, size_t at)
  */
 DK_MUST static int read_str_max(reader *r, uint64_t limit)
 {
-    size_t at = r->tape->len;
+    size_t at = r->tape->len, qat = POS(r);
     uint32_t flags;
 
     DK_TRY(room(r, 4));
@@ -370,7 +396,7 @@ DK_MUST static int read_str_max(reader *r, uint64_t limit)
     DK_TRY(read_str_bytes(r, limit, &flags));
     dk_wr32(r->tape->data + at,
             (uint32_t)(r->tape->len - at - 4) << DK_STR_SHIFT | flags);
-    if (r->u16 && !(flags & DK_STR_ASCII)) DK_TRY(put_utf16(r, at));
+    if (r->u16 && !(flags & DK_STR_ASCII)) DK_TRY(put_utf16(r, at, qat));
     return DK_OK;
 }
 
@@ -405,7 +431,12 @@ static void strip_key_dollar(reader *r, size_t at)
         size_t e = r->u16_last;
         uint32_t units = dk_rd32(u->data + e + 4);
 
-        if (dk_rd32(u->data + e) == (uint32_t)at && units >= 1) {
+        if (dk_rd32(u->data + e) != (uint32_t)at) return;
+        if (units & DK_U16_SRC) {
+            /* the '$' is the first unit of the source's */
+            dk_wr32(u->data + e + 4, units - 1);
+            dk_wr32(u->data + e + 8, dk_rd32(u->data + e + 8) + 1);
+        } else if (units >= 1) {
             memmove(u->data + e + 8, u->data + e + 10, 2 * (size_t)(units - 1));
             dk_wr32(u->data + e + 4, units - 1);
             u->len -= 2;
@@ -1172,7 +1203,7 @@ DK_MUST static int parse(reader *r)
 /* See darmok.h. */
 int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
                     const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                    dk_buf *u16_out, dk_err *err)
+                    dk_buf *u16_out, const dk_src16 *src, dk_err *err)
 {
     reader r;
     int rc;
@@ -1183,6 +1214,7 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
     if (u16_out) u16_out->len = 0;
     r.u16 = u16_out;
     r.valid_utf8 = (flags & DK_READ_VALID_UTF8) != 0;
+    r.src = r.valid_utf8 && u16_out != NULL ? src : NULL;
     if (!(flags & DK_READ_PADDED)) {
         uint8_t *copy;
 
@@ -1212,6 +1244,22 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
     return rc;
 }
 
+/* See dk_internal.h. */
+int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
+                       dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, dk_err *err)
+{
+    dk_src16 src = {area + n, n, 0};
+    size_t lone, len = dk_utf16_to_utf8(area + n, n, area, &lone);
+
+    *json_len = len;
+    memset(area + len, 0, DK_JSON_PADDING);
+    /* unit i (bytes n + 2i) is intact past the UTF-8 and its padding */
+    if (len + DK_JSON_PADDING > n) src.intact = (len + DK_JSON_PADDING - n + 1) / 2;
+    /* a lone surrogate is U+FFFD in the UTF-8: strings then come from it */
+    return dk_json_read_ex(area, len, DK_READ_PADDED | DK_READ_VALID_UTF8, lim, scratch,
+                           tape_out, u16_out, lone == 0 ? &src : NULL, err);
+}
+
 /* See darmok.h. */
 int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
                       const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
@@ -1219,7 +1267,7 @@ int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
 {
     /* DK_READ_PADDED only: the core's own flags (DK_READ_VALID_UTF8) are
      * not for text from outside */
-    return dk_json_read_ex(json, len, flags & DK_READ_PADDED, lim, scratch, tape_out, NULL, err);
+    return dk_json_read_ex(json, len, flags & DK_READ_PADDED, lim, scratch, tape_out, NULL, NULL, err);
 }
 
 /* See darmok.h. */

@@ -205,6 +205,47 @@ size_t dk_fmt_double(double x, char out[DK_NUM_MAX])
 }
 
 /* See dk_internal.h. */
+size_t dk_utf8_units(const uint8_t *s, size_t n)
+{
+    size_t units = 0, i = 0;
+#ifdef __wasm_simd128__
+    /* a block's units: its bytes less continuation bytes (10xxxxxx) plus
+     * 4-byte lead bytes (>= 0xF0), that is 32 less the lanes that are
+     * continuation bytes or below 0xF0 */
+    for (; i < n; i += 16) {
+        v128_t x = wasm_v128_load(s + i);
+        uint32_t cont = (uint32_t)wasm_i8x16_bitmask(wasm_i8x16_eq(
+            wasm_v128_and(x, wasm_i8x16_splat((int8_t)0xC0)), wasm_i8x16_splat((int8_t)0x80)));
+        uint32_t low = (uint32_t)wasm_i8x16_bitmask(wasm_u8x16_lt(x, wasm_i8x16_splat((int8_t)0xF0)));
+
+        if (n - i < 16) { /* lanes past n count neither way */
+            uint32_t keep = (1u << (n - i)) - 1u;
+
+            return units + (n - i) - (size_t)__builtin_popcount(cont & keep) +
+                   (size_t)__builtin_popcount(~low & keep);
+        }
+        units += 32 - (size_t)__builtin_popcount(cont | low << 16);
+    }
+#else
+    const uint64_t top = 0x8080808080808080u;
+
+    units = n;
+    for (; n - i >= 8; i += 8) {
+        uint64_t x = dk_rd64(s + i);
+
+        /* bit 7 of each byte: set with 6 clear; set with 6, 5 and 4 */
+        units -= (size_t)dk_popcount64(x & ~(x << 1) & top);
+        units += (size_t)dk_popcount64(x & x << 1 & x << 2 & x << 3 & top);
+    }
+    for (; i < n; i++) {
+        units -= (s[i] & 0xC0) == 0x80;
+        units += s[i] >= 0xF0;
+    }
+#endif
+    return units;
+}
+
+/* See dk_internal.h. */
 size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
 {
     uint8_t *d0 = d;
@@ -333,7 +374,8 @@ static inline size_t narrow_low8(const uint8_t *s, uint8_t *d)
  * block's stores end at most 16 (ASCII) or 24 bytes past that, with 16 or
  * 8 units still to read.
  */
-static inline size_t utf16_narrow(const uint8_t *s, size_t n, uint8_t *d, int replace)
+static inline size_t utf16_narrow(const uint8_t *s, size_t n, uint8_t *d, int replace,
+                                  size_t *lone)
 {
     uint8_t *d0 = d;
     size_t i = 0;
@@ -407,6 +449,7 @@ static inline size_t utf16_narrow(const uint8_t *s, size_t n, uint8_t *d, int re
             }
             /* a lone surrogate: its own 3 bytes (WTF-8), or U+FFFD's */
             d += dk_put_utf8(d, replace ? 0xFFFD : c);
+            if (lone != NULL) ++*lone;
         }
     }
     return (size_t)(d - d0);
@@ -415,13 +458,14 @@ static inline size_t utf16_narrow(const uint8_t *s, size_t n, uint8_t *d, int re
 /* See dk_internal.h. */
 size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d)
 {
-    return utf16_narrow(s, n, d, 0);
+    return utf16_narrow(s, n, d, 0, NULL);
 }
 
 /* See dk_internal.h. */
-size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d)
+size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d, size_t *lone)
 {
-    return utf16_narrow(s, n, d, 1);
+    if (lone != NULL) *lone = 0;
+    return utf16_narrow(s, n, d, 1, lone);
 }
 
 /* See dk_internal.h. */

@@ -72,7 +72,10 @@
  *    6 DK_RES_U16     decode (JSON and protobuf): address of the UTF-16
  *                     side table (entries
  *                     u32 tape offset, u32 units, units; see
- *                     dk_json_read_ex in dk_internal.h). encode: address
+ *                     dk_json_read_ex in dk_internal.h; a JSON decode
+ *                     with units also has entries u32 tape offset,
+ *                     u32 units | 0x80000000, u32 index of the first in
+ *                     the input's units, which stay in place). encode: address
  *                     of the output as UTF-16 (LE), or 0 when the output
  *                     is all ASCII (then it reads as Latin-1 too)
  *    7 DK_RES_U16_LEN its length in bytes
@@ -285,20 +288,21 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
     dk_err err = {DK_OK, NULL, 0};
 
     if (units != 0) {
+        size_t n = 0;
+
         if (units > UINT32_MAX / 3) {
             begin(c);
             return reject(c, &err);
         }
         if (start(c, 3 * units, &err) != 0) return (int)err.code;
-        json_len = (uint32_t)dk_utf16_to_utf8(c->in.data + units, units, c->in.data);
-        c->res[DK_RES_IN_LEN] = json_len;
-    } else if (start(c, json_len, &err) != 0) {
-        return (int)err.code;
+        (void)dk_json_read_utf16(c->in.data, units, &lim, &c->arena, &c->out, &c->u16, &n, &err);
+        c->res[DK_RES_IN_LEN] = (uint32_t)n;
+        return finish_decode(c, &err);
     }
+    if (start(c, json_len, &err) != 0) return (int)err.code;
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
-    (void)dk_json_read_ex(c->in.data, json_len,
-                          DK_READ_PADDED | (units != 0 ? DK_READ_VALID_UTF8 : 0), &lim,
-                          &c->arena, &c->out, &c->u16, &err);
+    (void)dk_json_read_ex(c->in.data, json_len, DK_READ_PADDED, &lim, &c->arena, &c->out,
+                          &c->u16, NULL, &err);
     return finish_decode(c, &err);
 }
 

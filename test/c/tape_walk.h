@@ -2,7 +2,7 @@
  * tape_walk.h - test helpers that walk a decode tape (wasm/dk_tape.h) the
  * way the JS rebuild reads it: key references expanded, the UTF-16 side
  * table checked entry by entry. Included by the C tests and the fuzz
- * targets; static, no state.
+ * targets; static, no state (a file may use only some of the helpers).
  */
 #ifndef TAPE_WALK_H
 #define TAPE_WALK_H
@@ -11,6 +11,10 @@
 #include <string.h>
 
 #include "dk_internal.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
 
 typedef struct tw_frame {
     uint64_t left; /* slots (or key/value fields) still to come */
@@ -188,18 +192,21 @@ done:
 
 /*
  * The side table u (dk_json_read_ex's format) against the tape t: entries
- * in tape order, each at a non-ASCII str of t with the units of its bytes.
- * Returns the number of entries, or -1.
+ * in tape order, each at a non-ASCII str of t with the units of its bytes,
+ * inline or (DK_U16_SRC) in src[0..src_n) units. *from_src (unless NULL)
+ * gets the count of the latter. Returns the number of entries, or -1.
  */
-static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, size_t un)
+static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, size_t un,
+                                const uint8_t *src, size_t src_n, long *from_src)
 {
     size_t p = 0;
-    long entries = 0, rc = -1;
+    long entries = 0, rc = -1, srcs = 0;
     uint32_t last = 0;
     uint8_t *units = NULL;
     while (p < un) {
-        uint32_t at, cnt, h;
-        size_t len;
+        uint32_t at, cnt, h, first = 0;
+        size_t len, size;
+        const uint8_t *have;
         uint8_t *nu;
         if (un - p < 8)
             goto done;
@@ -209,20 +216,38 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
             goto done;
         h = dk_rd32(t + at);
         len = h >> DK_STR_SHIFT;
-        if ((h & DK_STR_ASCII) || (size_t)at + 4 + len > tn || (un - p - 8) / 2 < cnt)
+        if ((h & DK_STR_ASCII) || (size_t)at + 4 + len > tn)
             goto done;
+        if (cnt & DK_U16_SRC) {
+            cnt &= ~DK_U16_SRC;
+            if (src == NULL || un - p < 12)
+                goto done;
+            first = dk_rd32(u + p + 8);
+            if (first > src_n || cnt > src_n - first)
+                goto done;
+            have = src + 2 * (size_t)first;
+            size = 12;
+            srcs++;
+        } else {
+            if ((un - p - 8) / 2 < cnt)
+                goto done;
+            have = u + p + 8;
+            size = 8 + 2 * (size_t)cnt;
+        }
         nu = realloc(units, 2 * len + 2);
         if (!nu)
             goto done;
         units = nu;
         if (dk_wtf8_to_utf16(t + at + 4, len, units) != cnt ||
-            (cnt && memcmp(units, u + p + 8, 2 * (size_t)cnt) != 0))
+            (cnt && memcmp(units, have, 2 * (size_t)cnt) != 0))
             goto done;
-        p += 8 + 2 * (size_t)cnt;
+        p += size;
         last = at;
         entries++;
     }
     rc = entries;
+    if (from_src)
+        *from_src = srcs;
 done:
     free(units);
     return rc;

@@ -134,17 +134,78 @@ static void check_utf8(const uint16_t *u, size_t n, const char *what)
     size_t w = 0, len;
     uint8_t *area;
 
+    size_t lone = 99, lone_want = 0;
+
     w = ref_units(u, n, want, 1, NULL);
-    len = dk_utf16_to_utf8((const uint8_t *)u, n, got);
+    for (size_t i = 0; i < n; i++) {
+        if (u[i] >= 0xD800 && u[i] <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] <= 0xDFFF)
+            i++;
+        else if (u[i] >= 0xD800 && u[i] <= 0xDFFF)
+            lone_want++;
+    }
+    len = dk_utf16_to_utf8((const uint8_t *)u, n, got, &lone);
     CHECK(len == w && memcmp(got, want, w) == 0, "%s: UTF-8 %zu bytes, want %zu", what, len, w);
+    CHECK(lone == lone_want, "%s: %zu lone surrogates counted, want %zu", what, lone, lone_want);
     if (n == 0) return;
     area = malloc(3 * n);
     CHECK(area != NULL, "malloc");
     if (area == NULL) return;
     memcpy(area + n, u, 2 * n);
-    len = dk_utf16_to_utf8(area + n, n, area);
+    len = dk_utf16_to_utf8(area + n, n, area, NULL);
     CHECK(len == w && memcmp(area, want, w) == 0, "%s: UTF-8 in place, %zu bytes, want %zu", what, len, w);
     free(area);
+}
+
+/*
+ * dk_json_read_utf16 on the JSON text whose WTF-8 is text (a JS string's
+ * units, lone surrogates included), in an area of exactly 3n +
+ * DK_JSON_PADDING bytes: the outcome and tape of dk_json_read_ex on the
+ * text's UTF-8 (lone surrogates as U+FFFD), and a side table with an entry
+ * for each non-ASCII str, whose units are right where JS reads them: in the
+ * entry, or (want_src of them) in the area's units.
+ */
+static void check_read_utf16(const char *text, long want_src, const char *what)
+{
+    size_t tn = strlen(text), n, len = 0, w;
+    uint16_t *u = malloc(2 * tn + 2);
+    uint8_t *ref = malloc(3 * tn + DK_JSON_PADDING), *area;
+    dk_buf t0, t1, u0, u1;
+    dk_arena a;
+    dk_err e0, e1;
+    long entries, srcs = -1;
+    int r0, r1;
+
+    CHECK(u != NULL && ref != NULL, "malloc");
+    if (u == NULL || ref == NULL) return;
+    n = dk_wtf8_to_utf16((const uint8_t *)text, tn, (uint8_t *)u);
+    w = ref_units(u, n, ref, 1, NULL);
+    area = malloc(3 * n + DK_JSON_PADDING);
+    CHECK(area != NULL, "malloc");
+    if (area == NULL) return;
+    memcpy(area + n, u, 2 * n);
+    dk_buf_init(&t0);
+    dk_buf_init(&t1);
+    dk_buf_init(&u0);
+    dk_buf_init(&u1);
+    dk_arena_init(&a);
+    r0 = dk_json_read_ex(ref, w, 0, NULL, &a, &t0, &u0, NULL, &e0);
+    r1 = dk_json_read_utf16(area, n, NULL, &a, &t1, &u1, &len, &e1);
+    CHECK(len == w && memcmp(area, ref, w) == 0, "%s: the UTF-8 in place", what);
+    CHECK(r0 == DK_OK && r1 == DK_OK && t0.len == t1.len && memcmp(t0.data, t1.data, t0.len) == 0,
+          "%s: read %d/%d, the same tape", what, r0, r1);
+    entries = tw_check_side_table(t0.data, t0.len, u0.data, u0.len, NULL, 0, NULL);
+    CHECK(entries >= 0 &&
+              tw_check_side_table(t1.data, t1.len, u1.data, u1.len, area + n, n, &srcs) == entries &&
+              (want_src < 0 || srcs == want_src),
+          "%s: side table: %ld entries, %ld from the units (want %ld)", what, entries, srcs, want_src);
+    dk_buf_free(&t0);
+    dk_buf_free(&t1);
+    dk_buf_free(&u0);
+    dk_buf_free(&u1);
+    dk_arena_free(&a);
+    free(area);
+    free(ref);
+    free(u);
 }
 
 /*
@@ -164,9 +225,9 @@ static void check_valid_utf8_read(const uint8_t *json, size_t n, int must_parse,
     dk_buf_init(&u0);
     dk_buf_init(&u1);
     dk_arena_init(&a);
-    r0 = dk_json_read_ex(json, n, 0, NULL, &a, &t0, &u0, &e0);
+    r0 = dk_json_read_ex(json, n, 0, NULL, &a, &t0, &u0, NULL, &e0);
     dk_arena_reset(&a);
-    r1 = dk_json_read_ex(json, n, DK_READ_VALID_UTF8, NULL, &a, &t1, &u1, &e1);
+    r1 = dk_json_read_ex(json, n, DK_READ_VALID_UTF8, NULL, &a, &t1, &u1, NULL, &e1);
     CHECK(r0 == r1 && (r0 == DK_OK || (!must_parse && e0.pos == e1.pos)) && t0.len == t1.len &&
               (t0.len == 0 || memcmp(t0.data, t1.data, t0.len) == 0) &&
               u0.len == u1.len && (u0.len == 0 || memcmp(u0.data, u1.data, u0.len) == 0),
@@ -274,7 +335,7 @@ static void check_pb_side_table(const char *json, long want_refs)
     dk_buf_init(&pb);
     dk_buf_init(&mid);
     dk_arena_init(&a);
-    rc = dk_json_read_ex((const uint8_t *)json, n, 0, NULL, &a, &t1, &u1, &err);
+    rc = dk_json_read_ex((const uint8_t *)json, n, 0, NULL, &a, &t1, &u1, NULL, &err);
     CHECK(rc == DK_OK, "%s: JSON read %d", json, rc);
     dk_arena_reset(&a);
     rc = dk_pb_from_json_opts((const uint8_t *)json, n, 0, NULL, &a, &mid, &pb, &err);
@@ -303,7 +364,7 @@ static void check_pb_side_table(const char *json, long want_refs)
         refs = tw_expand_keyrefs(t3.data, t3.len, &ex, &non_ascii);
         CHECK(refs >= 0 && ex.len == t2.len && memcmp(ex.data, t2.data, ex.len) == 0,
               "%s: key references expand to the plain tape (%ld)", json, refs);
-        entries = tw_check_side_table(t3.data, t3.len, u3.data, u3.len);
+        entries = tw_check_side_table(t3.data, t3.len, u3.data, u3.len, NULL, 0, NULL);
         CHECK(entries >= 0 && (size_t)entries == non_ascii,
               "%s: %ld side-table entries for %zu non-ASCII strs", json, entries, non_ascii);
         CHECK(refs == want_refs || want_refs < 0, "%s: %ld key references, want %ld", json,
@@ -560,6 +621,33 @@ int main(void)
         dk_buf_free(&o8);
         dk_arena_free(&a);
     }
+    /* JSON text from a JS string: strings without escapes come from its
+       own units once the UTF-8 (and padding) has not reached them */
+    {
+#define PAST "[\"an ASCII string long enough to keep the UTF-8 behind\","
+        check_read_utf16(PAST "\"caf\xc3\xa9\",\"\xe6\x9d\xb1\xe4\xba\xac\",\"x\\u00e9 \xc3\xa9\","
+                         "{\"$$\xc3\xa9\":\"\xc3\xbc\"}]", 4, "escapes inline, $$ keys from the units");
+        /* 4-byte sequences are two units each: the strings after them too */
+        check_read_utf16(PAST "\"\xf0\x9f\x98\x80\xf0\x9f\x98\x80" "a\",\"b\xf0\x9f\x98\x80\",\"\xc3\xa9\","
+                         "\"a longer one, over a block: \xe6\x9d\xb1 \xf0\x9f\x98\x80 \xc3\xa9 end\"]",
+                         4, "surrogate pairs");
+        /* near the start the UTF-8 has overwritten the units */
+        check_read_utf16("[\"\xc3\xa9\"]", 0, "a short text");
+        check_read_utf16("[\"\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\",\"\xe6\x9d\xb1\","
+                         "\"\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\"]",
+                         0, "CJK text: three bytes a unit");
+        /* a lone surrogate is U+FFFD in the UTF-8: none from the units */
+        check_read_utf16(PAST "\"\xc3\xa9\",\"\xed\xa0\x80\"]", 0, "a lone surrogate");
+        check_read_utf16(PAST "\"\xc3\xa9\",\"\xef\xbf\xbd\"]", 2, "U+FFFD itself");
+#undef PAST
+        /* every start around where the units stay intact */
+        for (int k = 0; k < 64; k++) {
+            char text[160];
+            snprintf(text, sizeof text, "[\"%.*s\",\"\xc3\xa9\xc3\xa9 \xe6\x9d\xb1\",\"\xc3\xbc\"]", k,
+                     "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz");
+            check_read_utf16(text, k < 20 ? -1 : 2, "strings near the first intact unit");
+        }
+    }
     /* the side table of dk_json_read_ex: one entry per non-ASCII str, in
        tape order, with "$$" keys stripped like their tape strings */
     {
@@ -579,7 +667,7 @@ int main(void)
         dk_buf_init(&u16);
         dk_arena_init(&a);
         rc = dk_json_read_ex((const uint8_t *)json, sizeof json - 1, 0, NULL,
-                             &a, &tape, &u16, &err);
+                             &a, &tape, &u16, NULL, &err);
         CHECK(rc == DK_OK, "side table read: %d", rc);
         while (rc == DK_OK && p + 8 <= u16.len) {
             uint32_t at = dk_rd32(u16.data + p),

@@ -16,9 +16,14 @@
  *    table lengths) is that of dk_json_read_ex on the reference bytes
  *    without DK_READ_VALID_UTF8, so error offsets are the UTF-8 text's;
  *  - reading the reference bytes with and without DK_READ_VALID_UTF8
- *    gives the same code, position, tape and side table, byte for byte.
+ *    gives the same code, position, tape and side table, byte for byte;
+ *  - dk_json_read_utf16 (what the entry runs) on an area of exactly 3n +
+ *    DK_JSON_PADDING bytes gives the reference's outcome and tape, byte
+ *    for byte, and a side table with an entry for the same strs, each
+ *    with the right units, inline or in the area's intact units.
  */
 #include "fuzz_common.h"
+#include "../c/tape_walk.h"
 
 /* The ABI of wasm/dk_wasm.c (compiled in natively too). */
 typedef struct dk_ctx dk_ctx;
@@ -34,6 +39,7 @@ enum { RES_CODE, RES_OFFSET, RES_OUT, RES_OUT_LEN, RES_MSG, RES_MSG_LEN, RES_U16
 static dk_ctx *ctx;
 static dk_arena arena;
 static dk_buf units, ref, tape, table, tape2, table2;
+static size_t table3_len;
 
 static void put_unit(dk_buf *b, uint32_t c)
 {
@@ -114,19 +120,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(ref.data + len, 0, DK_JSON_PADDING);
 
     dk_arena_reset(&arena);
-    rc = dk_json_read_ex(ref.data, len, DK_READ_PADDED, NULL, &arena, &tape, &table, &err);
+    rc = dk_json_read_ex(ref.data, len, DK_READ_PADDED, NULL, &arena, &tape, &table, NULL, &err);
     fuzz_check_outcome(rc, &err, len, &tape, DK_ERR_MEMORY);
 
     /* The same bytes, trusted: the same answer. */
     dk_arena_reset(&arena);
     rc2 = dk_json_read_ex(ref.data, len, DK_READ_PADDED | DK_READ_VALID_UTF8, NULL, &arena, &tape2,
-                          &table2, &err2);
+                          &table2, NULL, &err2);
     FUZZ_ASSERT(rc2 == rc && err2.pos == err.pos, "DK_READ_VALID_UTF8: the same outcome");
     FUZZ_ASSERT(tape2.len == tape.len && (tape.len == 0 || memcmp(tape2.data, tape.data, tape.len) == 0),
                 "DK_READ_VALID_UTF8: the same tape");
     FUZZ_ASSERT(table2.len == table.len &&
                     (table.len == 0 || memcmp(table2.data, table.data, table.len) == 0),
                 "DK_READ_VALID_UTF8: the same side table");
+
+    if (n != 0) {
+        uint8_t *area = malloc(3 * n + DK_JSON_PADDING);
+        size_t len3 = 0;
+        long entries, srcs = 0;
+        FUZZ_ASSERT(area != NULL, "test allocation");
+        memcpy(area + n, units.data, 2 * n);
+        dk_arena_reset(&arena);
+        rc2 = dk_json_read_utf16(area, n, NULL, &arena, &tape2, &table2, &len3, &err2);
+        FUZZ_ASSERT(len3 == len && memcmp(area, ref.data, len) == 0, "dk_json_read_utf16: the UTF-8");
+        FUZZ_ASSERT(rc2 == rc && err2.pos == err.pos, "dk_json_read_utf16: the same outcome");
+        FUZZ_ASSERT(tape2.len == tape.len && (tape.len == 0 || memcmp(tape2.data, tape.data, tape.len) == 0),
+                    "dk_json_read_utf16: the same tape");
+        if (rc == DK_OK) {
+            entries = tw_check_side_table(tape.data, tape.len, table.data, table.len, NULL, 0, NULL);
+            FUZZ_ASSERT(entries >= 0 && tw_check_side_table(tape2.data, tape2.len, table2.data, table2.len,
+                                                            area + n, n, &srcs) == entries,
+                        "dk_json_read_utf16: a side table entry for each non-ASCII str, right units");
+        }
+        table3_len = table2.len;
+        free(area);
+    }
 
     if (n != 0) {
         uint8_t *in;
@@ -145,7 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_ASSERT(res[RES_OFFSET] == err.pos && res[RES_MSG_LEN] == strlen(err.msg),
                         "the entry's error offset and message");
         } else {
-            FUZZ_ASSERT(res[RES_OUT_LEN] == tape.len && res[RES_U16_LEN] == table.len,
+            FUZZ_ASSERT(res[RES_OUT_LEN] == tape.len && res[RES_U16_LEN] == table3_len,
                         "the entry's tape and side table");
         }
     }

@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     "the same tape with the side table");
         FUZZ_ASSERT(tw_expand_keyrefs(tape2.data, tape2.len, &expanded, &non_ascii) == 0,
                     "a well-formed tape without key references");
-        FUZZ_ASSERT(tw_check_side_table(tape2.data, tape2.len, u16.data, u16.len) == (long)non_ascii,
+        FUZZ_ASSERT(tw_check_side_table(tape2.data, tape2.len, u16.data, u16.len, NULL, 0, NULL) == (long)non_ascii,
                     "an entry with the str's units for every non-ASCII str");
         /* the budget counts tape and table exactly */
         dk_arena_reset(&arena);
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dk_arena_reset(&arena);
         if (dk_pb_to_json_opts(data, size, NULL, &arena, &mid, &json, &err2) == DK_OK) {
             dk_arena_reset(&arena);
-            if (dk_json_read_ex(json.data, json.len, 0, NULL, &arena, &tape3, &u3, &err2) == DK_OK &&
+            if (dk_json_read_ex(json.data, json.len, 0, NULL, &arena, &tape3, &u3, NULL, &err2) == DK_OK &&
                 fuzz_same(tape3.data, tape3.len, tape2.data, tape2.len))
                 FUZZ_ASSERT(fuzz_same(u3.data, u3.len, u16.data, u16.len),
                             "the JSON reader's side table is the same");
@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(tw_expand_keyrefs(tape3.data, tape3.len, &expanded, &non_ascii) >= 0 &&
                         fuzz_same(expanded.data, expanded.len, tape.data, tape.len),
                     "key references expand to the plain tape");
-        FUZZ_ASSERT(tw_check_side_table(tape3.data, tape3.len, u3.data, u3.len) == (long)non_ascii,
+        FUZZ_ASSERT(tw_check_side_table(tape3.data, tape3.len, u3.data, u3.len, NULL, 0, NULL) == (long)non_ascii,
                     "with key references, an entry for every full non-ASCII str");
     }
     if (rc != DK_OK) return 0;

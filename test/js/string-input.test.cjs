@@ -24,3 +24,41 @@ test('a string over maxBytes / 3 units goes in by its exact UTF-8 length', () =>
   assert.deepStrictEqual(decodeEntity('["\u00e9",' + '"x",'.repeat(100) + '1]').length, 102);
   assert.deepStrictEqual(decodeEntity(text), [body, 1]);
 });
+
+/*
+ * Strings of a JSON text given as a string are copied from the text's own
+ * UTF-16 in the core's memory (side-table entries flagged 0x80000000) when
+ * they have no escapes and the UTF-8 made in place has not reached them:
+ * they must be the very strings JSON.parse gives, wherever they sit.
+ */
+test('non-ASCII strings come from the text\'s own units', () => {
+  const T = require('../../js/tape.cjs');
+  const fromUtf16 = T.TapeReader.prototype.fromUtf16;
+  let own = 0;
+  T.TapeReader.prototype.fromUtf16 = function (at) {
+    const b = this.buf;
+    const p = this.u16At;
+    if (p < this.u16End && (b[p + 7] & 0x80) !== 0) own++;
+    return fromUtf16.call(this, at);
+  };
+  const parts = ['é', 'Zürich', '東京', '😀 and 😀', 'x\\u00e9y é', 'a "quoted" ü', '$$ñ'];
+  try {
+    for (let lead = 0; lead < 40; lead += 3) {
+      const obj = { pad: 'p'.repeat(lead) };
+      for (const [i, s] of parts.entries()) obj[`k${i}`] = JSON.parse(`"${s.replace(/"/g, '\\"')}"`);
+      obj['$$ключ'] = 'значение';
+      obj.list = parts.map((s) => s.repeat(1 + (lead % 5)));
+      const text = JSON.stringify(obj);
+      own = 0;
+      assert.deepStrictEqual(decodeEntity(text), JSON.parse(text), text);
+      if (lead >= 30) assert.ok(own >= 10, `${own} strings from the text's units (lead ${lead})`);
+    }
+    // then a Buffer and a lone surrogate: no entry of the text's kind
+    own = 0;
+    assert.deepStrictEqual(decodeEntity(Buffer.from('["' + 'a'.repeat(40) + '","é"]')), ['a'.repeat(40), 'é']);
+    assert.deepStrictEqual(decodeEntity('["' + 'a'.repeat(40) + '","é","\ud800"]'), ['a'.repeat(40), 'é', '\ufffd']);
+    assert.equal(own, 0);
+  } finally {
+    T.TapeReader.prototype.fromUtf16 = fromUtf16;
+  }
+});
