@@ -209,15 +209,11 @@ class Decoder {
    * class hook ran (user code may change prototypes).
    */
   shapeFits(plan, shape) {
-    const keys = shape.keys;
-    const proto = plan.proto;
-    for (let i = 0; i < keys.length; i++) {
-      if (keys[i] in proto) {
-        // A miss: a shape made from keys the chain has (`constructor`)
-        // would never build, and is dropped in the end.
-        missed(shape, 'decodeShape', 'decodeSeen');
-        return false;
-      }
+    if (shape.onChain()) {
+      // A miss: a shape made from keys the chain has (`constructor`)
+      // would never build, and is dropped in the end.
+      missed(shape, 'decodeShape', 'decodeSeen');
+      return false;
     }
     shape.epoch = this.epoch;
     if (shape.kept === null) shape.kept = shape.keeper(); // runs no setter: none is there

@@ -149,7 +149,8 @@ ${body}  } catch (err) {
 
 /*
  * The decode shape of plan's instances with these keys (null and false as
- * for makeEncodeShape): { plan, keys, misses, epoch, build(d, r, n) } where build makes the
+ * for makeEncodeShape): { plan, keys, misses, epoch, build(d, r, n),
+ * onChain() } where onChain tells whether a key is on the prototype chain and build makes the
  * instance whose n fields follow on reader r (d: the Decoder: d.refs,
  * d.value(), d.shapeMissed for the hand-over). The decoder runs it only
  * while no key is on the prototype chain (decode.cjs shapeFits), and then
@@ -162,8 +163,10 @@ function makeDecodeShape(plan, keys) {
   if (!shapeable(keys)) return null;
   let body = '';
   let blank = '';
+  let onChain = 'false';
   for (let i = 0; i < keys.length; i++) {
     const k = JSON.stringify(keys[i]);
+    onChain += ` || ${k} in proto`;
     const read = `{ k = r.key(); if (k !== ${k}) break fast; }`;
     const bytes = tapeBytes((w) => w.str(keys[i]));
     if (bytes.length <= 4 + 24 && (bytes[0] & T.STR_ASCII) !== 0) {
@@ -185,6 +188,8 @@ function makeDecodeShape(plan, keys) {
 function Instance() {}
 Instance.prototype = proto;
 shape.keeper = function keeper() { const o = new Instance();${blank} return o; };
+// One constant-key check each: V8 caches a miss against the chain's maps.
+shape.onChain = function onChain() { return ${onChain}; };
 return function build(d, r, n) {
   const o = new Instance();
   d.refs.push(o);
@@ -205,7 +210,7 @@ ${body}        return o;
   }
   return d.shapeMissed(shape, o, i, n, k);
 };`;
-  const shape = { plan, keys, misses: 0, epoch: 0, build: null, keeper: null, kept: null };
+  const shape = { plan, keys, misses: 0, epoch: 0, build: null, keeper: null, kept: null, onChain: null };
   shape.build = compile(source, ['proto', 'keys', 'shape', 'addSegment'], [plan.proto, keys, shape, addSegment]);
   return shape.build === null ? false : shape;
 }
