@@ -9,7 +9,8 @@
  *   dk_json_encode_ctx(ctx, tape_len, max_depth) -> code
  *   dk_json_decode_ctx(ctx, json_len, max_depth, max_length, units) -> code
  *                                    units != 0: the text is that many UTF-16 units from
- *                                    input byte `units` (3 * units reserved), made UTF-8 in place
+ *                                    input byte units + (units & 1) (2-byte aligned; 3 * units
+ *                                    + 1 reserved), made UTF-8 in place
  *   dk_pb_encode_ctx / dk_pb_decode_ctx     the same for protobuf; dk_pb_decode_ctx takes
  *                                    a fifth argument, flags: READ_KEYREFS for repeated member
  *                                    keys as key references (wasm/dk_tape.h, TapeReader.key())
@@ -316,9 +317,11 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
       // The string's UTF-16 with one copy (Buffer#ucs2Write), made UTF-8
       // in the core: utf8Write costs ~0.9 ns a character on a two-byte
       // string, ucs2Write ~0.05.
+      // At an even offset: Node copies unaligned UTF-16 once more, here
+      // and in every ucs2Slice of a string taken from these units.
       units = text.length;
-      p = input(room);
-      heap.ucs2Write(text, p + units, 2 * units);
+      p = input(room + 1);
+      heap.ucs2Write(text, p + units + (units & 1), 2 * units);
     } else {
       p = input(room);
       // Buffer#utf8Write allocates nothing (encodeInto makes a subarray and a
@@ -339,7 +342,7 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
     limits.maxLength = maxLength;
     throw failure(code, p, units !== 0 ? word(RES_IN_LEN) : len, 'decode');
   }
-  return rebuildOutput(rebuild, false, units !== 0 ? p + units : 0);
+  return rebuildOutput(rebuild, false, units !== 0 ? p + units + (units & 1) : 0);
 }
 
 /*

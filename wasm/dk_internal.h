@@ -385,13 +385,23 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
                     dk_buf *u16_out, const dk_src16 *src, dk_err *err);
 
 /*
- * Reads the JSON text of a JS string: its n UTF-16 units (LE) at byte n of
- * the area of 3n + DK_JSON_PADDING bytes at area are made UTF-8 in place
- * (dk_utf16_to_utf8: a lone surrogate becomes U+FFFD; *json_len is set to
- * the UTF-8's length, which error offsets count) and read as
- * dk_json_read_ex reads with DK_READ_PADDED | DK_READ_VALID_UTF8, with the
- * units as src: the side table's DK_U16_SRC entries index them where they
- * are. The WebAssembly entry dk_json_decode_ctx with units.
+ * Where the n UTF-16 units of a JS string's JSON text sit in its decode
+ * area (dk_json_read_utf16): at byte n, rounded up to even so that they
+ * are 2-byte aligned when the area is (Node's ucs2Write and ucs2Slice copy
+ * unaligned units once more). The area is DK_U16_AREA(n) bytes.
+ */
+#define DK_U16_AT(n) ((n) + ((n) & 1))
+#define DK_U16_AREA(n) (3 * (n) + 1)
+
+/*
+ * Reads the JSON text of a JS string: its n UTF-16 units (LE) at byte
+ * DK_U16_AT(n) of the area of DK_U16_AREA(n) + DK_JSON_PADDING bytes at
+ * area are made UTF-8 in place (dk_utf16_to_utf8: a lone surrogate becomes
+ * U+FFFD; *json_len is set to the UTF-8's length, which error offsets
+ * count) and read as dk_json_read_ex reads with DK_READ_PADDED |
+ * DK_READ_VALID_UTF8, with the units as src: the side table's DK_U16_SRC
+ * entries index them where they are. The WebAssembly entry
+ * dk_json_decode_ctx with units.
  */
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
                        dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, dk_err *err);

@@ -1248,13 +1248,13 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
                        dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, dk_err *err)
 {
-    dk_src16 src = {area + n, n, 0};
-    size_t lone, len = dk_utf16_to_utf8(area + n, n, area, &lone);
+    size_t at = DK_U16_AT(n), lone, len = dk_utf16_to_utf8(area + at, n, area, &lone);
+    /* unit i (bytes at + 2i) is intact past the UTF-8 and its padding
+     * (len >= n: every unit gives a byte at least) */
+    dk_src16 src = {area + at, n, (len + DK_JSON_PADDING - at + 1) / 2};
 
     *json_len = len;
     memset(area + len, 0, DK_JSON_PADDING);
-    /* unit i (bytes n + 2i) is intact past the UTF-8 and its padding */
-    if (len + DK_JSON_PADDING > n) src.intact = (len + DK_JSON_PADDING - n + 1) / 2;
     /* a lone surrogate is U+FFFD in the UTF-8: strings then come from it */
     return dk_json_read_ex(area, len, DK_READ_PADDED | DK_READ_VALID_UTF8, lim, scratch,
                            tape_out, u16_out, lone == 0 ? &src : NULL, err);

@@ -41,9 +41,10 @@
  *                                        a tape as the output. Returns the
  *                                        error code. With units != 0 the
  *                                        text is instead `units` UTF-16
- *                                        units (LE) from byte `units` of
- *                                        an area of 3 * units bytes, made
- *                                        UTF-8 in place first.
+ *                                        units (LE) from byte units +
+ *                                        (units & 1) (2-byte aligned) of
+ *                                        an area of 3 * units + 1 bytes,
+ *                                        made UTF-8 in place first.
  *    int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len,
  *                         uint32_t max_depth);
  *    int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
@@ -290,11 +291,11 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
     if (units != 0) {
         size_t n = 0;
 
-        if (units > UINT32_MAX / 3) {
+        if (units > (UINT32_MAX - 1) / 3) {
             begin(c);
             return reject(c, &err);
         }
-        if (start(c, 3 * units, &err) != 0) return (int)err.code;
+        if (start(c, DK_U16_AREA(units), &err) != 0) return (int)err.code;
         (void)dk_json_read_utf16(c->in.data, units, &lim, &c->arena, &c->out, &c->u16, &n, &err);
         c->res[DK_RES_IN_LEN] = (uint32_t)n;
         return finish_decode(c, &err);

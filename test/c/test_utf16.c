@@ -131,10 +131,8 @@ static size_t ref_units(const uint16_t *u, size_t n, uint8_t *want, int replace,
 static void check_utf8(const uint16_t *u, size_t n, const char *what)
 {
     uint8_t want[3 * STR16_TEST_MAX + 4] = {0}, got[3 * STR16_TEST_MAX + 16] = {0};
-    size_t w = 0, len;
+    size_t w = 0, len, lone = 99, lone_want = 0;
     uint8_t *area;
-
-    size_t lone = 99, lone_want = 0;
 
     w = ref_units(u, n, want, 1, NULL);
     for (size_t i = 0; i < n; i++) {
@@ -157,8 +155,50 @@ static void check_utf8(const uint16_t *u, size_t n, const char *what)
 }
 
 /*
+ * dk_utf8_units of each kind of sequence (1 to 4 bytes, the 4-byte leads
+ * F0 to F4, an encoded lone surrogate) at every offset of two 16-byte
+ * blocks and in every partial block after them, against a count one byte
+ * at a time; then random mixes. The bytes after the text are padding the
+ * count may read but must not count.
+ */
+static void check_utf8_units(void)
+{
+    static const char *seqs[] = {"a", "\xc3\xa9", "\xe6\x9d\xb1", "\xed\xa0\x80", "\xf0\x9f\x98\x80",
+                                 "\xf1\x80\x80\x80", "\xf4\x8f\xbf\xbf"};
+    static const size_t ns = sizeof seqs / sizeof seqs[0];
+    uint8_t buf[96 + DK_JSON_PADDING];
+    uint32_t state = 0x2545F491u;
+
+    for (int trial = 0; trial < 20000; trial++) {
+        size_t n = 0, want = 0, got, limit = 1 + xorshift32(&state) % 80;
+        if (trial < (int)(ns * 40)) {
+            /* one sequence at offset trial / ns in ASCII, then ASCII up to a length */
+            size_t k = (size_t)trial / ns, s = (size_t)trial % ns;
+            memset(buf, 'a', k);
+            n = k;
+            memcpy(buf + n, seqs[s], strlen(seqs[s]));
+            n += strlen(seqs[s]);
+            n += xorshift32(&state) % 20;
+            memset(buf + k + strlen(seqs[s]), 'b', n - k - strlen(seqs[s]));
+        } else {
+            while (n < limit) {
+                const char *q = seqs[xorshift32(&state) % ns];
+                memcpy(buf + n, q, strlen(q));
+                n += strlen(q);
+            }
+        }
+        /* padding that would count wrong: continuation and lead bytes */
+        for (size_t i = 0; i < DK_JSON_PADDING; i++) buf[n + i] = (uint8_t)(i & 1 ? 0x80 : 0xF0);
+        for (size_t i = 0; i < n; i++) want += (buf[i] & 0xC0) != 0x80 ? (buf[i] >= 0xF0 ? 2u : 1u) : 0u;
+        got = dk_utf8_units(buf, n);
+        CHECK(got == want && got == dk_wtf8_to_utf16(buf, n, (uint8_t[192]){0}),
+              "dk_utf8_units: %zu units in %zu bytes, want %zu (trial %d)", got, n, want, trial);
+    }
+}
+
+/*
  * dk_json_read_utf16 on the JSON text whose WTF-8 is text (a JS string's
- * units, lone surrogates included), in an area of exactly 3n +
+ * units, lone surrogates included), in an area of exactly DK_U16_AREA(n) +
  * DK_JSON_PADDING bytes: the outcome and tape of dk_json_read_ex on the
  * text's UTF-8 (lone surrogates as U+FFFD), and a side table with an entry
  * for each non-ASCII str, whose units are right where JS reads them: in the
@@ -179,10 +219,10 @@ static void check_read_utf16(const char *text, long want_src, const char *what)
     if (u == NULL || ref == NULL) return;
     n = dk_wtf8_to_utf16((const uint8_t *)text, tn, (uint8_t *)u);
     w = ref_units(u, n, ref, 1, NULL);
-    area = malloc(3 * n + DK_JSON_PADDING);
+    area = malloc(DK_U16_AREA(n) + DK_JSON_PADDING);
     CHECK(area != NULL, "malloc");
     if (area == NULL) return;
-    memcpy(area + n, u, 2 * n);
+    memcpy(area + DK_U16_AT(n), u, 2 * n);
     dk_buf_init(&t0);
     dk_buf_init(&t1);
     dk_buf_init(&u0);
@@ -195,7 +235,8 @@ static void check_read_utf16(const char *text, long want_src, const char *what)
           "%s: read %d/%d, the same tape", what, r0, r1);
     entries = tw_check_side_table(t0.data, t0.len, u0.data, u0.len, NULL, 0, NULL);
     CHECK(entries >= 0 &&
-              tw_check_side_table(t1.data, t1.len, u1.data, u1.len, area + n, n, &srcs) == entries &&
+              tw_check_side_table(t1.data, t1.len, u1.data, u1.len, area + DK_U16_AT(n), n, &srcs) ==
+                      entries &&
               (want_src < 0 || srcs == want_src),
           "%s: side table: %ld entries, %ld from the units (want %ld)", what, entries, srcs, want_src);
     dk_buf_free(&t0);
@@ -621,6 +662,7 @@ int main(void)
         dk_buf_free(&o8);
         dk_arena_free(&a);
     }
+    check_utf8_units();
     /* JSON text from a JS string: strings without escapes come from its
        own units once the UTF-8 (and padding) has not reached them */
     {
@@ -629,8 +671,9 @@ int main(void)
                          "{\"$$\xc3\xa9\":\"\xc3\xbc\"}]", 4, "escapes inline, $$ keys from the units");
         /* 4-byte sequences are two units each: the strings after them too */
         check_read_utf16(PAST "\"\xf0\x9f\x98\x80\xf0\x9f\x98\x80" "a\",\"b\xf0\x9f\x98\x80\",\"\xc3\xa9\","
-                         "\"a longer one, over a block: \xe6\x9d\xb1 \xf0\x9f\x98\x80 \xc3\xa9 end\"]",
-                         4, "surrogate pairs");
+                         "\"a longer one, over a block: \xe6\x9d\xb1 \xf0\x9f\x98\x80 \xc3\xa9 end\","
+                         "\"\xf4\x8f\xbf\xbf\xf1\x80\x80\x80 U+10FFFF, U+40000\",\"\xc3\xbc\"]",
+                         6, "surrogate pairs");
         /* near the start the UTF-8 has overwritten the units */
         check_read_utf16("[\"\xc3\xa9\"]", 0, "a short text");
         check_read_utf16("[\"\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\",\"\xe6\x9d\xb1\","

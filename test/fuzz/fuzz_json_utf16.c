@@ -17,7 +17,8 @@
  *    without DK_READ_VALID_UTF8, so error offsets are the UTF-8 text's;
  *  - reading the reference bytes with and without DK_READ_VALID_UTF8
  *    gives the same code, position, tape and side table, byte for byte;
- *  - dk_json_read_utf16 (what the entry runs) on an area of exactly 3n +
+ *  - dk_json_read_utf16 (what the entry runs) on an area of exactly
+ *    DK_U16_AREA(n) +
  *    DK_JSON_PADDING bytes gives the reference's outcome and tape, byte
  *    for byte, and a side table with an entry for the same strs, each
  *    with the right units, inline or in the area's intact units.
@@ -135,11 +136,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 "DK_READ_VALID_UTF8: the same side table");
 
     if (n != 0) {
-        uint8_t *area = malloc(3 * n + DK_JSON_PADDING);
+        uint8_t *area = malloc(DK_U16_AREA(n) + DK_JSON_PADDING);
         size_t len3 = 0;
         long entries, srcs = 0;
         FUZZ_ASSERT(area != NULL, "test allocation");
-        memcpy(area + n, units.data, 2 * n);
+        memcpy(area + DK_U16_AT(n), units.data, 2 * n);
         dk_arena_reset(&arena);
         rc2 = dk_json_read_utf16(area, n, NULL, &arena, &tape2, &table2, &len3, &err2);
         FUZZ_ASSERT(len3 == len && memcmp(area, ref.data, len) == 0, "dk_json_read_utf16: the UTF-8");
@@ -149,7 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc == DK_OK) {
             entries = tw_check_side_table(tape.data, tape.len, table.data, table.len, NULL, 0, NULL);
             FUZZ_ASSERT(entries >= 0 && tw_check_side_table(tape2.data, tape2.len, table2.data, table2.len,
-                                                            area + n, n, &srcs) == entries,
+                                                            area + DK_U16_AT(n), n, &srcs) == entries,
                         "dk_json_read_utf16: a side table entry for each non-ASCII str, right units");
         }
         table3_len = table2.len;
@@ -161,9 +162,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint32_t *res;
         if (ctx == NULL) ctx = dk_ctx_new();
         FUZZ_ASSERT(ctx != NULL, "context");
-        in = dk_ctx_input(ctx, (uint32_t)(3 * n));
+        in = dk_ctx_input(ctx, (uint32_t)DK_U16_AREA(n));
         FUZZ_ASSERT(in != NULL, "input area");
-        memcpy(in + n, units.data, 2 * n);
+        memcpy(in + DK_U16_AT(n), units.data, 2 * n);
         rc2 = dk_json_decode_ctx(ctx, 0, 0, 0, (uint32_t)n);
         res = dk_ctx_result(ctx);
         FUZZ_ASSERT(res[RES_IN_LEN] == len && memcmp(in, ref.data, len) == 0,

@@ -77,10 +77,10 @@ test('the ABI refuses a length beyond the input area, and the next call works', 
     assert.strictEqual(code, 4, `${call}: DK_ERR_TOO_LARGE`);
     assert.strictEqual(words()[0], 4, `${call}: result word 0`);
   }
-  // JSON text as UTF-16 units (the fifth argument): an area of 3 units
-  // bytes that is not there, and a unit count whose area would pass 2^32.
-  // (0x55555556: 3 * units wraps to 2, which an area of 16 bytes would pass)
-  for (const units of [1 << 30, 0x60000000, 0x55555556]) {
+  // JSON text as UTF-16 units (the fifth argument): an area of 3 units + 1
+  // bytes that is not there, and unit counts whose area would pass 2^32
+  // (0x55555556: 3 * units + 1 wraps to 3, 0x55555555 to 0).
+  for (const units of [1 << 30, 0x60000000, 0x55555556, 0x55555555]) {
     assert.strictEqual(ex.dk_json_decode_ctx(c, 0, 0, 0, units), 4, `units ${units}: DK_ERR_TOO_LARGE`);
     assert.strictEqual(words()[0], 4, `units ${units}: result word 0`);
   }

@@ -53,6 +53,16 @@ test('non-ASCII strings come from the text\'s own units', () => {
       assert.deepStrictEqual(decodeEntity(text), JSON.parse(text), text);
       if (lead >= 30) assert.ok(own >= 10, `${own} strings from the text's units (lead ${lead})`);
     }
+    // 4-byte characters (two units, leads F0 to F4) at every offset of a
+    // 16-byte block, before more non-ASCII strings
+    own = 0;
+    for (const c of ['😀', '\u{40000}', '\u{10FFFF}']) {
+      for (let k = 0; k < 34; k++) {
+        const v = ['a'.repeat(k) + c + 'b'.repeat(k % 5), 'é', 'ü東' + c];
+        assert.deepStrictEqual(decodeEntity(' '.repeat(40) + JSON.stringify(v) + ' '.repeat(40)), v);
+      }
+    }
+    assert.ok(own >= 3 * 34 * 3, `${own} strings from the text's units`);
     // then a Buffer and a lone surrogate: no entry of the text's kind
     own = 0;
     assert.deepStrictEqual(decodeEntity(Buffer.from('["' + 'a'.repeat(40) + '","é"]')), ['a'.repeat(40), 'é']);
