@@ -449,8 +449,8 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d);
 /*
  * dk_utf16_to_wtf8, except that a lone surrogate becomes U+FFFD (EF BF BD)
  * as Buffer#utf8Write and TextEncoder write it: UTF-8. Also in place: the
- * units may sit at the end of a 3n-byte area whose start is d (s = d + n),
- * as every unit is read before a byte lands on it. Unless lone is NULL,
+ * units may sit at the end of an area of 3n bytes or more whose start is d
+ * (s >= d + n), as every unit is read before a byte lands on it. Unless lone is NULL,
  * *lone is set to the count of lone surrogates replaced.
  */
 size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d, size_t *lone);

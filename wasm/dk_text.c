@@ -369,8 +369,9 @@ static inline size_t narrow_low8(const uint8_t *s, uint8_t *d)
 /*
  * dk_utf16_to_wtf8 and dk_utf16_to_utf8: a lone surrogate becomes its own
  * 3-byte form, or U+FFFD's when replace is set. Every unit is read before
- * a byte lands on it when the units sit at the end of a 3n-byte area that
- * starts at d (s = d + n): output after i units is at most 3i bytes, and a
+ * a byte lands on it when the units sit at the end of an area of 3n bytes
+ * or more that starts at d (s >= d + n): output after i units is at most
+ * 3i bytes, and a
  * block's stores end at most 16 (ASCII) or 24 bytes past that, with 16 or
  * 8 units still to read.
  */

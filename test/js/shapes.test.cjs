@@ -147,6 +147,29 @@ for (const format of formats) {
     }
   });
 
+  test(`${format}: a setter on the chain for any one key of a shape is never run`, { skip }, () => {
+    const { c } = codec(format);
+    const keys = ['a', '0', 'a long key, not an identifier: "quoted" \\ \u2028', 'b', '$c', 'z'];
+    class Wide {
+      constructor(i) { for (const k of keys) this[k] = `${k}${i}`; }
+    }
+    c.serializable(Wide);
+    const doc = c.encodeEntity([new Wide(1), new Wide(2)]);
+    for (let i = 0; i < 2000; i++) c.decodeEntity(doc);
+    for (const key of Object.keys(new Wide(0))) {
+      let calls = 0;
+      Object.defineProperty(Wide.prototype, key, { get() { return 'chain'; }, set() { calls++; }, configurable: true });
+      try {
+        const got = c.decodeEntity(doc);
+        assert.strictEqual(calls, 0, `the setter of ${JSON.stringify(key)} ran`);
+        assert.deepStrictEqual(Object.getOwnPropertyDescriptor(got[1], key),
+          { value: `${key}2`, writable: true, enumerable: true, configurable: true }, key);
+      } finally {
+        delete Wide.prototype[key];
+      }
+    }
+  });
+
   test(`${format}: a setter that a class hook adds in the middle of a decode is never run`, { skip }, () => {
     const { c } = codec(format);
     class Box {

@@ -72,3 +72,21 @@ test('non-ASCII strings come from the text\'s own units', () => {
     T.TapeReader.prototype.fromUtf16 = fromUtf16;
   }
 });
+
+/*
+ * The input area for a string of n units is 3n + 1 bytes (its units start
+ * at an even byte). The core's area grows by doubling from 256 bytes
+ * (plus 16 of padding), so for n = (2^k - 16) / 3 an area asked for 3n
+ * bytes would be exactly full and the call refused: in a fresh process,
+ * where nothing grew it before.
+ */
+test('the first string decode in a process reserves its whole area', () => {
+  const { execFileSync } = require('node:child_process');
+  const index = require.resolve('../../js/index.cjs');
+  for (const n of [336, 1360, 5456]) {
+    const script = `const { decodeEntity } = require(${JSON.stringify(index)});
+      const s = 'é'.repeat(${n - 2});
+      process.stdout.write(decodeEntity(JSON.stringify(s)) === s ? 'ok' : 'wrong');`;
+    assert.equal(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }), 'ok', `${n} units`);
+  }
+});
