@@ -306,6 +306,7 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
   let p;
   let len = 0;
   let units = 0;
+  let src = 0; // where a string's UTF-16 units sit in the input area
   if (typeof text === 'string') {
     let room = text.length * 3;
     if (text.length > maxBytes) throw tooLarge(text.length, maxBytes);
@@ -321,7 +322,8 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
       // and in every ucs2Slice of a string taken from these units.
       units = text.length;
       p = input(room + 1);
-      heap.ucs2Write(text, p + units + (units & 1), 2 * units);
+      src = p + units + (units & 1);
+      heap.ucs2Write(text, src, 2 * units);
     } else {
       p = input(room);
       // Buffer#utf8Write allocates nothing (encodeInto makes a subarray and a
@@ -342,7 +344,7 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
     limits.maxLength = maxLength;
     throw failure(code, p, units !== 0 ? word(RES_IN_LEN) : len, 'decode');
   }
-  return rebuildOutput(rebuild, false, units !== 0 ? p + units + (units & 1) : 0);
+  return rebuildOutput(rebuild, false, src);
 }
 
 /*

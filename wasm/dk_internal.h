@@ -353,18 +353,15 @@ static inline void dk_wrf64(uint8_t *p, double d)
 }
 
 /*
- * The UTF-16 text a JSON text was made from (dk_utf16_to_utf8 in place, as
- * dk_json_decode_ctx does): its n units (LE) and the first of them the
- * UTF-8 and its padding have not overwritten.
+ * The UTF-16 text a JSON text was made from (dk_json_read_utf16): its n
+ * units (LE) and the first of them the UTF-8 and its padding have not
+ * overwritten.
  */
 typedef struct dk_src16 {
     const uint8_t *units;
     size_t n;
     size_t intact;
 } dk_src16;
-
-/* Side-table entry flag on the unit count: the units are in the source. */
-#define DK_U16_SRC 0x80000000u
 
 /*
  * dk_json_read_opts plus a UTF-16 side table for JS: unless u16_out is
@@ -373,16 +370,13 @@ typedef struct dk_src16 {
  * UTF-16 code units, the units (LE, 2 bytes each). A later entry never has
  * a smaller offset. JS makes such strings with one copy (Buffer#ucs2Slice)
  * instead of decoding UTF-8, which V8 does slowly. Emptied on failure.
- *
- * With src (only with DK_READ_VALID_UTF8: json is src's UTF-8, lone
- * surrogates none), a string without escapes whose units are intact in
- * src gets the entry u32 tape offset, u32 count | DK_U16_SRC, u32 index of
- * its first unit in src: JS copies it from there, and the core converts
- * nothing back.
  */
 int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
                     const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                    dk_buf *u16_out, const dk_src16 *src, dk_err *err);
+                    dk_buf *u16_out, dk_err *err);
+
+/* Side-table entry flag on the unit count: the units are in the source. */
+#define DK_U16_SRC 0x80000000u
 
 /*
  * Where the n UTF-16 units of a JS string's JSON text sit in its decode
@@ -399,9 +393,11 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
  * area are made UTF-8 in place (dk_utf16_to_utf8: a lone surrogate becomes
  * U+FFFD; *json_len is set to the UTF-8's length, which error offsets
  * count) and read as dk_json_read_ex reads with DK_READ_PADDED |
- * DK_READ_VALID_UTF8, with the units as src: the side table's DK_U16_SRC
- * entries index them where they are. The WebAssembly entry
- * dk_json_decode_ctx with units.
+ * DK_READ_VALID_UTF8. A string without escapes whose units the UTF-8 has
+ * not overwritten gets, unless the text had a lone surrogate, the side-
+ * table entry u32 tape offset, u32 count | DK_U16_SRC, u32 index of its
+ * first unit: JS copies it from the units, and the core converts nothing
+ * back. The WebAssembly entry dk_json_decode_ctx with units.
  */
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
                        dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, dk_err *err);
@@ -450,8 +446,8 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d);
  * dk_utf16_to_wtf8, except that a lone surrogate becomes U+FFFD (EF BF BD)
  * as Buffer#utf8Write and TextEncoder write it: UTF-8. Also in place: the
  * units may sit at the end of an area of 3n bytes or more whose start is d
- * (s >= d + n), as every unit is read before a byte lands on it. Unless lone is NULL,
- * *lone is set to the count of lone surrogates replaced.
+ * (s >= d + n), as every unit is read before a byte lands on it. Unless
+ * lone is NULL, *lone is set to the count of lone surrogates replaced.
  */
 size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d, size_t *lone);
 
@@ -465,13 +461,27 @@ typedef struct dk_scratch {
 } dk_scratch;
 
 /*
+ * Checks the payload of a DK_T_STR16 whose op is at tape offset at: u units
+ * of which avail bytes are in the tape. DK_ERR_TAPE at `at` when u is
+ * DK_STR16_MAX_UNITS or more or the units run past the tape. Both writers'
+ * one check of the op.
+ */
+DK_MUST static inline int dk_str16_check(size_t avail, uint32_t u, size_t at, dk_err *err)
+{
+    if (u >= DK_STR16_MAX_UNITS)
+        return dk_fail(err, DK_ERR_TAPE, "tape UTF-16 string too long", at);
+    if ((size_t)u * 2 > avail)
+        return dk_fail(err, DK_ERR_TAPE, "tape string runs past the end of the tape", at);
+    return DK_OK;
+}
+
+/*
  * The payload of a DK_T_STR16 whose op is at tape offset at: u units at p,
  * of which avail bytes are in the tape. Made WTF-8 (dk_utf16_to_wtf8) in s,
  * grown in arena a as needed: *out, *n bytes, valid until the next use of
- * s. DK_ERR_TAPE at `at` when u is DK_STR16_MAX_UNITS or more or the units
- * run past the tape; DK_ERR_MEMORY. The protobuf encoder's reading of the
- * op (the JSON writer escapes the units directly, put_str16, with the same
- * checks and messages).
+ * s. Fails as dk_str16_check does, or with DK_ERR_MEMORY. The protobuf
+ * encoder's reading of the op (the JSON writer escapes the units directly,
+ * put_str16).
  */
 DK_MUST int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at, dk_arena *a,
                           dk_scratch *s, const uint8_t **out, size_t *n, dk_err *err);

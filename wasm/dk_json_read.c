@@ -59,7 +59,7 @@ typedef struct reader {
     dk_buf *u16;      /* UTF-16 side table (dk_json_read_ex), or NULL */
     size_t u16_last;  /* offset of its last entry */
     int valid_utf8;   /* DK_READ_VALID_UTF8 */
-    /* The UTF-16 source (dk_json_read_ex), or NULL. Input offsets before
+    /* The UTF-16 source (dk_json_read_utf16), or NULL. Input offsets before
      * src_at hold src_delta more bytes than units: the non-ASCII strings
      * before it were counted (nothing else in a JSON text is non-ASCII). */
     const dk_src16 *src;
@@ -353,7 +353,7 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
  * (hence no checks), read from the JSON string whose opening quote is at
  * input offset qat and whose closing quote was the last byte read: its
  * source units when it has no escapes (escapes only ever shorten a string)
- * and they are intact (dk_json_read_ex), else u32 at, u32 unit count, the
+ * and they are intact (dk_json_read_utf16), else u32 at, u32 unit count, the
  * UTF-16 units (LE). A byte gives at most one unit (a 4-byte sequence two),
  * so 2n bytes do.
  */
@@ -1200,10 +1200,13 @@ DK_MUST static int parse(reader *r)
     }
 }
 
-/* See darmok.h. */
-int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
-                    const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                    dk_buf *u16_out, const dk_src16 *src, dk_err *err)
+/*
+ * dk_json_read_ex, with src: strings from the UTF-16 source where they can
+ * (dk_json_read_utf16; only with DK_READ_VALID_UTF8 and a side table).
+ */
+static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
+                     dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out, const dk_src16 *src,
+                     dk_err *err)
 {
     reader r;
     int rc;
@@ -1245,6 +1248,14 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
 }
 
 /* See dk_internal.h. */
+int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
+                    const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
+                    dk_buf *u16_out, dk_err *err)
+{
+    return json_read(json, len, flags, lim, scratch, tape_out, u16_out, NULL, err);
+}
+
+/* See dk_internal.h. */
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
                        dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, dk_err *err)
 {
@@ -1256,8 +1267,8 @@ int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *
     *json_len = len;
     memset(area + len, 0, DK_JSON_PADDING);
     /* a lone surrogate is U+FFFD in the UTF-8: strings then come from it */
-    return dk_json_read_ex(area, len, DK_READ_PADDED | DK_READ_VALID_UTF8, lim, scratch,
-                           tape_out, u16_out, lone == 0 ? &src : NULL, err);
+    return json_read(area, len, DK_READ_PADDED | DK_READ_VALID_UTF8, lim, scratch, tape_out,
+                     u16_out, lone == 0 ? &src : NULL, err);
 }
 
 /* See darmok.h. */
@@ -1267,7 +1278,7 @@ int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
 {
     /* DK_READ_PADDED only: the core's own flags (DK_READ_VALID_UTF8) are
      * not for text from outside */
-    return dk_json_read_ex(json, len, flags & DK_READ_PADDED, lim, scratch, tape_out, NULL, NULL, err);
+    return dk_json_read_ex(json, len, flags & DK_READ_PADDED, lim, scratch, tape_out, NULL, err);
 }
 
 /* See darmok.h. */

@@ -421,9 +421,7 @@ DK_MUST static int write_value(writer *w)
     case DK_T_STR16: {
         const uint8_t *t;
         DK_TRY(read_u32(w, &u));
-        if (u >= DK_STR16_MAX_UNITS) return bad_tape(w, "tape UTF-16 string too long", at);
-        if ((size_t)u * 2 > w->len - w->pos)
-            return bad_tape(w, "tape string runs past the end of the tape", at);
+        DK_TRY(dk_str16_check(w->len - w->pos, u, at, w->err));
         t = w->tape + w->pos;
         w->pos += (size_t)u * 2;
         return put_str16(w, t, u, at + 5);

@@ -371,9 +371,8 @@ static inline size_t narrow_low8(const uint8_t *s, uint8_t *d)
  * 3-byte form, or U+FFFD's when replace is set. Every unit is read before
  * a byte lands on it when the units sit at the end of an area of 3n bytes
  * or more that starts at d (s >= d + n): output after i units is at most
- * 3i bytes, and a
- * block's stores end at most 16 (ASCII) or 24 bytes past that, with 16 or
- * 8 units still to read.
+ * 3i bytes, and a block's stores end at most 16 (ASCII) or 24 bytes past
+ * that, with 16 or 8 units still to read.
  */
 static inline size_t utf16_narrow(const uint8_t *s, size_t n, uint8_t *d, int replace,
                                   size_t *lone)
@@ -475,10 +474,7 @@ int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at, dk_aren
 {
     size_t need = (size_t)u * 3 + 1;
 
-    if (u >= DK_STR16_MAX_UNITS)
-        return dk_fail(err, DK_ERR_TAPE, "tape UTF-16 string too long", at);
-    if ((size_t)u * 2 > avail)
-        return dk_fail(err, DK_ERR_TAPE, "tape string runs past the end of the tape", at);
+    DK_TRY(dk_str16_check(avail, u, at, err));
     if (s->cap < need) {
         size_t cap = s->cap * 2 > need ? s->cap * 2 : need;
 

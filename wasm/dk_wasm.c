@@ -76,7 +76,8 @@
  *                     dk_json_read_ex in dk_internal.h; a JSON decode
  *                     with units also has entries u32 tape offset,
  *                     u32 units | 0x80000000, u32 index of the first in
- *                     the input's units, which stay in place). encode: address
+ *                     the input's units, which stay in place: see
+ *                     dk_json_read_utf16). encode: address
  *                     of the output as UTF-16 (LE), or 0 when the output
  *                     is all ASCII (then it reads as Latin-1 too)
  *    7 DK_RES_U16_LEN its length in bytes
@@ -278,9 +279,9 @@ EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
  * Decodes the JSON text in the input area into a tape in the output: its
  * json_len bytes of UTF-8, or with units != 0 (json_len then unused) the
  * units UTF-16 code units JS wrote from byte DK_U16_AT(units) on (an input
- * area of DK_U16_AREA(units) bytes), made UTF-8 in place first (a lone surrogate becomes
- * U+FFFD, as Buffer#utf8Write makes it); the UTF-8 length is result word
- * DK_RES_IN_LEN, for error excerpts.
+ * area of DK_U16_AREA(units) bytes), made UTF-8 in place first (a lone
+ * surrogate becomes U+FFFD, as Buffer#utf8Write makes it); the UTF-8
+ * length is result word DK_RES_IN_LEN, for error excerpts.
  */
 EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
                               uint32_t max_length, uint32_t units)
@@ -302,8 +303,8 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
     }
     if (start(c, json_len, &err) != 0) return (int)err.code;
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
-    (void)dk_json_read_ex(c->in.data, json_len, DK_READ_PADDED, &lim, &c->arena, &c->out,
-                          &c->u16, NULL, &err);
+    (void)dk_json_read_ex(c->in.data, json_len, DK_READ_PADDED, &lim,
+                          &c->arena, &c->out, &c->u16, &err);
     return finish_decode(c, &err);
 }
 

@@ -121,13 +121,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(ref.data + len, 0, DK_JSON_PADDING);
 
     dk_arena_reset(&arena);
-    rc = dk_json_read_ex(ref.data, len, DK_READ_PADDED, NULL, &arena, &tape, &table, NULL, &err);
+    rc = dk_json_read_ex(ref.data, len, DK_READ_PADDED, NULL, &arena, &tape, &table, &err);
     fuzz_check_outcome(rc, &err, len, &tape, DK_ERR_MEMORY);
 
     /* The same bytes, trusted: the same answer. */
     dk_arena_reset(&arena);
     rc2 = dk_json_read_ex(ref.data, len, DK_READ_PADDED | DK_READ_VALID_UTF8, NULL, &arena, &tape2,
-                          &table2, NULL, &err2);
+                          &table2, &err2);
     FUZZ_ASSERT(rc2 == rc && err2.pos == err.pos, "DK_READ_VALID_UTF8: the same outcome");
     FUZZ_ASSERT(tape2.len == tape.len && (tape.len == 0 || memcmp(tape2.data, tape.data, tape.len) == 0),
                 "DK_READ_VALID_UTF8: the same tape");

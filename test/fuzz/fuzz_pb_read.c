@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dk_arena_reset(&arena);
         if (dk_pb_to_json_opts(data, size, NULL, &arena, &mid, &json, &err2) == DK_OK) {
             dk_arena_reset(&arena);
-            if (dk_json_read_ex(json.data, json.len, 0, NULL, &arena, &tape3, &u3, NULL, &err2) == DK_OK &&
+            if (dk_json_read_ex(json.data, json.len, 0, NULL, &arena, &tape3, &u3, &err2) == DK_OK &&
                 fuzz_same(tape3.data, tape3.len, tape2.data, tape2.len))
                 FUZZ_ASSERT(fuzz_same(u3.data, u3.len, u16.data, u16.len),
                             "the JSON reader's side table is the same");
