@@ -306,7 +306,6 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
   let p;
   let len = 0;
   let units = 0;
-  let src = 0; // where a string's UTF-16 units sit in the input area
   if (typeof text === 'string') {
     let room = text.length * 3;
     if (text.length > maxBytes) throw tooLarge(text.length, maxBytes);
@@ -322,8 +321,7 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
       // and in every ucs2Slice of a string taken from these units.
       units = text.length;
       p = input(room + 1);
-      src = p + units + (units & 1);
-      heap.ucs2Write(text, src, 2 * units);
+      heap.ucs2Write(text, p + units + (units & 1), 2 * units);
     } else {
       p = input(room);
       // Buffer#utf8Write allocates nothing (encodeInto makes a subarray and a
@@ -344,28 +342,29 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
     limits.maxLength = maxLength;
     throw failure(code, p, units !== 0 ? word(RES_IN_LEN) : len, 'decode');
   }
-  return rebuildOutput(rebuild, false, src);
+  return rebuildOutput(rebuild, false, units !== 0 ? text : undefined);
 }
 
 /*
  * After a decode call: rebuild(reader) over the tape in the output, with the
  * core's UTF-16 side table of its non-ASCII strings when there is one
- * (src: where a JSON text's own units are, for entries that point there),
+ * (text: the JSON string decoded, for entries that point into it),
  * and reading key references when the call wrote them (keyrefs). No
  * call into the core may happen meanwhile (it would reuse the memory).
  */
-function rebuildOutput(rebuild, keyrefs, src) {
+function rebuildOutput(rebuild, keyrefs, text) {
   const out = word(RES_OUT);
   rebuilding = true;
   try {
     if (reader === null) reader = new TapeReader(heap, heapView, out, out + word(RES_OUT_LEN));
     else reader.reset(heap, heapView, out, out + word(RES_OUT_LEN));
     const u16 = word(RES_U16);
-    if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN), src);
+    if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN), text);
     if (keyrefs === true) reader.useKeyrefs();
     return rebuild(reader);
   } finally {
     reader.keys = null;
+    reader.text = ''; // not kept alive by the reader
     rebuilding = false;
   }
 }

@@ -442,7 +442,8 @@ class TapeReader {
     this.base = 0;
     this.u16At = 0;
     this.u16End = 0;
-    this.src = 0;
+    /* The JSON text (a string) that side-table entries may point into. */
+    this.text = '';
     /* The member keys read in full so far, when the tape has key
        references (useKeyrefs); else null. */
     this.keys = null;
@@ -463,7 +464,7 @@ class TapeReader {
     this.base = 0;
     this.u16At = 0;
     this.u16End = 0;
-    this.src = 0;
+    this.text = '';
     this.keys = null;
   }
 
@@ -496,16 +497,22 @@ class TapeReader {
    * Read non-ASCII strings from the core's UTF-16 side table buf[at..end)
    * (dk_json_read_ex): entries u32 tape offset (from base, where the tape
    * starts in buf), u32 units, the units; or u32 tape offset, u32 units |
-   * 0x80000000, u32 index of the first of them in the JSON text's own
-   * units, which start at buf[src]. In tape order. Needs Node's Buffer
-   * (ucs2Slice), else it is ignored.
+   * 0x80000000, u32 index of the first of them in text, the JSON text the
+   * tape was read from (a string; only a decode of a string has such
+   * entries). In tape order. Needs Node's Buffer (ucs2Slice), else it is
+   * ignored.
+   *
+   * A string of the second kind is text.substring(): V8 makes a string of
+   * 13 or more characters a slice of text, no copy, so the decoded value
+   * keeps text alive while it keeps such a string (as any JS slice() does;
+   * JSON.parse copies). A decode of UTF-8 bytes copies every string.
    */
-  useUtf16(base, at, end, src) {
+  useUtf16(base, at, end, text) {
     if (this.nb === null) return;
     this.base = base;
     this.u16At = at;
     this.u16End = end;
-    this.src = src === undefined ? 0 : src;
+    this.text = text === undefined ? '' : text;
   }
 
   /*
@@ -529,8 +536,7 @@ class TapeReader {
         const first = (buf[from] | (buf[from + 1] << 8) | (buf[from + 2] << 16) | (buf[from + 3] << 24)) >>> 0;
         p += 12;
         this.u16At = p;
-        from = this.src + 2 * first;
-        if (entryAt === want) return this.nb.ucs2Slice(from, from + 2 * (units & 0x7fffffff));
+        if (entryAt === want) return this.text.substring(first, first + (units & 0x7fffffff));
         continue;
       }
       p = from + 2 * units;

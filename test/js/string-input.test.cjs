@@ -90,3 +90,33 @@ test('the first string decode in a process reserves its whole area', () => {
     assert.equal(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }), 'ok', `${n} units`);
   }
 });
+
+/*
+ * A string that comes from the text's own units is text.substring(): V8
+ * makes it a slice of the text, so a decode of a string allocates nothing
+ * for it (the decoded value keeps the text alive instead). A decode of the
+ * same document as UTF-8 bytes copies it. Heap plus external memory after
+ * a full GC, in a child with --expose-gc.
+ */
+test('strings from the text\'s units share its memory; from bytes they are copied', () => {
+  const { execFileSync } = require('node:child_process');
+  const index = require.resolve('../../js/index.cjs');
+  const script = `const { decodeEntity } = require(${JSON.stringify(index)});
+    const s = '東' + 'a'.repeat(300000); // a two-byte string of 600 KB
+    const text = ' '.repeat(64) + JSON.stringify([s]);
+    const bytes = Buffer.from(text);
+    const used = () => { gc(); gc(); const m = process.memoryUsage(); return m.heapUsed + m.external; };
+    const grown = (input) => {
+      decodeEntity(input);
+      const before = used();
+      const v = decodeEntity(input);
+      const after = used();
+      if (v.length !== 1 || v[0] !== s) throw new Error('wrong value');
+      return after - before;
+    };
+    process.stdout.write(JSON.stringify({ text: grown(text), bytes: grown(bytes) }));`;
+  const out = execFileSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
+  const { text, bytes } = JSON.parse(out);
+  assert.ok(text < 100000, `decode of the text grew the heap by ${text} bytes`);
+  assert.ok(bytes > 500000, `decode of the bytes grew the heap by ${bytes} bytes`);
+});
