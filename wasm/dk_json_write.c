@@ -370,6 +370,7 @@ DK_MUST static int write_date(writer *w, size_t at)
 {
     char *iso;
     double ms;
+    size_t n;
 
     DK_TRY(need(w, 8));
     ms = dk_rdf64(w->tape + w->pos);
@@ -378,10 +379,13 @@ DK_MUST static int write_date(writer *w, size_t at)
     if (!(ms >= -DK_DATE_MAX_MS && ms <= DK_DATE_MAX_MS) ||
         ms != (double)(int64_t)ms)
         return bad_tape(w, "date out of range or not an integer", at);
-    DK_TRY(PUT_LIT(w, "{\"$Date\":\""));
-    DK_TRY(out_room(w, DK_ISO_MAX, &iso));
-    w->out->len += dk_fmt_iso(ms, iso);
-    return PUT_LIT(w, "\"}");
+    /* one reservation for {"$Date":"…"} */
+    DK_TRY(out_room(w, 10 + DK_ISO_MAX + 2, &iso));
+    memcpy(iso, "{\"$Date\":\"", 10);
+    n = dk_fmt_iso(ms, iso + 10);
+    memcpy(iso + 10 + n, "\"}", 2);
+    w->out->len += 10 + n + 2;
+    return DK_OK;
 }
 
 /*

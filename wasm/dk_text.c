@@ -4,6 +4,7 @@
  * binary data, BigInt decimals, and the names of the binary kinds.
  */
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -504,70 +505,106 @@ int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
     return DK_OK;
 }
 
-/* a / b rounded towards minus infinity (b > 0). */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
+/*
+ * Calendar arithmetic on days from 1970-01-01 in the proleptic Gregorian
+ * calendar, in 32-bit integers: a Date's days (|d| <= 1e8) and the years of
+ * six-digit ISO strings fit. WebAssembly has no 64-bit multiply-high, so a
+ * 64-bit division by a constant stays a division there (tens of cycles),
+ * where a 32-bit one becomes a multiply and a shift. Years are counted from
+ * March 1st, so that the leap day ends a year and every 400-year era has
+ * the same 146097 days (the method of H. Hinnant's "chrono-Compatible
+ * Low-Level Date Algorithms"); month mp counts from March.
+ */
 
-/* Days from 1970-01-01 to January 1st of year y (ECMA-262 DayFromYear). */
-static int64_t day_from_year(int64_t y)
-{
-    return 365 * (y - 1970) + floor_div(y - 1969, 4) -
-           floor_div(y - 1901, 100) + floor_div(y - 1601, 400);
-}
-
-/* 1 for a leap year of the proleptic Gregorian calendar. */
-static int is_leap(int64_t y)
+/* 1 for a leap year. */
+static int is_leap(int32_t y)
 {
     return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 }
 
-/* Day of the year on which each month starts, [leap][month 0..12]. */
-static const uint16_t month_start[2][13] = {
-    {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365},
-    {0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335, 366},
-};
-
-/* Writes v as exactly `width` decimal digits (v >= 0 fits). */
-static void put_digits(char *out, int64_t v, int width)
+/* Days in month m (1..12) of year y. */
+static int32_t month_days(int32_t y, int32_t m)
 {
-    for (int i = width - 1; i >= 0; i--) {
-        out[i] = (char)('0' + v % 10);
-        v /= 10;
-    }
+    if (m == 2) return 28 + is_leap(y);
+    return 30 + ((m + (m >> 3)) & 1); /* 31: 1 3 5 7 8 10 12 */
+}
+
+/* Days from 1970-01-01 to y-m-d (m 1..12, d 1..31, |y| <= 999999). */
+static int32_t days_from_civil(int32_t y, int32_t m, int32_t d)
+{
+    int32_t era, yoe, doy, doe;
+
+    y -= m <= 2;
+    era = (y >= 0 ? y : y - 399) / 400;
+    yoe = y - era * 400;                                   /* [0, 399] */
+    doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1; /* [0, 365] */
+    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;           /* [0, 146096] */
+    return era * 146097 + doe - 719468;                    /* 719468: 0000-03-01 */
+}
+
+/* The year, month (1..12) and day (1..31) of day z from 1970-01-01. */
+static void civil_from_days(int32_t z, int32_t *y, int32_t *m, int32_t *d)
+{
+    int32_t era, doe, yoe, doy, mp;
+
+    z += 719468;
+    era = (z >= 0 ? z : z - 146096) / 146097;
+    doe = z - era * 146097;                                      /* [0, 146096] */
+    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
+    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);               /* [0, 365] */
+    mp = (5 * doy + 2) / 153;                                    /* [0, 11] */
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* "00" to "99": two digits by one load, not a division and a remainder. */
+static const char digit_pairs[201] =
+    "000102030405060708091011121314151617181920212223242526272829"
+    "303132333435363738394041424344454647484950515253545556575859"
+    "606162636465666768697071727374757677787980818283848586878889"
+    "90919293949596979899";
+
+/* v (0..99) as two digits. */
+static void put2(char *out, uint32_t v)
+{
+    memcpy(out, digit_pairs + 2 * v, 2);
 }
 
 /* toISOString of the time value ms (integral, within a Date's range). */
 size_t dk_fmt_iso(double ms, char out[DK_ISO_MAX])
 {
-    int64_t t = (int64_t)ms, day = floor_div(t, 86400000);
-    int64_t in_day = t - day * 86400000, y, doy;
-    int leap, m = 0;
-    size_t o = 0;
+    /* The day by a double division, and it is exact: ms / 86400000 is
+     * below 2^27 in magnitude, where doubles are at most 2^-26 apart, and
+     * when it is not an integer it is at least 1 / 86400000 > 2^-27 from
+     * one, so rounding never carries it to the next integer (checked at
+     * every day boundary of the range's years in test_dates.c). */
+    int32_t day = (int32_t)floor(ms / 86400000.0), y, m, d;
+    uint32_t in_day = (uint32_t)((int64_t)ms - (int64_t)day * 86400000), a;
+    size_t o;
 
-    y = 1970 + floor_div(day * 10000, 3652425);
-    while (day_from_year(y) > day) y--;
-    while (day_from_year(y + 1) <= day) y++;
-    doy = day - day_from_year(y);
-    leap = is_leap(y);
-    while (month_start[leap][m + 1] <= doy) m++;
+    civil_from_days(day, &y, &m, &d);
     if (y >= 0 && y <= 9999) {
-        put_digits(out, y, 4);
+        put2(out, (uint32_t)y / 100);
+        put2(out + 2, (uint32_t)y % 100);
         o = 4;
     } else {
+        a = y < 0 ? (uint32_t)-y : (uint32_t)y; /* <= 275760 */
         out[0] = y < 0 ? '-' : '+';
-        put_digits(out + 1, y < 0 ? -y : y, 6);
+        put2(out + 1, a / 10000);
+        put2(out + 3, a / 100 % 100);
+        put2(out + 5, a % 100);
         o = 7;
     }
     memcpy(out + o, "-MM-DDTHH:MM:SS.mmmZ", 20);
-    put_digits(out + o + 1, m + 1, 2);
-    put_digits(out + o + 4, doy - month_start[leap][m] + 1, 2);
-    put_digits(out + o + 7, in_day / 3600000, 2);
-    put_digits(out + o + 10, in_day / 60000 % 60, 2);
-    put_digits(out + o + 13, in_day / 1000 % 60, 2);
-    put_digits(out + o + 16, in_day % 1000, 3);
+    put2(out + o + 1, (uint32_t)m);
+    put2(out + o + 4, (uint32_t)d);
+    put2(out + o + 7, in_day / 3600000);
+    put2(out + o + 10, in_day / 60000 % 60);
+    put2(out + o + 13, in_day / 1000 % 60);
+    a = in_day % 1000;
+    out[o + 16] = (char)('0' + a / 100);
+    put2(out + o + 17, a % 100);
     return o + 20;
 }
 
@@ -587,7 +624,6 @@ static int64_t get_digits(const uint8_t *s, int n)
 int dk_parse_iso(const uint8_t *s, size_t n, double *ms)
 {
     int64_t y, mo, d, h, mi, se, f, t;
-    int leap;
 
     if (n == 24) {
         y = get_digits(s, 4);
@@ -615,9 +651,8 @@ int dk_parse_iso(const uint8_t *s, size_t n, double *ms)
     if (mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
         se < 0 || se > 59 || f < 0)
         return 0;
-    leap = is_leap(y);
-    if (d > month_start[leap][mo] - month_start[leap][mo - 1]) return 0;
-    t = (day_from_year(y) + month_start[leap][mo - 1] + d - 1) * 86400000 +
+    if (d > month_days((int32_t)y, (int32_t)mo)) return 0;
+    t = (int64_t)days_from_civil((int32_t)y, (int32_t)mo, (int32_t)d) * 86400000 +
         h * 3600000 + mi * 60000 + se * 1000 + f;
     if (t > (int64_t)DK_DATE_MAX_MS || t < -(int64_t)DK_DATE_MAX_MS) return 0;
     *ms = (double)t;
