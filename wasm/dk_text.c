@@ -22,21 +22,54 @@ const uint8_t dk_bytes_size[DK_BYTES_KIND_COUNT] = {
     1, 1, 1, 1, 1, 1, 2, 2, 4, 4, 4, 8, 8, 8,
 };
 
-/* Writes v in decimal; returns the length. */
+/* "00" to "99": two digits by one load, not a division and a remainder. */
+static const char digit_pairs[201] =
+    "000102030405060708091011121314151617181920212223242526272829"
+    "303132333435363738394041424344454647484950515253545556575859"
+    "606162636465666768697071727374757677787980818283848586878889"
+    "90919293949596979899";
+
+/*
+ * Writes v in decimal; returns the length. The digits go in from the last,
+ * two at a time from digit_pairs, in 32-bit arithmetic once the rest fits:
+ * in WebAssembly a 64-bit division by a constant stays a division.
+ */
 size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX])
 {
-    char rev[24];
-    size_t n = 0, o = 0;
     /* -(v + 1) + 1: no overflow even for INT64_MIN */
-    uint64_t u = v < 0 ? (uint64_t)-(v + 1) + 1u : (uint64_t)v;
+    uint64_t u = v < 0 ? (uint64_t)-(v + 1) + 1u : (uint64_t)v, x;
+    size_t o = v < 0, n = 1;
+    uint32_t w;
+    char *p;
 
-    if (v < 0) out[o++] = '-';
-    do {
-        rev[n++] = (char)('0' + u % 10u);
-        u /= 10u;
-    } while (u);
-    while (n) out[o++] = rev[--n];
-    return o;
+    if (u <= UINT32_MAX)
+        for (w = (uint32_t)u; w >= 10; w /= 10) n++;
+    else
+        for (x = u; x >= 10; x /= 10) n++; /* at most 20 */
+    if (v < 0) out[0] = '-';
+    p = out + o + n;
+    while (u > UINT32_MAX) {
+        /* eight digits at a time */
+        uint64_t q = u / 100000000u;
+
+        w = (uint32_t)(u - q * 100000000u);
+        u = q;
+        for (int i = 0; i < 4; i++, w /= 100) {
+            p -= 2;
+            memcpy(p, digit_pairs + 2 * (w % 100), 2);
+        }
+    }
+    for (w = (uint32_t)u; w >= 100; w /= 100) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * (w % 100), 2);
+    }
+    if (w >= 10) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * w, 2);
+    } else {
+        *--p = (char)('0' + w);
+    }
+    return o + n;
 }
 
 /* Splits "%.*e" output "d[.ddd]e[+-]xx" into digits; returns their count. */
@@ -557,13 +590,6 @@ static void civil_from_days(int32_t z, int32_t *y, int32_t *m, int32_t *d)
     *m = mp < 10 ? mp + 3 : mp - 9;
     *y = yoe + era * 400 + (*m <= 2);
 }
-
-/* "00" to "99": two digits by one load, not a division and a remainder. */
-static const char digit_pairs[201] =
-    "000102030405060708091011121314151617181920212223242526272829"
-    "303132333435363738394041424344454647484950515253545556575859"
-    "606162636465666768697071727374757677787980818283848586878889"
-    "90919293949596979899";
 
 /* v (0..99) as two digits. */
 static void put2(char *out, uint32_t v)

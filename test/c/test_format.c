@@ -1,5 +1,10 @@
 /*
- * test_dates.c - dk_fmt_iso and dk_parse_iso (the $Date strings) against a
+ * test_format.c - the core's own formatters against references.
+ *
+ * dk_fmt_int against snprintf: every integer near 0, around every power of
+ * ten and of two, the ends of int64, and pseudo-random ones of every size.
+ *
+ * dk_fmt_iso and dk_parse_iso (the $Date strings) against a
  * reference written from ECMA-262's own definitions (DayFromYear, a search
  * for the year and the month, 64-bit arithmetic throughout): every day
  * boundary of 2,000 years around 1970, the first millisecond of every year
@@ -91,6 +96,16 @@ static void check_time(int64_t t)
           "%.*s parses to %.17g, want %lld", (int)n, got, back, (long long)t);
 }
 
+/* dk_fmt_int(v) is snprintf's %lld. */
+static void check_int(int64_t v)
+{
+    char got[DK_NUM_MAX + 1], want[32];
+    size_t n = dk_fmt_int(v, got);
+    int wn = snprintf(want, sizeof want, "%lld", (long long)v);
+
+    CHECK(n == (size_t)wn && memcmp(got, want, n) == 0, "%s: %.*s", want, (int)n, got);
+}
+
 /* dk_parse_iso takes s (accept) or refuses it. */
 static void check_parse(const char *s, int accept)
 {
@@ -106,6 +121,28 @@ int main(void)
     uint32_t rng = 0x9e3779b9u;
     char s[64];
 
+    for (int64_t v = -100000; v <= 100000; v++) check_int(v);
+    for (int k = 0; k < 63; k++) {
+        int64_t p2 = (int64_t)1 << k, p10 = 1;
+
+        for (int j = 0; j < k && j < 18; j++) p10 *= 10;
+        for (int64_t d = -2; d <= 2; d++) {
+            check_int(p2 + d);
+            check_int(-p2 - d);
+            check_int(p10 + d);
+            check_int(-p10 - d);
+        }
+    }
+    check_int(INT64_MAX);
+    check_int(INT64_MAX - 1);
+    check_int(INT64_MIN);
+    check_int(INT64_MIN + 1);
+    for (int i = 0; i < 200000; i++) {
+        uint64_t r = (uint64_t)xorshift32(&rng) << 32 | xorshift32(&rng);
+
+        check_int((int64_t)r);
+        check_int((int64_t)r >> (r & 63)); /* every size */
+    }
     /* every day boundary (and the millisecond before) of +-1,000 years */
     for (int64_t day = -366000; day <= 366000; day++) {
         check_time(day * 86400000);
@@ -152,6 +189,6 @@ int main(void)
     check_parse("+275760-09-13T00:00:00.001Z", 0);
     check_parse("+999999-12-31T23:59:59.999Z", 0);
     check_parse("-999999-01-01T00:00:00.000Z", 0);
-    printf("c-dates: %ld passed, %ld failed\n", passed, failed);
+    printf("c-format: %ld passed, %ld failed\n", passed, failed);
     return failed ? 1 : 0;
 }
