@@ -837,6 +837,36 @@ DK_MUST static int read_tag_date(reader *r)
     return emit_op_f64(r, DK_T_DATE, ms);
 }
 
+/*
+ * {"$Date":"<ISO>"} exactly as the writer writes it (no whitespace before
+ * the string), cursor at its first key: the date is parsed where it stands
+ * instead of through the tag slot's key and a copy of the string, and
+ * *done is set with the cursor after the string. Anything else (null,
+ * whitespace, a bad or over-long string) is left to the general path,
+ * which makes the same tape or the error.
+ */
+DK_MUST static int read_date_inline(reader *r, int *done)
+{
+    const uint8_t *s = r->p + 9;
+    size_t left = r->len - POS(r), n;
+    double ms;
+
+    /* the padding covers the 9 bytes compared; the text has the rest */
+    if (memcmp(r->p, "\"$Date\":\"", 9) != 0) return DK_OK;
+    if (left >= 9 + 25 && s[24] == '"')
+        n = 24;
+    else if (left >= 9 + 28 && s[27] == '"')
+        n = 27;
+    else
+        return DK_OK;
+    if (n > r->max_str || !dk_parse_iso(s, n, &ms)) return DK_OK;
+    r->refs++;
+    DK_TRY(emit_op_f64(r, DK_T_DATE, ms));
+    r->p = s + n + 1;
+    *done = 1;
+    return DK_OK;
+}
+
 /* {"$RegExp":["source","flags"]} -> DK_T_REGEXP. */
 DK_MUST static int read_tag_regexp(reader *r)
 {
@@ -1037,6 +1067,15 @@ DK_MUST static int read_object(reader *r, int *state, uint64_t *slots)
         return close_top(r);
     }
     if (*r->p != '"') return unexpected(r, "expected a key or '}'");
+    if (r->p[1] == '$') {
+        int done = 0;
+
+        DK_TRY(read_date_inline(r, &done));
+        if (done) {
+            *state = S_AFTER;
+            return close_tag(r);
+        }
+    }
     DK_TRY(emit_op_u32(r, DK_T_OBJECT, 0));
     kat = POS(r);
     DK_TRY(
