@@ -1070,6 +1070,13 @@ DK_MUST static int read_object(reader *r, int *state, uint64_t *slots)
     if (r->p[1] == '$') {
         int done = 0;
 
+        /* an instance, {"$":..., as the writer writes it: the key "$"
+         * needs no reading onto the tape and dropping again */
+        if (r->p[2] == '"' && r->p[3] == ':') {
+            r->p += 4;
+            skip_ws(r);
+            return read_instance(r, open, state, slots);
+        }
         DK_TRY(read_date_inline(r, &done));
         if (done) {
             *state = S_AFTER;
