@@ -92,6 +92,9 @@ const NO_REFS = Object.freeze([]);
 /* Periods in which no user code ran (see shapeFits); one per decode at least. */
 let epochs = 0;
 
+/* new Array(n) up to this length (see array()). */
+const SMALL_ARRAY = 64;
+
 /*
  * Decoder: rebuilds the value of a tape, one decode(reader) at a time
  * (codec.cjs keeps one per option set; see core.cjs `reader` for why).
@@ -300,7 +303,9 @@ class Decoder {
   array() {
     const r = this.r;
     const len = r.u32();
-    const arr = [];
+    // Small arrays are made at their length (JSON.parse's are exact too),
+    // not grown by appends to a capacity of 16 or more.
+    const arr = len === 0 || len > SMALL_ARRAY ? [] : new Array(len);
     this.refs.push(arr);
     let i = 0;
     try {
@@ -308,9 +313,9 @@ class Decoder {
         if (r.buf[r.pos] === T.T_HOLE) {
           r.pos++;
           i += r.u32();
-          arr.length = i;
+          if (arr.length < i) arr.length = i;
         } else {
-          arr.push(this.value());
+          arr[i] = this.value();
           i++;
         }
       }
