@@ -494,13 +494,14 @@ class TapeReader {
   }
 
   /*
-   * Read non-ASCII strings from the core's UTF-16 side table buf[at..end)
+   * Read strings from the core's UTF-16 side table buf[at..end)
    * (dk_json_read_ex): entries u32 tape offset (from base, where the tape
-   * starts in buf), u32 units, the units; or u32 tape offset, u32 units |
-   * 0x80000000, u32 index of the first of them in text, the JSON text the
-   * tape was read from (a string; only a decode of a string has such
-   * entries). In tape order. Needs Node's Buffer (ucs2Slice), else it is
-   * ignored.
+   * starts in buf), u32 units, the units (non-ASCII strings); or u32 tape
+   * offset, u32 units | 0x80000000, u32 index of the first of them in
+   * text, the JSON text the tape was read from (a string; only a decode of
+   * a string has such entries, for non-ASCII strings and ASCII ones over
+   * SHORT_MAX bytes). In tape order. Needs Node's Buffer (ucs2Slice), else
+   * it is ignored.
    *
    * A string of the second kind is text.substring(): V8 makes a string of
    * 13 or more characters a slice of text, no copy, so the decoded value
@@ -579,6 +580,12 @@ class TapeReader {
     this.pos = end;
     if ((header & STR_ASCII) !== 0) {
       if (len <= SHORT_MAX) return shortAscii(buf, this.nb, start, len);
+      // From a JSON string: a slice of it (the core's DK_U16_SRC entries
+      // cover long ASCII strings too, DK_U16_SRC_ASCII_MIN = SHORT_MAX + 1).
+      if (this.u16At < this.u16End) {
+        const s = this.fromUtf16(at);
+        if (s !== null) return s;
+      }
       // ASCII is Latin-1: one-byte string, no decoding.
       if (this.nb !== null) return this.nb.latin1Slice(start, end);
       return utf8Decoder.decode(buf.subarray(start, end));

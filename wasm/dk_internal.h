@@ -379,6 +379,13 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
 #define DK_U16_SRC 0x80000000u
 
 /*
+ * dk_json_read_utf16 also gives an ASCII string of at least this many
+ * bytes a DK_U16_SRC entry (JS then slices it out of its text); shorter
+ * ones JS makes from the tape bytes (js/tape.cjs SHORT_MAX + 1).
+ */
+#define DK_U16_SRC_ASCII_MIN 25
+
+/*
  * Where the n UTF-16 units of a JS string's JSON text sit in its decode
  * area (dk_json_read_utf16): at byte n, rounded up to even so that they
  * are 2-byte aligned when the area is (Node's ucs2Write and ucs2Slice copy
@@ -396,8 +403,10 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
  * DK_READ_VALID_UTF8. A string without escapes whose units the UTF-8 has
  * not overwritten gets, unless the text had a lone surrogate, the side-
  * table entry u32 tape offset, u32 count | DK_U16_SRC, u32 index of its
- * first unit: JS copies it from the units, and the core converts nothing
- * back. The WebAssembly entry dk_json_decode_ctx with units.
+ * first unit: JS takes it from the text, and the core converts nothing
+ * back. Such entries are made for ASCII strings too, from
+ * DK_U16_SRC_ASCII_MIN bytes on (an ASCII string never gets an entry
+ * with its units). The WebAssembly entry dk_json_decode_ctx with units.
  */
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
                        dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, dk_err *err);

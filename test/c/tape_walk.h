@@ -192,9 +192,10 @@ done:
 
 /*
  * The side table u (dk_json_read_ex's format) against the tape t: entries
- * in tape order, each at a non-ASCII str of t with the units of its bytes,
- * inline or (DK_U16_SRC) in src[0..src_n) units. *from_src (unless NULL)
- * gets the count of the latter. Returns the number of entries, or -1.
+ * in tape order, each at a str of t with the units of its bytes, inline or
+ * (DK_U16_SRC) in src[0..src_n) units; an ASCII str only ever the latter.
+ * *from_src (unless NULL) gets the count of the latter. Returns the number
+ * of entries of non-ASCII strs (what a read without src has), or -1.
  */
 static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, size_t un,
                                 const uint8_t *src, size_t src_n, long *from_src)
@@ -216,7 +217,7 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
             goto done;
         h = dk_rd32(t + at);
         len = h >> DK_STR_SHIFT;
-        if ((h & DK_STR_ASCII) || (size_t)at + 4 + len > tn)
+        if (((h & DK_STR_ASCII) && !(cnt & DK_U16_SRC)) || (size_t)at + 4 + len > tn)
             goto done;
         if (cnt & DK_U16_SRC) {
             cnt &= ~DK_U16_SRC;
@@ -243,7 +244,7 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
             goto done;
         p += size;
         last = at;
-        entries++;
+        if (!(h & DK_STR_ASCII)) entries++;
     }
     rc = entries;
     if (from_src)

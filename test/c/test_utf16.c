@@ -683,6 +683,13 @@ int main(void)
         check_read_utf16("[\"\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\",\"\xe6\x9d\xb1\","
                          "\"\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\"]",
                          0, "CJK text: three bytes a unit");
+        /* long ASCII strings and keys too ($$ keys lose a '$'), from
+           DK_U16_SRC_ASCII_MIN bytes on; not with an escape */
+        check_read_utf16(PAST "\"exactly twenty-five bytes\",\"exactly twenty-four byte\","
+                         "\"\xc3\xa9\",{\"$$an ASCII key longer than 24 bytes\":1,"
+                         "\"$$a key of twenty-five by\":2,\"$$a key of twenty-four b\":3},"
+                         "\"an escape\\n in an ASCII string over 24\"]",
+                         4, "long ASCII strings and keys");
         /* a lone surrogate is U+FFFD in the UTF-8: none from the units */
         check_read_utf16(PAST "\"\xc3\xa9\",\"\xed\xa0\x80\"]", 0, "a lone surrogate");
         check_read_utf16(PAST "\"\xc3\xa9\",\"\xef\xbf\xbd\"]", 2, "U+FFFD itself");

@@ -63,6 +63,18 @@ test('non-ASCII strings come from the text\'s own units', () => {
       }
     }
     assert.ok(own >= 3 * 34 * 3, `${own} strings from the text's units`);
+    // ASCII strings of more than 24 characters too, keys and values, in an
+    // all-ASCII text and after non-ASCII ones; a first key "$$..." (the tag
+    // slot's escape) loses a '$', also when that makes it 24 long
+    own = 0;
+    for (const lead of ['', 'é東😀 ']) {
+      const long = 'an ASCII string of more than 24 characters';
+      const doc = { pad: 'p'.repeat(40), a: lead + 'x', b: long, c: long.slice(0, 24), d: `${long}\n${long}`, [long]: [long, long.slice(1)] };
+      const text = JSON.stringify(doc).slice(0, -1) + `,"e":{"$$${long}":1,"${long}":2},"f":{"$$${long.slice(0, 24)}":3}}`;
+      const want = { ...doc, e: { ['$' + long]: 1, [long]: 2 }, f: { ['$' + long.slice(0, 24)]: 3 } };
+      assert.deepStrictEqual(decodeEntity(text), want, text);
+    }
+    assert.ok(own >= 2 * 6, `${own} ASCII strings from the text's units`);
     // then a Buffer and a lone surrogate: no entry of the text's kind
     own = 0;
     assert.deepStrictEqual(decodeEntity(Buffer.from('["' + 'a'.repeat(40) + '","é"]')), ['a'.repeat(40), 'é']);
