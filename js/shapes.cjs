@@ -114,12 +114,14 @@ function makeEncodeShape(plan, keys) {
     w.u32(plan.version);
     w.u32(n);
   });
-  const names = ['addSegment', 'K'];
-  const values = [addSegment, keys.slice()];
+  const names = ['addSegment'];
+  const values = [addSegment];
+  let match = `vkeys.length !== ${n}`;
   let body = '';
   for (let i = 0; i < n; i++) {
     const k = JSON.stringify(keys[i]);
     const bytes = tapeBytes((w) => w.str(keys[i]));
+    match += ` || vkeys[${i}] !== ${k}`;
     // e.skipped: functions and symbols are left out (or throw, strict).
     body += `      x = v[${k}];
       if (!e.skipped(x)) { ${constantBytes(bytes, `k${i}`, names, values)} e.value(x); count++; }
@@ -128,20 +130,15 @@ function makeEncodeShape(plan, keys) {
   }
   const head_ = constantBytes(head, 'head', names, values);
   const source = `'use strict';
-return function write(e, w, v) {
-  let j = 0;
-  for (const key in v) {
-    if (j === ${n} || key !== K[j]) return false;
-    j++;
-  }
-  if (j !== ${n}) return false;
+return function write(e, w, v, vkeys) {
+  if (${match}) return false;
   let p, b;
   ${head_}
   const at = w.pos - 4;
   let i = 0, count = 0, x;
   try {
 ${body}  } catch (err) {
-    throw addSegment(err, K[i]);
+    throw addSegment(err, vkeys[i]);
   }
   if (count !== ${n}) w.patchU32(at, count);
   return true;
