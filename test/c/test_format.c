@@ -156,6 +156,18 @@ int main(void)
         check_time(t);
         check_time(t - 1);
     }
+    /* the first day of every 400-year era (from 0000-03-01) in the range,
+       and the days around it */
+    for (int64_t k = -680; k <= 690; k++) {
+        for (int64_t d = -1; d <= 1; d++) {
+            int64_t t = (k * 146097 - 719468 + d) * 86400000;
+
+            if (t >= -max && t <= max) {
+                check_time(t);
+                check_time(t - 1);
+            }
+        }
+    }
     check_time(max);
     check_time(-max);
     check_time(max - 1);

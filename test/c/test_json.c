@@ -919,6 +919,29 @@ static void test_max_length(void)
               "max_length 3 %s: %d at %zu, want %d at %zu", cases[i].json, rc,
               err.pos, cases[i].code, cases[i].pos);
     }
+    /* a date's string against max_length around its 24 and 27 bytes */
+    {
+        static const struct {
+            const char *json;
+            uint32_t max;
+            int code;
+        } dates[] = {
+            {"{\"$Date\":\"2020-01-02T03:04:05.006Z\"}", 23, DK_ERR_TOO_LARGE},
+            {"{\"$Date\":\"2020-01-02T03:04:05.006Z\"}", 24, DK_OK},
+            {"{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}", 24, DK_ERR_TOO_LARGE},
+            {"{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}", 26, DK_ERR_TOO_LARGE},
+            {"{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}", 27, DK_OK},
+        };
+
+        for (size_t i = 0; i < sizeof dates / sizeof *dates; i++) {
+            dk_limits lim = {0, dates[i].max};
+            int rc = read_json(dates[i].json, strlen(dates[i].json), &lim, &out, &err);
+
+            CHECK(rc == dates[i].code && (rc == DK_OK || err.pos == 9),
+                  "max_length %u %s: %d at %zu, want %d", dates[i].max, dates[i].json, rc, err.pos,
+                  dates[i].code);
+        }
+    }
     dk_buf_free(&out);
 }
 

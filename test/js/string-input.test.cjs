@@ -110,7 +110,7 @@ test('the first string decode in a process reserves its whole area', () => {
  * same document as UTF-8 bytes copies it. Heap plus external memory after
  * a full GC, in a child with --expose-gc.
  */
-test('strings from the text\'s units share its memory; from bytes they are copied', () => {
+test('strings from the text\'s units share its memory; from bytes they are copied; nothing keeps the text', () => {
   const { execFileSync } = require('node:child_process');
   const index = require.resolve('../../js/index.cjs');
   const script = `const { decodeEntity } = require(${JSON.stringify(index)});
@@ -126,9 +126,22 @@ test('strings from the text\'s units share its memory; from bytes they are copie
       if (v.length !== 1 || v[0] !== s) throw new Error('wrong value');
       return after - before;
     };
-    process.stdout.write(JSON.stringify({ text: grown(text), bytes: grown(bytes) }));`;
+    const textGrew = grown(text);
+    const bytesGrew = grown(bytes);
+    // and once the value and the text are dropped, nothing keeps the text
+    // (after the calls above, the core's memory has its size)
+    const released = (() => {
+      const before = used();
+      (() => {
+        const t = ' '.repeat(64) + JSON.stringify(['東' + 'c'.repeat(300000)]);
+        if (decodeEntity(t)[0].length !== 300001) throw new Error('wrong value');
+      })();
+      return used() - before;
+    })();
+    process.stdout.write(JSON.stringify({ text: textGrew, bytes: bytesGrew, released }));`;
   const out = execFileSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
-  const { text, bytes } = JSON.parse(out);
+  const { text, bytes, released } = JSON.parse(out);
   assert.ok(text < 100000, `decode of the text grew the heap by ${text} bytes`);
   assert.ok(bytes > 500000, `decode of the bytes grew the heap by ${bytes} bytes`);
+  assert.ok(released < 100000, `a dropped text and value left ${released} bytes`);
 });
