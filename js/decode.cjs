@@ -304,8 +304,11 @@ class Decoder {
     const r = this.r;
     const len = r.u32();
     // Small arrays are made at their length (JSON.parse's are exact too),
-    // not grown by appends to a capacity of 16 or more.
-    const arr = len === 0 || len > SMALL_ARRAY ? [] : new Array(len);
+    // not grown by appends to a capacity of 16 or more; others grow by
+    // push(), which also sets the length past an element that an index
+    // setter on Array.prototype swallowed.
+    const small = len !== 0 && len <= SMALL_ARRAY;
+    const arr = small ? new Array(len) : [];
     this.refs.push(arr);
     let i = 0;
     try {
@@ -313,9 +316,12 @@ class Decoder {
         if (r.buf[r.pos] === T.T_HOLE) {
           r.pos++;
           i += r.u32();
-          if (arr.length < i) arr.length = i;
-        } else {
+          if (!small) arr.length = i;
+        } else if (small) {
           arr[i] = this.value();
+          i++;
+        } else {
+          arr.push(this.value());
           i++;
         }
       }

@@ -201,7 +201,7 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
                                 const uint8_t *src, size_t src_n, long *from_src)
 {
     size_t p = 0;
-    long entries = 0, rc = -1, srcs = 0;
+    long entries = 0, seen = 0, rc = -1, srcs = 0;
     uint32_t last = 0;
     uint8_t *units = NULL;
     while (p < un) {
@@ -213,7 +213,7 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
             goto done;
         at = dk_rd32(u + p);
         cnt = dk_rd32(u + p + 4);
-        if ((entries > 0 && at <= last) || (size_t)at + 4 > tn)
+        if ((seen > 0 && at <= last) || (size_t)at + 4 > tn)
             goto done;
         h = dk_rd32(t + at);
         len = h >> DK_STR_SHIFT;
@@ -244,6 +244,7 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
             goto done;
         p += size;
         last = at;
+        seen++;
         if (!(h & DK_STR_ASCII)) entries++;
     }
     rc = entries;

@@ -103,3 +103,31 @@ test('the tape buffer is reused without leaking across calls', () => {
   assert.strictEqual(big.length, 5 + 20 * 1024 * 1024);
   assert.deepStrictEqual([...encodeTape(1)], [5, 1, 0, 0, 0]);
 });
+
+/*
+ * An index setter on Array.prototype (the application's own pollution:
+ * bytes cannot add one) runs for decoded elements as push() runs it, and a
+ * decoded array keeps its length and holes as if built by push(): arrays
+ * of 1-64 elements are made at their length, longer ones grow.
+ */
+test('decoded arrays under an Array.prototype index setter: as push() would build them', () => {
+  let seen = ''; // not an array: the setters would run for its own elements
+  const at = ['2', '63', '64', '99'];
+  for (const k of at) {
+    Object.defineProperty(Array.prototype, k, { configurable: true, set(v) { seen += `${k}:${v} `; } });
+  }
+  try {
+    for (const len of [3, 5, 64, 65, 100, 130]) {
+      const src = Array.from({ length: len }, (_, i) => i);
+      const want = [];
+      for (const x of src) want.push(x);
+      seen = '';
+      const out = roundTrip(src);
+      assert.strictEqual(out.length, want.length, `length ${len}`);
+      assert.deepStrictEqual(Object.keys(out), Object.keys(want), `elements of ${len}`);
+      assert.strictEqual(seen, at.filter((k) => Number(k) < len).map((k) => `${k}:${k} `).join(''), `setters of ${len}`);
+    }
+  } finally {
+    for (const k of at) delete Array.prototype[k];
+  }
+});
