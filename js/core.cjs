@@ -347,8 +347,8 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
 
 /*
  * After a decode call: rebuild(reader) over the tape in the output, with the
- * core's UTF-16 side table of its non-ASCII strings when there is one
- * (text: the JSON string decoded, for entries that point into it),
+ * core's UTF-16 side table of its strings when there is one (text: the
+ * JSON string decoded, for entries that point into it),
  * and reading key references when the call wrote them (keyrefs). No
  * call into the core may happen meanwhile (it would reuse the memory).
  */

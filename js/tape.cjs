@@ -532,7 +532,7 @@ class TapeReader {
       const entryAt = (buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16) | (buf[p + 3] << 24)) >>> 0;
       if (entryAt > want) break;
       const units = buf[p + 4] | (buf[p + 5] << 8) | (buf[p + 6] << 16) | (buf[p + 7] << 24);
-      let from = p + 8;
+      const from = p + 8;
       if (units < 0) {
         const first = (buf[from] | (buf[from + 1] << 8) | (buf[from + 2] << 16) | (buf[from + 3] << 24)) >>> 0;
         p += 12;
@@ -578,21 +578,18 @@ class TapeReader {
     const start = at + 4;
     const end = start + len;
     this.pos = end;
-    if ((header & STR_ASCII) !== 0) {
-      if (len <= SHORT_MAX) return shortAscii(buf, this.nb, start, len);
-      // From a JSON string: a slice of it (the core's DK_U16_SRC entries
-      // cover long ASCII strings too, DK_U16_SRC_ASCII_MIN = SHORT_MAX + 1).
-      if (this.u16At < this.u16End) {
-        const s = this.fromUtf16(at);
-        if (s !== null) return s;
-      }
-      // ASCII is Latin-1: one-byte string, no decoding.
-      if (this.nb !== null) return this.nb.latin1Slice(start, end);
-      return utf8Decoder.decode(buf.subarray(start, end));
-    }
+    const ascii = (header & STR_ASCII) !== 0;
+    if (ascii && len <= SHORT_MAX) return shortAscii(buf, this.nb, start, len);
+    // From the side table: non-ASCII strings, and from a JSON string its
+    // ASCII ones too (DK_U16_SRC_ASCII_MIN = SHORT_MAX + 1).
     if (this.u16At < this.u16End) {
       const s = this.fromUtf16(at);
       if (s !== null) return s;
+    }
+    if (ascii) {
+      // ASCII is Latin-1: one-byte string, no decoding.
+      if (this.nb !== null) return this.nb.latin1Slice(start, end);
+      return utf8Decoder.decode(buf.subarray(start, end));
     }
     if ((header & STR_WTF8) !== 0) return readWtf8Unsafe(buf, start, end);
     if (this.nb !== null) return this.nb.utf8Slice(start, end);

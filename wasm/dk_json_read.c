@@ -348,54 +348,18 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
 }
 
 /*
- * The DK_U16_SRC entry of the str at tape offset at, when its units
- * [first, first + units) of the source are intact (*put set); nothing
- * otherwise.
- */
-DK_MUST static int put_src_entry(reader *r, size_t at, size_t first, size_t units, int *put)
-{
-    dk_buf *u = r->u16;
-
-    if (first < r->src->intact || units > r->src->n - first || at > UINT32_MAX)
-        return DK_OK;
-    if (u->cap - u->len < 12) DK_TRY(dk_buf_reserve(u, 12, r->err, POS(r)));
-    dk_wr32(u->data + u->len, (uint32_t)at);
-    dk_wr32(u->data + u->len + 4, (uint32_t)units | DK_U16_SRC);
-    dk_wr32(u->data + u->len + 8, (uint32_t)first);
-    u->len += 12;
-    *put = 1;
-    return DK_OK;
-}
-
-/*
- * A long ASCII str at tape offset at, whose JSON string opened at input
- * offset qat and just closed, read from a JS string's units: its
- * DK_U16_SRC entry when it had no escapes (one byte, one unit) and its
- * units are intact, so that JS slices it out of the text; no entry
- * otherwise (JS makes it from the tape bytes).
- */
-DK_MUST static int put_src_ascii(reader *r, size_t at, size_t qat)
-{
-    size_t n = dk_rd32(r->tape->data + at) >> DK_STR_SHIFT;
-    size_t from = qat + 1, span = POS(r) - 1 - from;
-    int put = 0;
-
-    if (qat < r->src_at || n != span) return DK_OK;
-    r->u16_last = r->u16->len;
-    return put_src_entry(r, at, from - r->src_delta, n, &put);
-}
-
-/*
  * Appends to the side table r->u16 the entry of the str at tape offset at,
  * whose bytes are WTF-8 that read_str_bytes validated or wrote itself
  * (hence no checks), read from the JSON string whose opening quote is at
  * input offset qat and whose closing quote was the last byte read: its
  * source units when it has no escapes (escapes only ever shorten a string)
- * and they are intact (dk_json_read_utf16), else u32 at, u32 unit count, the
- * UTF-16 units (LE). A byte gives at most one unit (a 4-byte sequence two),
- * so 2n bytes do.
+ * and they are intact (dk_json_read_utf16): u32 at, u32 unit count |
+ * DK_U16_SRC, u32 index of the first; else u32 at, u32 unit count, the
+ * UTF-16 units (LE; a byte gives at most one unit, a 4-byte sequence two,
+ * so 2n bytes do). An ASCII str (ascii set: one byte, one unit) only ever
+ * gets the first kind; JS makes it from its bytes otherwise.
  */
-DK_MUST static int put_utf16(reader *r, size_t at, size_t qat)
+DK_MUST static int put_utf16(reader *r, size_t at, size_t qat, int ascii)
 {
     size_t n = dk_rd32(r->tape->data + at) >> DK_STR_SHIFT;
     dk_buf *u = r->u16;
@@ -403,17 +367,22 @@ DK_MUST static int put_utf16(reader *r, size_t at, size_t qat)
     r->u16_last = u->len;
     if (r->src != NULL && qat >= r->src_at) {
         size_t from = qat + 1, span = POS(r) - 1 - from;
-        size_t units = dk_utf8_units(r->in + from, span), first = from - r->src_delta;
+        size_t units = ascii ? span : dk_utf8_units(r->in + from, span);
+        size_t first = from - r->src_delta;
 
         r->src_delta += span - units;
         r->src_at = from + span;
-        if (n == span) {
-            int put = 0;
-
-            DK_TRY(put_src_entry(r, at, first, units, &put));
-            if (put) return DK_OK;
+        if (n == span && first >= r->src->intact && units <= r->src->n - first &&
+            at <= UINT32_MAX) {
+            if (u->cap - u->len < 12) DK_TRY(dk_buf_reserve(u, 12, r->err, POS(r)));
+            dk_wr32(u->data + u->len, (uint32_t)at);
+            dk_wr32(u->data + u->len + 4, (uint32_t)units | DK_U16_SRC);
+            dk_wr32(u->data + u->len + 8, (uint32_t)first);
+            u->len += 12;
+            return DK_OK;
         }
     }
+    if (ascii) return DK_OK;
     return dk_utf16_entry(u, at, r->tape->data + at + 4, n, r->err, POS(r));
 }
 
@@ -431,12 +400,10 @@ DK_MUST static int read_str_max(reader *r, uint64_t limit)
     DK_TRY(read_str_bytes(r, limit, &flags));
     dk_wr32(r->tape->data + at,
             (uint32_t)(r->tape->len - at - 4) << DK_STR_SHIFT | flags);
-    if (r->u16 != NULL) {
-        if (!(flags & DK_STR_ASCII))
-            DK_TRY(put_utf16(r, at, qat));
-        else if (r->src != NULL && r->tape->len - at - 4 >= DK_U16_SRC_ASCII_MIN)
-            DK_TRY(put_src_ascii(r, at, qat));
-    }
+    /* a long ASCII str only has an entry pointing at a JS string's units */
+    if (r->u16 != NULL && (!(flags & DK_STR_ASCII) ||
+                           (r->src != NULL && r->tape->len - at - 4 >= DK_U16_SRC_ASCII_MIN)))
+        DK_TRY(put_utf16(r, at, qat, (flags & DK_STR_ASCII) != 0));
     return DK_OK;
 }
 

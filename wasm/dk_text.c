@@ -29,6 +29,12 @@ static const char digit_pairs[201] =
     "606162636465666768697071727374757677787980818283848586878889"
     "90919293949596979899";
 
+/* v (0..99) as two digits. */
+static void put2(char *out, uint32_t v)
+{
+    memcpy(out, digit_pairs + 2 * v, 2);
+}
+
 /*
  * Writes v in decimal; returns the length. The digits go in from the last,
  * two at a time from digit_pairs, in 32-bit arithmetic once the rest fits:
@@ -56,19 +62,17 @@ size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX])
         u = q;
         for (int i = 0; i < 4; i++, w /= 100) {
             p -= 2;
-            memcpy(p, digit_pairs + 2 * (w % 100), 2);
+            put2(p, w % 100);
         }
     }
     for (w = (uint32_t)u; w >= 100; w /= 100) {
         p -= 2;
-        memcpy(p, digit_pairs + 2 * (w % 100), 2);
+        put2(p, w % 100);
     }
-    if (w >= 10) {
-        p -= 2;
-        memcpy(p, digit_pairs + 2 * w, 2);
-    } else {
-        *--p = (char)('0' + w);
-    }
+    if (w >= 10)
+        put2(p - 2, w);
+    else
+        p[-1] = (char)('0' + w);
     return o + n;
 }
 
@@ -591,12 +595,6 @@ static void civil_from_days(int32_t z, int32_t *y, int32_t *m, int32_t *d)
     *y = yoe + era * 400 + (*m <= 2);
 }
 
-/* v (0..99) as two digits. */
-static void put2(char *out, uint32_t v)
-{
-    memcpy(out, digit_pairs + 2 * v, 2);
-}
-
 /* toISOString of the time value ms (integral, within a Date's range). */
 size_t dk_fmt_iso(double ms, char out[DK_ISO_MAX])
 {
@@ -604,7 +602,7 @@ size_t dk_fmt_iso(double ms, char out[DK_ISO_MAX])
      * below 2^27 in magnitude, where doubles are at most 2^-26 apart, and
      * when it is not an integer it is at least 1 / 86400000 > 2^-27 from
      * one, so rounding never carries it to the next integer (checked at
-     * every day boundary of the range's years in test_dates.c). */
+     * every day boundary of the range's years in test_format.c). */
     int32_t day = (int32_t)floor(ms / 86400000.0), y, m, d;
     uint32_t in_day = (uint32_t)((int64_t)ms - (int64_t)day * 86400000), a;
     size_t o;

@@ -205,8 +205,9 @@ static void check_utf8_units(void)
  * units, lone surrogates included), in an area of exactly DK_U16_AREA(n) +
  * DK_JSON_PADDING bytes: the outcome and tape of dk_json_read_ex on the
  * text's UTF-8 (lone surrogates as U+FFFD), and a side table with an entry
- * for each non-ASCII str, whose units are right where JS reads them: in the
- * entry, or (want_src of them) in the area's units.
+ * for each non-ASCII str and each long ASCII one that can have one, whose
+ * units are right where JS reads them: in the entry, or (want_src of them)
+ * in the area's units.
  */
 static void check_read_utf16(const char *text, long want_src, const char *what)
 {

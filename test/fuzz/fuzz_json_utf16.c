@@ -18,10 +18,10 @@
  *  - reading the reference bytes with and without DK_READ_VALID_UTF8
  *    gives the same code, position, tape and side table, byte for byte;
  *  - dk_json_read_utf16 (what the entry runs) on an area of exactly
- *    DK_U16_AREA(n) +
- *    DK_JSON_PADDING bytes gives the reference's outcome and tape, byte
- *    for byte, and a side table with an entry for the same strs, each
- *    with the right units, inline or in the area's intact units.
+ *    DK_U16_AREA(n) + DK_JSON_PADDING bytes gives the reference's outcome
+ *    and tape, byte for byte, and a side table with an entry for the same
+ *    non-ASCII strs (and long ASCII ones), each with the right units,
+ *    inline or in the area's intact units.
  */
 #include "fuzz_common.h"
 #include "../c/tape_walk.h"
