@@ -363,8 +363,7 @@ function rebuildOutput(rebuild, keyrefs, text) {
     if (keyrefs === true) reader.useKeyrefs();
     return rebuild(reader);
   } finally {
-    reader.keys = null;
-    reader.text = ''; // not kept alive by the reader
+    reader.release(); // the text and strings are not kept alive by the reader
     rebuilding = false;
   }
 }

@@ -123,6 +123,62 @@ for (const format of ['json', 'protobuf']) test(`UTF-16 side table (${format}): 
   assert.equal(odd.name, 'Érror');
 });
 
+/*
+ * The side table is read a chunk at a time (TapeReader#fromUtf16: one
+ * ucs2Slice of up to 64 KiB, its strings substrings of it). Strings of every
+ * length around the chunk's size, many of them, so that chunks end at every
+ * kind of place: inside a header, inside units, at an entry's end; and
+ * strings longer than a chunk. Every format and input kind that makes such
+ * entries; the reader lets go of its chunk after the call.
+ */
+test('UTF-16 side table read in chunks: strings across chunk ends, and longer than one', () => {
+  const rnd = xorshift(0x5eed);
+  const alphabet = ['a', 'é', '東', '🚀', ' ', 'ß', 'z'];
+  const make = (n) => {
+    let s = '';
+    while (s.length < n) s += alphabet[rnd(alphabet.length)];
+    return s;
+  };
+  const strings = [];
+  for (let i = 0; i < 400; i++) strings.push(make(1 + rnd(700)));
+  for (const n of [32767, 32768, 32769, 40000, 70000]) strings.push(make(n), make(3 + rnd(40)));
+  for (let i = 0; i < 200; i++) strings.push(make(1 + rnd(2000)));
+  strings.push(make(100) + '\ud800' + make(100), '\udc00'); // lone surrogates between them
+  const proto = T.TapeReader.prototype;
+  const fromUtf16 = proto.fromUtf16;
+  const slice = Buffer.prototype.ucs2Slice;
+  for (const format of ['json', 'json bytes', 'protobuf']) {
+    const codec = require(`../../js/${format === 'protobuf' ? 'protobuf' : 'json'}.cjs`);
+    let blob = codec.encodeEntity(strings);
+    if (format === 'json bytes') blob = Buffer.from(blob);
+    let hits = 0;
+    let slices = 0;
+    let reader = null;
+    proto.fromUtf16 = function (at) {
+      reader = this;
+      const s = fromUtf16.call(this, at);
+      if (s !== null) hits++;
+      return s;
+    };
+    Buffer.prototype.ucs2Slice = function (a, b) {
+      slices++;
+      return slice.call(this, a, b);
+    };
+    let back;
+    try {
+      back = codec.decodeEntity(blob);
+    } finally {
+      proto.fromUtf16 = fromUtf16;
+      Buffer.prototype.ucs2Slice = slice;
+    }
+    assert.equal(back.length, strings.length, format);
+    for (let i = 0; i < strings.length; i++) assert.ok(back[i] === strings[i], `${format}: string ${i} of length ${strings[i].length}`);
+    assert.ok(hits >= strings.length - 2, `${format}: ${hits} strings from the side table`);
+    assert.ok(slices < 40, `${format}: ${slices} ucs2Slice calls for ${hits} strings`);
+    assert.equal(reader.chunk, '', `${format}: the reader let go of its chunk`);
+  }
+});
+
 test('encode output as UTF-16 (non-ASCII) or Latin-1 (ASCII) equals JSON.stringify', () => {
   const words = ['plain', 'café', '東京', '🚀', 'a"b', 'tab\there', 'x'.repeat(100), '\u2028', '\u007f'];
   for (let n = 0; n < 300; n += 7) {
