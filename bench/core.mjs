@@ -15,9 +15,18 @@
  *           it (ucs2Slice, or latin1Slice when ASCII), as js/core.cjs does
  *   decode  decodeEntity (all of it) = the string's UTF-16 into the input
  *           area (ucs2Write) + C read (made UTF-8 in place, JSON -> tape)
- *           + JS rebuild (tape -> objects)
+ *           + JS rebuild (tape -> objects, strings through the side table
+ *           as js/core.cjs reads them)
+ * and the same for the protobuf format (darmok/protobuf):
+ *   encode  encodeEntity = the same JS walk + copy tape in + C write
+ *           (tape -> darmok.Document through protobuf-c) + the output
+ *           copied into a new Buffer
+ *   decode  decodeEntity = copy the bytes in + C read (protobuf-c unpack,
+ *           checks, Document -> tape with key references and the UTF-16
+ *           side table) + JS rebuild
  * Each part is timed on its own, on a separate instance of build/darmok.wasm
- * driven through the ABI (/tmp/abi.md: dk_ctx_input, dk_json_*_ctx), and the
+ * driven through the ABI (wasm/dk_wasm.c: dk_ctx_input, dk_json_*_ctx,
+ * dk_pb_*_ctx), and the
  * same C functions are timed natively (bench/core_native.c) on the same
  * tapes and texts. The parts do not add up exactly to the whole (the whole
  * shares caches and skips nothing), but show which one dominates.
@@ -154,6 +163,8 @@ function runNative(native, mode, file) {
 /* ---- main --------------------------------------------------------------------- */
 
 const us = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const READ_KEYREFS = 2; // dk_pb_decode_ctx flag (js/core.cjs)
+const ratio = (wasm, native) => (native ? `${(wasm / native).toFixed(2)}x` : '—');
 const mbps = (bytes, usPerOp) => (usPerOp ? `${((bytes / usPerOp) * 1e6 / 1e6).toFixed(0)}` : '—');
 
 function main() {
@@ -162,8 +173,11 @@ function main() {
     return 0;
   }
   const dk = require(path.join(ROOT, 'js', 'index.cjs'));
+  const pb = require(path.join(ROOT, 'js', 'protobuf.cjs'));
   const { acquire } = require(path.join(ROOT, 'js', 'encode.cjs'));
-  const { decodeTape } = require(path.join(ROOT, 'js', 'decode.cjs'));
+  const { Decoder } = require(path.join(ROOT, 'js', 'decode.cjs'));
+  const { TapeReader } = require(path.join(ROOT, 'js', 'tape.cjs'));
+  const { defaultRegistry } = require(path.join(ROOT, 'js', 'registry.cjs'));
   const wasmBytes = readFileSync(WASM);
 
   // Compile and instantiate cost, each on its own, fresh every time.
@@ -184,6 +198,29 @@ function main() {
 
   const core = loadCore(wasmBytes);
   const { ex, ctx, word } = core;
+  /*
+   * The JS rebuild alone, as js/core.cjs runs it after a decode call: a
+   * reader over the tape the last call left in the private instance, with
+   * its UTF-16 side table (whose entries may point into text, the JSON
+   * string decoded) and key references (protobuf). The decode call is the
+   * part's untimed setup; the rebuild only reads that memory.
+   */
+  const decoder = new Decoder(false, defaultRegistry, false);
+  let reader = null;
+  const rebuildLast = (text, keyrefs) => {
+    const heap = core.u8();
+    const view = new DataView(heap.buffer);
+    const out = word(2);
+    if (reader === null) reader = new TapeReader(heap, view, out, out + word(3));
+    else reader.reset(heap, view, out, out + word(3));
+    if (word(6) !== 0) reader.useUtf16(out, word(6), word(6) + word(7), text);
+    if (keyrefs) reader.useKeyrefs();
+    try {
+      return decoder.decode(reader);
+    } finally {
+      reader.release();
+    }
+  };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'darmok-core-'));
   const native = buildNative(dir);
   const rows = [];
@@ -206,25 +243,32 @@ function main() {
       enc0.release();
       const json = dk.encodeEntity(value);
       const jsonBuf = Buffer.from(json, 'utf8');
+      const pbBuf = pb.encodeEntity(value);
       const tapeFile = path.join(dir, `${id}.tape`);
       const jsonFile = path.join(dir, `${id}.json`);
+      const pbFile = path.join(dir, `${id}.pb`);
       writeFileSync(tapeFile, tape);
       writeFileSync(jsonFile, jsonBuf);
+      writeFileSync(pbFile, pbBuf);
 
       // Encode side, through the private instance.
-      const p = ex.dk_ctx_input(ctx, tape.length) >>> 0;
-      core.u8().set(tape, p);
+      const tapeIn = () => { const q = ex.dk_ctx_input(ctx, tape.length) >>> 0; core.u8().set(tape, q); };
+      tapeIn();
       if (ex.dk_json_encode_ctx(ctx, tape.length, 1000) !== 0) throw new Error(`${id}: core encode failed (code ${word(0)})`);
       const outLen = word(3);
       if (outLen !== jsonBuf.length) throw new Error(`${id}: core wrote ${outLen} bytes, encodeEntity ${jsonBuf.length}`);
-      const row = { id, title: w.title, tapeBytes: tape.length, jsonBytes: jsonBuf.length };
+      const pbIn = () => { const q = ex.dk_ctx_input(ctx, pbBuf.length) >>> 0; core.u8().set(pbBuf, q); };
+      pbIn();
+      if (ex.dk_pb_decode_ctx(ctx, pbBuf.length, 1000, 0x3fffffff, READ_KEYREFS) !== 0) throw new Error(`${id}: core protobuf decode failed (code ${word(0)} at ${word(1)})`);
+      tapeIn();
+      if (ex.dk_pb_encode_ctx(ctx, tape.length, 1000) !== 0 || word(3) !== pbBuf.length) throw new Error(`${id}: core protobuf encode failed (code ${word(0)}) or its length differs`);
+      const row = { id, title: w.title, tapeBytes: tape.length, jsonBytes: jsonBuf.length, pbBytes: pbBuf.length };
       // Warm the whole path first, so the first part timed is not the one
       // that pays for the JIT.
       const warmUntil = now() + (quick ? 100 : 300);
       let warmed = 0;
       while (now() < warmUntil || warmed < 2) { dk.decodeEntity(dk.encodeEntity(value), model.root); warmed++; }
       const room = jsonBuf.length;
-      const tapeIn = () => { const q = ex.dk_ctx_input(ctx, tape.length) >>> 0; core.u8().set(tape, q); };
       const jsonIn = () => { const q = ex.dk_ctx_input(ctx, room) >>> 0; core.u8().set(jsonBuf, q); };
       // As jsonDecode does with a string: its UTF-16 at byte n of 3n bytes.
       const n16 = json.length;
@@ -260,11 +304,35 @@ function main() {
         // The read makes its input UTF-8 in place, so each run writes the
         // UTF-16 again; copyInJson's median is taken off below.
         cRead: { run: () => { json16In(); return ex.dk_json_decode_ctx(ctx, 0, 1000, 0x3fffffff, n16); } },
-        rebuild: { run: () => decodeTape(tapeOut) },
+        rebuild: {
+          setup: () => { json16In(); ex.dk_json_decode_ctx(ctx, 0, 1000, 0x3fffffff, n16); },
+          run: () => rebuildLast(json, false),
+        },
+        pbEncodeAll: { run: () => pb.encodeEntity(value) },
+        pbWrite: { setup: tapeIn, run: () => ex.dk_pb_encode_ctx(ctx, tape.length, 1000) },
+        pbCopyOut: {
+          setup: () => { tapeIn(); ex.dk_pb_encode_ctx(ctx, tape.length, 1000); },
+          run: () => { // as js/core.cjs outputBytes does
+            const n = word(3);
+            const b = Buffer.allocUnsafe(n);
+            b.set(core.u8().subarray(word(2), word(2) + n));
+            return b;
+          },
+        },
+        pbDecodeAll: { run: () => pb.decodeEntity(pbBuf, model.root) },
+        pbIn: { run: () => { pbIn(); return 0; } },
+        pbRead: { run: () => { pbIn(); return ex.dk_pb_decode_ctx(ctx, pbBuf.length, 1000, 0x3fffffff, READ_KEYREFS); } },
+        pbRebuild: {
+          setup: () => { pbIn(); ex.dk_pb_decode_ctx(ctx, pbBuf.length, 1000, 0x3fffffff, READ_KEYREFS); },
+          run: () => rebuildLast(undefined, true),
+        },
       }));
+      row.pbRead = Math.max(0, row.pbRead - row.pbIn);
       row.cRead = Math.max(0, row.cRead - row.copyInJson);
       row.cWriteNative = runNative(native, 'write', tapeFile);
       row.cReadNative = runNative(native, 'read', jsonFile);
+      row.pbWriteNative = runNative(native, 'pbwrite', tapeFile);
+      row.pbReadNative = runNative(native, 'pbread', pbFile);
       rows.push(row);
       process.stderr.write(`core ${id}: done\n`);
     }
@@ -288,6 +356,18 @@ function main() {
   L.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const r of rows) {
     L.push(`| ${r.title} | ${us(r.jsonParse)} | ${us(r.decodeAll)} | ${us(r.copyInJson)} | ${us(r.cRead)} | ${us(r.cReadNative)} | ${r.cReadNative ? (r.cRead / r.cReadNative).toFixed(2) + 'x' : '—'} | ${us(r.rebuild)} | ${mbps(r.jsonBytes, r.cRead)} |`);
+  }
+  L.push('', '**Protobuf encode** (value → darmok.Document bytes): encodeEntity = the same JS walk + copy tape in + C write (tape → Document structs → protobuf-c pack) + output → Buffer (a copy). MB/s = Document bytes per second of C time.', '');
+  L.push('| workload | protobuf bytes | JSON.stringify (baseline) | encodeEntity | JS walk | copy tape in | C write (wasm) | C write (native) | wasm/native | output → Buffer | C write MB/s (wasm) |');
+  L.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+  for (const r of rows) {
+    L.push(`| ${r.title} | ${r.pbBytes} | ${us(r.jsonStringify)} | ${us(r.pbEncodeAll)} | ${us(r.walk)} | ${us(r.copyIn)} | ${us(r.pbWrite)} | ${us(r.pbWriteNative)} | ${ratio(r.pbWrite, r.pbWriteNative)} | ${us(r.pbCopyOut)} | ${mbps(r.pbBytes, r.pbWrite)} |`);
+  }
+  L.push('', '**Protobuf decode** (bytes → value): decodeEntity = copy bytes in + C read (protobuf-c unpack into the core\'s arena, checks, Document → tape and UTF-16 side table) + JS rebuild', '');
+  L.push('| workload | JSON.parse (baseline) | decodeEntity | copy bytes in | C read (wasm) | C read (native) | wasm/native | JS rebuild | C read MB/s (wasm) |');
+  L.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|');
+  for (const r of rows) {
+    L.push(`| ${r.title} | ${us(r.jsonParse)} | ${us(r.pbDecodeAll)} | ${us(r.pbIn)} | ${us(r.pbRead)} | ${us(r.pbReadNative)} | ${ratio(r.pbRead, r.pbReadNative)} | ${us(r.pbRebuild)} | ${mbps(r.pbBytes, r.pbRead)} |`);
   }
   L.push('');
   process.stdout.write(L.join('\n') + '\n');

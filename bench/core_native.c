@@ -3,6 +3,11 @@
  *
  *   dk_core_bench write TAPE_FILE [batch_ms]   tape -> JSON (dk_json_write_opts)
  *   dk_core_bench read  JSON_FILE [batch_ms]   JSON -> tape (dk_json_read_opts)
+ *   dk_core_bench pbwrite TAPE_FILE [batch_ms] tape -> protobuf (dk_pb_write_ex,
+ *                                              as dk_pb_encode_ctx calls it)
+ *   dk_core_bench pbread  PB_FILE [batch_ms]   protobuf -> tape and UTF-16
+ *                                              side table (dk_pb_read_ex, as
+ *                                              dk_pb_decode_ctx calls it)
  *
  * bench/core.mjs builds this with the same sources as the .wasm, writes the
  * tapes and JSON texts its JS layer produced, runs this on them and puts the
@@ -21,6 +26,7 @@
 #include <time.h>
 
 #include "darmok.h"
+#include "dk_internal.h"
 
 #define BATCHES 7
 
@@ -49,34 +55,44 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static int call(int is_write, const uint8_t *in, size_t len, dk_arena *scratch, dk_buf *out, dk_err *err) {
+enum { MODE_WRITE, MODE_READ, MODE_PBWRITE, MODE_PBREAD };
+static const char *const MODES[] = {"write", "read", "pbwrite", "pbread"};
+
+static int call(int mode, const uint8_t *in, size_t len, dk_arena *scratch, dk_buf *out, dk_buf *u16, dk_err *err) {
     dk_arena_reset(scratch);
     memset(err, 0, sizeof *err);
-    if (is_write) return dk_json_write_opts(in, len, NULL, scratch, out, err);
-    return dk_json_read_opts(in, len, DK_READ_PADDED, NULL, scratch, out, err);
+    switch (mode) {
+    case MODE_WRITE: return dk_json_write_opts(in, len, NULL, scratch, out, err);
+    case MODE_READ: return dk_json_read_opts(in, len, DK_READ_PADDED, NULL, scratch, out, err);
+    case MODE_PBWRITE: return dk_pb_write_ex(in, len, NULL, DK_WRITE_TRUSTED_TEXT, scratch, out, err);
+    default: return dk_pb_read_ex(in, len, NULL, 0, DK_READ_KEYREFS, scratch, out, u16, err);
+    }
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3 || (strcmp(argv[1], "write") != 0 && strcmp(argv[1], "read") != 0)) {
-        fprintf(stderr, "usage: %s write|read FILE [batch_ms]\n", argv[0]);
+    int mode = -1;
+    for (int m = 0; argc >= 3 && m < 4; m++)
+        if (strcmp(argv[1], MODES[m]) == 0) mode = m;
+    if (mode < 0) {
+        fprintf(stderr, "usage: %s write|read|pbwrite|pbread FILE [batch_ms]\n", argv[0]);
         return 2;
     }
-    int is_write = strcmp(argv[1], "write") == 0;
     double batch_ns = (argc > 3 ? atof(argv[3]) : 50.0) * 1e6;
     size_t len;
     uint8_t *in = slurp(argv[2], &len);
 
     dk_arena scratch;
-    dk_buf out;
+    dk_buf out, u16;
     dk_err err;
     dk_arena_init(&scratch);
     dk_buf_init(&out);
+    dk_buf_init(&u16);
 
     /* Warm up, size the batch, and check the call succeeds at all. */
     long n = 0;
     double t0 = now_ns();
     do {
-        if (call(is_write, in, len, &scratch, &out, &err) != DK_OK) {
+        if (call(mode, in, len, &scratch, &out, &u16, &err) != DK_OK) {
             printf("{\"error\":%d,\"pos\":%lu,\"msg\":\"%s\"}\n", (int)err.code, (unsigned long)err.pos,
                    err.msg ? err.msg : "");
             return 1;
@@ -92,7 +108,7 @@ int main(int argc, char **argv) {
     for (int b = 0; b < BATCHES; b++) {
         double s = now_ns();
         for (long i = 0; i < iters; i++) {
-            if (call(is_write, in, len, &scratch, &out, &err) != DK_OK) return 1;
+            if (call(mode, in, len, &scratch, &out, &u16, &err) != DK_OK) return 1;
         }
         samples[b] = (now_ns() - s) / (double)iters;
         out_len = out.len;
@@ -101,6 +117,7 @@ int main(int argc, char **argv) {
     printf("{\"ns_per_op\":%.1f,\"min_ns\":%.1f,\"max_ns\":%.1f,\"iters\":%ld,\"in_len\":%lu,\"out_len\":%lu}\n",
            samples[BATCHES / 2], samples[0], samples[BATCHES - 1], iters, (unsigned long)len, (unsigned long)out_len);
     dk_buf_free(&out);
+    dk_buf_free(&u16);
     dk_arena_free(&scratch);
     free(in);
     return 0;
