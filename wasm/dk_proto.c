@@ -1348,10 +1348,11 @@ static void dec_u32_unsafe(pb_dec *d, uint32_t v)
 static void dec_f64_unsafe(pb_dec *d, const double *x)
 {
     uint64_t u;
-    int i;
+    uint8_t *p = d->out->data + d->out->len; /* once: a byte store may alias d->out */
     memcpy(&u, x, sizeof u);
-    for (i = 0; i < 8; i++)
-        d->out->data[d->out->len++] = (uint8_t)(u >> (8 * i));
+    dk_wr32(p, (uint32_t)u);
+    dk_wr32(p + 4, (uint32_t)(u >> 32));
+    d->out->len += 8;
 }
 
 static DK_MUST int dec_op(pb_dec *d, unsigned op)
