@@ -148,6 +148,40 @@ function startupSection(all) {
   return lines.join('\n');
 }
 
+/*
+ * Time per Post of a round trip at 1, 100 and 10,000 Posts, and how it grows
+ * from 100 to 10,000 (1.00 = linear). Native JSON's from the baselines
+ * timed beside the peers.
+ */
+const POSTS = [['post', 1], ['posts100', 100], ['posts10k', 10000]];
+function scalingSection(all) {
+  const rows = new Map();
+  const row = (key, label, version) => {
+    if (!rows.has(key)) rows.set(key, { label, version, us: {} });
+    return rows.get(key).us;
+  };
+  for (const [id, n] of POSTS) {
+    const rs = all.filter((r) => r.workload === id);
+    const base = rs.filter((r) => r.json && Number.isFinite(r.json.roundTripOps)).map((r) => r.json.roundTripOps);
+    if (base.length) row('json', 'native JSON (baseline)', process.versions.node)[id] = 1e6 / median(base) / n;
+    for (const r of rs) {
+      if (Number.isFinite(r.roundTripOps) && r.roundTripOps > 0) row(r.peer, r.label || r.peer, r.version)[id] = 1e6 / r.roundTripOps / n;
+    }
+  }
+  if (!rows.size) return '';
+  const us = (x) => (x === undefined ? '—' : x.toFixed(x < 10 ? 2 : 1));
+  const lines = ['## Scaling: round-trip time per Post', '',
+    'µs per Post of one round trip (1 / round-trip ops/s / Posts) on the three Post workloads; "100 → 10,000" is the',
+    'time per Post at 10,000 over that at 100 (1.00: linear; more: each Post costs more in a larger value).', '',
+    '| peer | version | 1 Post | 100 Posts | 10,000 Posts | 100 → 10,000 |', '|---|---|--:|--:|--:|--:|'];
+  for (const [, r] of rows) {
+    const g = r.us.posts100 !== undefined && r.us.posts10k !== undefined ? (r.us.posts10k / r.us.posts100).toFixed(2) : '—';
+    lines.push(`| ${cell(r.label)} | ${r.version || '—'} | ${us(r.us.post)} | ${us(r.us.posts100)} | ${us(r.us.posts10k)} | ${g} |`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
 /* core.mjs in its own process: its Markdown, or a line saying why not. */
 function runCore(args, workloads) {
   const r = spawnSync(process.execPath, ['--expose-gc', path.join(HERE, 'core.mjs'),
@@ -188,6 +222,8 @@ function report(args, all, totalMs, coreMd) {
     const rs = all.filter((r) => r.workload === id);
     if (rs.length) out.push(workloadSection(id, rs));
   }
+  const scaling = scalingSection(all);
+  if (scaling) out.push(scaling);
   out.push(startupSection(all));
   if (coreMd) out.push(coreMd);
   return out.join('\n');
