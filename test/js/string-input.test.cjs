@@ -146,3 +146,41 @@ test('strings from the text\'s units share its memory; from bytes they are copie
   assert.ok(bytes > 500000, `decode of the bytes grew the heap by ${bytes} bytes`);
   assert.ok(released < 100000, `a dropped text and value left ${released} bytes`);
 });
+
+/*
+ * A string decoded from bytes may be a slice of a chunk of the core's
+ * UTF-16 side table (tape.cjs CHUNK_BYTES, 16 KiB): keeping one short
+ * string of a large document keeps at most that much, not the document.
+ * 13 characters (V8's shortest slice) followed by strings that would fill
+ * many chunks; the one kept, for JSON bytes and protobuf.
+ */
+test('a kept string decoded from bytes keeps at most a 16 KiB chunk', () => {
+  const { execFileSync } = require('node:child_process');
+  const json = require.resolve('../../js/json.cjs');
+  const pb = require.resolve('../../js/protobuf.cjs');
+  const script = `const json = require(${JSON.stringify(json)});
+    const pb = require(${JSON.stringify(pb)});
+    const head = '\u00e9'.repeat(13);
+    const value = [head];
+    for (let i = 0; i < 400; i++) value.push('\u6771' + String(i).repeat(100)); // ~160 KiB of UTF-16
+    const used = () => { gc(); gc(); return process.memoryUsage().heapUsed; };
+    const kept = (codec, blob) => {
+      const keep = [];
+      const before = used();
+      for (let i = 0; i < 32; i++) keep.push(codec.decodeEntity(blob)[0]);
+      const after = used();
+      if (keep.some((s) => s !== head)) throw new Error('wrong value');
+      return (after - before) / 32;
+    };
+    const jb = Buffer.from(json.encodeEntity(value));
+    const pbb = pb.encodeEntity(value);
+    for (let i = 0; i < 20; i++) { json.decodeEntity(jb); pb.decodeEntity(pbb); }
+    kept(json, jb); // the first measurement of a process runs low
+    process.stdout.write(JSON.stringify({ json: kept(json, jb), pb: kept(pb, pbb) }));`;
+  const out = execFileSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
+  const r = JSON.parse(out);
+  for (const format of ['json', 'pb']) {
+    assert.ok(r[format] < 24 * 1024, `${format}: a kept 13-character string holds ${Math.round(r[format])} bytes`);
+  }
+});
+
