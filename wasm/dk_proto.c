@@ -40,6 +40,15 @@
 /* Most entries in the string table, the shape table or the texts stream. */
 #define PB_TABLE_MAX 0x3FFFFFFFu
 
+/*
+ * The longest string value the encoder shares (KIND_STRING_REF): repeated
+ * values are short (names, tags, enum-like words); every string value it
+ * looks up costs a hash of its bytes and a probe of a table that grows with
+ * the document, which on 10,000 Posts (bodies of ~500 bytes, none repeated)
+ * cost a third of the encode.
+ */
+#define PB_REF_MAX_BYTES 64
+
 /* Document field numbers (darmok.proto). */
 enum {
     PB_F_FORMAT = 1,
@@ -538,16 +547,21 @@ static DK_MUST int enc_class_key(pb_enc *e, const uint8_t *p, size_t n, uint32_t
 }
 
 /*
- * A string value: KIND_STRING with a new texts entry, or KIND_STRING_REF
- * naming the first texts entry with the same bytes when its index takes
- * fewer bytes than the string would (tag + length + bytes). Which one is a
- * function of the tape, so the output stays canonical.
+ * A string value: KIND_STRING with a new texts entry, or, when it has at
+ * most PB_REF_MAX_BYTES bytes, KIND_STRING_REF naming the first texts entry
+ * with the same bytes when its index takes fewer bytes than the string
+ * would (tag + length + bytes). Which one is a function of the tape, so the
+ * output stays canonical.
  */
 static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n, int scratch)
 {
-    uint32_t h = pb_hash(p, n), idx = 0;
+    uint32_t h = 0, idx = 0;
     pb_str_slot *slot = NULL;
-    int found = enc_lookup(e, &e->text_tab, p, n, h, &idx, &slot);
+    int found = 0;
+    if (n <= PB_REF_MAX_BYTES) {
+        h = pb_hash(p, n);
+        found = enc_lookup(e, &e->text_tab, p, n, h, &idx, &slot);
+    }
     if (found < 0)
         return enc_oom(e);
     if (found && pb_varint_size(idx) < 1 + pb_varint_size(n) + n) {
@@ -569,7 +583,7 @@ static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n, int scratch
             p = q;
         }
     }
-    if (!found) {
+    if (slot != NULL) { /* new, and short enough to be referred to again */
         slot->hash = h;
         slot->ref = (uint32_t)e->n_texts + 1;
         slot->p = p;

@@ -1396,6 +1396,70 @@ static void test_dates(void)
     }
 }
 
+/*
+ * Which repeated string values become KIND_STRING_REF (docs/FORMAT.md,
+ * canonical form): one of at most PB_REF_MAX_BYTES (64) bytes when its index
+ * takes fewer bytes than the string would; a longer one is written again.
+ * Through both tape kinds of a string value (T_STR and T_STR16), and the
+ * decoded tape gives every string back.
+ */
+static void test_string_refs(void)
+{
+    static const size_t lens[] = {1, 2, 63, 64, 65, 66, 300};
+    size_t li;
+    for (li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        size_t n = lens[li], i, j;
+        char s[400];
+        tb t = {0};
+        const uint8_t *pb, *out;
+        size_t pb_len, out_len;
+        dk_err err;
+        Darmok__Document *doc;
+        int want_ref = n <= 64;
+        for (i = 0; i < n; i++)
+            s[i] = (char)('a' + (i * 7 + n) % 26);
+        /* [s, s, s as UTF-16, "x", s] */
+        v_hdr(&t, DK_T_ARRAY, 5);
+        v_str(&t, s, n);
+        v_str(&t, s, n);
+        tb_op(&t, DK_T_STR16);
+        tb_u32(&t, (uint32_t)n);
+        for (i = 0; i < n; i++) {
+            uint8_t u[2] = {(uint8_t)s[i], 0};
+            tb_raw(&t, u, 2);
+        }
+        v_str(&t, S("x"));
+        v_str(&t, s, n);
+        CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "string refs %zu: encodes", n);
+        doc = darmok__document__unpack(NULL, pb_len, pb);
+        CHECK(doc != NULL && doc->n_kinds == 6, "string refs %zu: unpacks", n);
+        if (doc != NULL && doc->n_kinds == 6) {
+            static const size_t again[] = {2, 3, 5};
+            CHECK(doc->kinds[1] == DARMOK__KIND__KIND_STRING && doc->kinds[4] == DARMOK__KIND__KIND_STRING,
+                  "string refs %zu: first ones written", n);
+            for (j = 0; j < 3; j++)
+                CHECK(doc->kinds[again[j]] ==
+                          (want_ref ? DARMOK__KIND__KIND_STRING_REF : DARMOK__KIND__KIND_STRING),
+                      "string refs %zu: repeat %zu %s", n, j, want_ref ? "referred to" : "written again");
+            CHECK(doc->n_texts == (want_ref ? 2u : 5u), "string refs %zu: %zu texts", n, doc->n_texts);
+        }
+        darmok__document__free_unpacked(doc, NULL);
+        CHECK(t_decode(pb, pb_len, 0, 0, &out, &out_len, &err) == DK_OK, "string refs %zu: decodes", n);
+        {
+            tb want = {0};
+            v_hdr(&want, DK_T_ARRAY, 5);
+            v_str(&want, s, n);
+            v_str(&want, s, n);
+            v_str(&want, s, n);
+            v_str(&want, S("x"));
+            v_str(&want, s, n);
+            CHECK(out_len == want.n && memcmp(out, want.p, want.n) == 0, "string refs %zu: same strings back", n);
+            tb_free(&want);
+        }
+        tb_free(&t);
+    }
+}
+
 /* ---- regression fixtures: inputs the fuzzer crashed on (test/fuzz/fuzz_pb_read.c) */
 
 /* The fuzz target's invariants on one input: 1 when they hold. */
@@ -1770,6 +1834,7 @@ int main(int argc, char **argv)
         test_dates();
         test_amplification();
         test_texts();
+        test_string_refs();
         printf("c-proto: %d passed, %d failed\n", passed, failed);
     }
     dk_arena_free(&enc_side.arena);
