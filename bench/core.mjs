@@ -124,7 +124,8 @@ function loadCore(bytes) {
     return heap;
   };
   const word = (i) => { u8(); return view.getUint32(res + 4 * i, true); };
-  return { ex, ctx, u8, word };
+  const dataView = () => { u8(); return view; };
+  return { ex, ctx, u8, dataView, word };
 }
 
 /* ---- native build ----------------------------------------------------------- */
@@ -209,7 +210,7 @@ function main() {
   let reader = null;
   const rebuildLast = (text, keyrefs) => {
     const heap = core.u8();
-    const view = new DataView(heap.buffer);
+    const view = core.dataView();
     const out = word(2);
     if (reader === null) reader = new TapeReader(heap, view, out, out + word(3));
     else reader.reset(heap, view, out, out + word(3));
