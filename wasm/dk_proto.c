@@ -254,6 +254,26 @@ static uint32_t pb_hash(const uint8_t *p, size_t n)
     return (uint32_t)h;
 }
 
+/*
+ * Whether a[0..n) and b[0..n) are the same bytes: keys and class keys are
+ * compared on every record, and memcmp is a call (a byte loop in
+ * WebAssembly's libc) where these are a few words.
+ */
+static inline int pb_same(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    uint64_t x, y;
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+    }
+    for (; n > 0; a++, b++, n--)
+        if (*a != *b)
+            return 0;
+    return 1;
+}
+
 /* Bytes of v as a protobuf varint. */
 static size_t pb_varint_size(uint64_t v)
 {
@@ -497,7 +517,7 @@ static int enc_lookup(pb_enc *e, pb_strtab *t, const uint8_t *p, size_t n, uint3
     mask = t->cap - 1;
     for (i = h & mask; t->slots[i].ref != 0; i = (i + 1) & mask) {
         pb_str_slot *s = &t->slots[i];
-        if (s->hash == h && s->n == n && (n == 0 || memcmp(s->p, p, n) == 0)) {
+        if (s->hash == h && s->n == n && pb_same(s->p, p, n)) {
             *idx = s->ref - 1;
             return 1;
         }
@@ -536,7 +556,7 @@ static DK_MUST int enc_class_key(pb_enc *e, const uint8_t *p, size_t n, uint32_t
 {
     for (unsigned j = 0; j < PB_RECENT_CLASSES; j++) {
         uint32_t r = e->recent_class[j];
-        if (r != 0 && e->strs[r - 1].len == n && memcmp(e->strs[r - 1].data, p, n) == 0) {
+        if (r != 0 && e->strs[r - 1].len == n && pb_same(e->strs[r - 1].data, p, n)) {
             *idx = r - 1;
             return 0;
         }
@@ -933,7 +953,7 @@ static DK_MUST int enc_run(pb_enc *e)
                  * are the same strs entry, no lookup needed */
                 const Darmok__Shape *g = e->shapes[f->guess - 1];
                 const ProtobufCBinaryData *k = i < g->n_fields ? &e->strs[g->fields[i]] : NULL;
-                if (k != NULL && k->len == len && (len == 0 || memcmp(k->data, p, len) == 0)) {
+                if (k != NULL && k->len == len && pb_same(k->data, p, len)) {
                     key = g->fields[i];
                 } else {
                     f->guess = 0;

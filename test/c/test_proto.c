@@ -1460,6 +1460,41 @@ static void test_string_refs(void)
     }
 }
 
+/*
+ * The encoder compares each member key with the one its class's last shape
+ * has in that place, and each class key with the last few it met (pb_same,
+ * 8 bytes at a time): keys of one length that differ in their first 8
+ * bytes, in their last ones, or in the middle must stay apart.
+ */
+static void test_key_compare(void)
+{
+    static const char *const keys[][2] = {
+        {"abcdefgh_1", "zbcdefgh_1"}, /* differ in the first word */
+        {"abcdefgh_1", "abcdefgh_2"}, /* in the tail */
+        {"abcdefghijklmnop", "abcdefghijklmnoq"},
+        {"abcdefghijklmnop", "abcdefgzijklmnop"},
+        {"k", "j"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        tb t = {0};
+        size_t n = strlen(keys[i][0]);
+        v_hdr(&t, DK_T_ARRAY, 4);
+        /* two instances of one class, the key differing */
+        v_inst(&t, S("Klass"), 1, 1);
+        tb_str(&t, keys[i][0], n);
+        v_int(&t, 1);
+        v_inst(&t, S("Klass"), 1, 1);
+        tb_str(&t, keys[i][1], n);
+        v_int(&t, 2);
+        /* and two classes whose keys differ the same way */
+        v_inst(&t, keys[i][0], n, 1, 0);
+        v_inst(&t, keys[i][1], n, 1, 0);
+        roundtrip(keys[i][1], &t);
+        tb_free(&t);
+    }
+}
+
 /* ---- regression fixtures: inputs the fuzzer crashed on (test/fuzz/fuzz_pb_read.c) */
 
 /* The fuzz target's invariants on one input: 1 when they hold. */
@@ -1835,6 +1870,7 @@ int main(int argc, char **argv)
         test_amplification();
         test_texts();
         test_string_refs();
+        test_key_compare();
         printf("c-proto: %d passed, %d failed\n", passed, failed);
     }
     dk_arena_free(&enc_side.arena);
