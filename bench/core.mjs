@@ -174,11 +174,9 @@ function main() {
     return 0;
   }
   const dk = require(path.join(ROOT, 'js', 'index.cjs'));
-  const pb = require(path.join(ROOT, 'js', 'protobuf.cjs'));
   const { acquire } = require(path.join(ROOT, 'js', 'encode.cjs'));
   const { Decoder } = require(path.join(ROOT, 'js', 'decode.cjs'));
   const { TapeReader } = require(path.join(ROOT, 'js', 'tape.cjs'));
-  const { defaultRegistry } = require(path.join(ROOT, 'js', 'registry.cjs'));
   const wasmBytes = readFileSync(WASM);
 
   // Compile and instantiate cost, each on its own, fresh every time.
@@ -206,7 +204,7 @@ function main() {
    * string decoded) and key references (protobuf). The decode call is the
    * part's untimed setup; the rebuild only reads that memory.
    */
-  const decoder = new Decoder(false, defaultRegistry, false);
+  let decoder = null; // the current workload's (below)
   let reader = null;
   const rebuildLast = (text, keyrefs) => {
     const heap = core.u8();
@@ -229,22 +227,28 @@ function main() {
     for (const id of workloads) {
       const w = WORKLOADS[id];
       if (!w) throw new Error(`unknown workload ${id}`);
-      const model = w.model(dk.serializable);
+      // Each workload's classes in a registry of their own: the Post
+      // workloads define classes of the same names.
+      const registry = dk.createRegistry();
+      const jc = dk.createCodec({ format: 'json', registry });
+      const pc = dk.createCodec({ format: 'protobuf', registry });
+      decoder = new Decoder(false, registry, false);
+      const model = w.model(registry.serializable);
       const value = w.build(model);
       const controlValue = w.control ? w.control(model) : value;
       const controlJson = JSON.stringify(controlValue);
 
       const walk = () => {
         const enc = acquire();
-        try { enc.run(value, false, 1000); return enc.w.pos; } finally { enc.release(); }
+        try { enc.run(value, false, 1000, registry); return enc.w.pos; } finally { enc.release(); }
       };
       const enc0 = acquire();
-      enc0.run(value, false, 1000);
+      enc0.run(value, false, 1000, registry);
       const tape = enc0.w.buf.slice(0, enc0.w.pos);
       enc0.release();
-      const json = dk.encodeEntity(value);
+      const json = jc.encodeEntity(value);
       const jsonBuf = Buffer.from(json, 'utf8');
-      const pbBuf = pb.encodeEntity(value);
+      const pbBuf = pc.encodeEntity(value);
       const tapeFile = path.join(dir, `${id}.tape`);
       const jsonFile = path.join(dir, `${id}.json`);
       const pbFile = path.join(dir, `${id}.pb`);
@@ -268,7 +272,7 @@ function main() {
       // that pays for the JIT.
       const warmUntil = now() + (quick ? 100 : 300);
       let warmed = 0;
-      while (now() < warmUntil || warmed < 2) { dk.decodeEntity(dk.encodeEntity(value), model.root); warmed++; }
+      while (now() < warmUntil || warmed < 2) { jc.decodeEntity(jc.encodeEntity(value), model.root); pc.decodeEntity(pc.encodeEntity(value), model.root); warmed++; }
       const room = jsonBuf.length;
       const jsonIn = () => { const q = ex.dk_ctx_input(ctx, room) >>> 0; core.u8().set(jsonBuf, q); };
       // As jsonDecode does with a string: its UTF-16 at byte n of 3n bytes.
@@ -288,7 +292,7 @@ function main() {
       Object.assign(row, measure({
         jsonStringify: { run: () => JSON.stringify(controlValue) },
         jsonParse: { run: () => JSON.parse(controlJson) },
-        encodeAll: { run: () => dk.encodeEntity(value) },
+        encodeAll: { run: () => jc.encodeEntity(value) },
         walk: { run: walk },
         copyIn: { run: () => { tapeIn(); return 0; } },
         cWrite: { setup: tapeIn, run: () => ex.dk_json_encode_ctx(ctx, tape.length, 1000) },
@@ -300,7 +304,7 @@ function main() {
             return u16 !== 0 ? heap.ucs2Slice(u16, u16 + word(7)) : heap.latin1Slice(word(2), word(2) + word(3));
           },
         },
-        decodeAll: { run: () => dk.decodeEntity(json, model.root) },
+        decodeAll: { run: () => jc.decodeEntity(json, model.root) },
         copyInJson: { run: () => { json16In(); return 0; } },
         // The read makes its input UTF-8 in place, so each run writes the
         // UTF-16 again; copyInJson's median is taken off below.
@@ -309,7 +313,7 @@ function main() {
           setup: () => { json16In(); ex.dk_json_decode_ctx(ctx, 0, 1000, 0x3fffffff, n16); },
           run: () => rebuildLast(json, false),
         },
-        pbEncodeAll: { run: () => pb.encodeEntity(value) },
+        pbEncodeAll: { run: () => pc.encodeEntity(value) },
         pbWrite: { setup: tapeIn, run: () => ex.dk_pb_encode_ctx(ctx, tape.length, 1000) },
         pbCopyOut: {
           setup: () => { tapeIn(); ex.dk_pb_encode_ctx(ctx, tape.length, 1000); },
@@ -320,7 +324,7 @@ function main() {
             return b;
           },
         },
-        pbDecodeAll: { run: () => pb.decodeEntity(pbBuf, model.root) },
+        pbDecodeAll: { run: () => pc.decodeEntity(pbBuf, model.root) },
         pbIn: { run: () => { pbIn(); return 0; } },
         pbRead: { run: () => { pbIn(); return ex.dk_pb_decode_ctx(ctx, pbBuf.length, 1000, 0x3fffffff, READ_KEYREFS); } },
         pbRebuild: {
