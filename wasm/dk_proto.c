@@ -45,7 +45,7 @@
  * values are short (names, tags, enum-like words); every string value it
  * looks up costs a hash of its bytes and a probe of a table that grows with
  * the document, which on 10,000 Posts (bodies of ~500 bytes, none repeated)
- * cost a third of the encode.
+ * cost up to a third of the C write.
  */
 #define PB_REF_MAX_BYTES 64
 
