@@ -176,7 +176,7 @@ function main() {
   const dk = require(path.join(ROOT, 'js', 'index.cjs'));
   const { acquire } = require(path.join(ROOT, 'js', 'encode.cjs'));
   const { Decoder } = require(path.join(ROOT, 'js', 'decode.cjs'));
-  const { TapeReader } = require(path.join(ROOT, 'js', 'tape.cjs'));
+  const { readerOverOutput } = require(path.join(ROOT, 'js', 'core.cjs'));
   const wasmBytes = readFileSync(WASM);
 
   // Compile and instantiate cost, each on its own, fresh every time.
@@ -207,13 +207,7 @@ function main() {
   let decoder = null; // the current workload's (below)
   let reader = null;
   const rebuildLast = (text, keyrefs) => {
-    const heap = core.u8();
-    const view = core.dataView();
-    const out = word(2);
-    if (reader === null) reader = new TapeReader(heap, view, out, out + word(3));
-    else reader.reset(heap, view, out, out + word(3));
-    if (word(6) !== 0) reader.useUtf16(out, word(6), word(6) + word(7), text);
-    if (keyrefs) reader.useKeyrefs();
+    reader = readerOverOutput(reader, core.u8(), core.dataView(), word, text, keyrefs);
     try {
       return decoder.decode(reader);
     } finally {

@@ -346,6 +346,25 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
 }
 
 /*
+ * reader (a TapeReader, or null for a new one) set over the tape a decode
+ * call left in memory heap (view: a DataView over it; word(i): result word
+ * i of that call): with the call's UTF-16 side table when it made one
+ * (text: the JSON string decoded, for entries that point into it) and
+ * reading key references when keyrefs. Returns the reader. Also for
+ * bench/core.mjs, which times the rebuild alone on an instance of its own.
+ */
+function readerOverOutput(reader, heap, view, word, text, keyrefs) {
+  const out = word(RES_OUT);
+  const end = out + word(RES_OUT_LEN);
+  if (reader === null) reader = new TapeReader(heap, view, out, end);
+  else reader.reset(heap, view, out, end);
+  const u16 = word(RES_U16);
+  if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN), text);
+  if (keyrefs === true) reader.useKeyrefs();
+  return reader;
+}
+
+/*
  * After a decode call: rebuild(reader) over the tape in the output, with the
  * core's UTF-16 side table of its strings when there is one (text: the
  * JSON string decoded, for entries that point into it),
@@ -353,14 +372,9 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
  * call into the core may happen meanwhile (it would reuse the memory).
  */
 function rebuildOutput(rebuild, keyrefs, text) {
-  const out = word(RES_OUT);
   rebuilding = true;
   try {
-    if (reader === null) reader = new TapeReader(heap, heapView, out, out + word(RES_OUT_LEN));
-    else reader.reset(heap, heapView, out, out + word(RES_OUT_LEN));
-    const u16 = word(RES_U16);
-    if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN), text);
-    if (keyrefs === true) reader.useKeyrefs();
+    reader = readerOverOutput(reader, heap, heapView, word, text, keyrefs);
     return rebuild(reader);
   } finally {
     reader.release(); // the text and strings are not kept alive by the reader
@@ -502,5 +516,6 @@ function useExportsForTest(exports, { keepContext = false } = {}) {
 loadSync();
 
 module.exports = {
-  init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, wasmMemory, exportsForTest, useExportsForTest
+  init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, wasmMemory, exportsForTest, useExportsForTest,
+  readerOverOutput
 };
