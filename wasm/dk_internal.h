@@ -103,6 +103,12 @@ static inline uint64_t dk_rd64(const uint8_t *p)
     return (uint64_t)dk_rd32(p) | (uint64_t)dk_rd32(p + 4) << 32;
 }
 
+static inline void dk_wr64(uint8_t *p, uint64_t v)
+{
+    dk_wr32(p, (uint32_t)v);
+    dk_wr32(p + 4, (uint32_t)(v >> 32));
+}
+
 static inline double dk_rdf64(const uint8_t *p)
 {
     uint64_t u = dk_rd64(p);
@@ -348,8 +354,7 @@ static inline void dk_wrf64(uint8_t *p, double d)
 {
     uint64_t u;
     memcpy(&u, &d, sizeof u);
-    dk_wr32(p, (uint32_t)u);
-    dk_wr32(p + 4, (uint32_t)(u >> 32));
+    dk_wr64(p, u);
 }
 
 /*

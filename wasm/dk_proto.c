@@ -1384,8 +1384,7 @@ static void dec_f64_unsafe(pb_dec *d, const double *x)
     uint64_t u;
     uint8_t *p = d->out->data + d->out->len; /* once: a byte store may alias d->out */
     memcpy(&u, x, sizeof u);
-    dk_wr32(p, (uint32_t)u);
-    dk_wr32(p + 4, (uint32_t)(u >> 32));
+    dk_wr64(p, u);
     d->out->len += 8;
 }
 
