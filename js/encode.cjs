@@ -10,8 +10,9 @@
  * ERR_UNSUPPORTED_TYPE; an instance of an unregistered class throws
  * ERR_UNREGISTERED_CLASS instead of becoming a plain object.
  *
- * Identity: one Map from object to its referenceable index; an object met
- * again is written as T_REF. The input is only read, never changed.
+ * Identity: every object with identity gets the next referenceable index;
+ * an object met again is written as T_REF to it (see Encoder). The input is
+ * only read, never changed.
  *
  * The walk recurses once per container level, bounded by maxDepth, which is
  * checked before each container is entered.
@@ -131,20 +132,28 @@ function describe(v) {
  */
 /*
  * Identity: the first FEW_OBJECTS values with identity of a walk are kept
- * in an array, found by a scan; past that they all move to a Map. A Map
- * starts small at every walk and regrows (clear() drops its table), which
- * cost ~50 ns per object on graphs like the tanagra article's Foo (16
- * objects); a short scan is cheaper there, and large graphs pay one move.
+ * in an array, found by a scan (a Map or Set starts small at every walk and
+ * regrows, which cost ~50 ns per object on graphs like the tanagra
+ * article's Foo, 16 objects). Past that every object goes into a Set, in
+ * index order: one add, whose size tells whether it was there, is one hash
+ * operation where a Map's get and set were two, and its table is two words
+ * an entry where a Map's is three (the table's regrowth was most of a
+ * 100-Post encode's garbage). An object met again in the Set is written as
+ * T_REF with its index left for later (unless it is one of the first
+ * FEW_OBJECTS): resolve() finds the indexes in one pass over the Set once
+ * the walk is done, so a graph without sharing never looks one up.
  */
 const FEW_OBJECTS = 32;
 
 class Encoder {
   constructor() {
     this.w = new TapeWriter();
-    /* objects 0..few.length-1 by index, while next <= FEW_OBJECTS */
+    /* objects 0..few.length-1 by index (at most FEW_OBJECTS) */
     this.few = [];
-    /* object -> index, once next > FEW_OBJECTS */
-    this.seen = new Map();
+    /* every object with an index, in index order, once next > FEW_OBJECTS */
+    this.seen = new Set();
+    /* pairs (object, tape offset of a T_REF's index) for resolve() */
+    this.later = [];
     this.next = 0;
     this.depth = 0;
     this.maxDepth = 1000;
@@ -173,6 +182,7 @@ class Encoder {
       } else {
         this.value(value);
       }
+      if (this.later.length !== 0) this.resolve();
     } catch (err) {
       // A RangeError deep inside the walk is the JS stack running out (a
       // getter throwing one 64 levels down is the only other way).
@@ -183,6 +193,7 @@ class Encoder {
 
   release() {
     this.few.length = 0;
+    this.later.length = 0;
     if (this.next > FEW_OBJECTS) this.seen.clear();
     this.w.reset();
     this.busy = false;
@@ -237,20 +248,22 @@ class Encoder {
   }
 
   object(v) {
-    let index;
-    if (this.next > FEW_OBJECTS) index = this.seen.get(v);
-    else {
+    if (this.next > FEW_OBJECTS) {
+      const seen = this.seen;
+      const size = seen.size;
+      seen.add(v); // take() counts it; a path that does not must delete it
+      if (seen.size === size) {
+        this.again(v);
+        return;
+      }
+    } else {
       const few = this.few;
       for (let i = 0; i < few.length; i++) {
         if (few[i] === v) {
-          index = i;
-          break;
+          this.w.opU32(T.T_REF, i);
+          return;
         }
       }
-    }
-    if (index !== undefined) {
-      this.w.opU32(T.T_REF, index);
-      return;
     }
     if (Array.isArray(v)) {
       this.array(v);
@@ -330,18 +343,65 @@ class Encoder {
     offer(plan, 'encodeShape', 'encodeSeen', keys, makeEncodeShape);
   }
 
-  /* Give v the next referenceable index (call as its op is written). */
+  /*
+   * Give v the next referenceable index (call as its op is written, with
+   * no other object met since object(v) began: the Set's order is the
+   * indexes'). Past FEW_OBJECTS, object() has already put v in the Set.
+   */
   take(v) {
     const i = this.next++;
-    if (i < FEW_OBJECTS) {
-      this.few.push(v);
-      return;
-    }
-    if (i === FEW_OBJECTS) {
+    if (i < FEW_OBJECTS) this.few.push(v);
+    else if (i === FEW_OBJECTS) {
+      const seen = this.seen;
       const few = this.few;
-      for (let j = 0; j < FEW_OBJECTS; j++) this.seen.set(few[j], j);
+      for (let j = 0; j < FEW_OBJECTS; j++) seen.add(few[j]);
+      seen.add(v);
     }
-    this.seen.set(v, i);
+  }
+
+  /* T_REF to v, met before and in the Set: its index now when it is one of
+     the first FEW_OBJECTS, else once the walk is done (resolve). */
+  again(v) {
+    const few = this.few;
+    for (let i = 0; i < few.length; i++) {
+      if (few[i] === v) {
+        this.w.opU32(T.T_REF, i);
+        return;
+      }
+    }
+    this.w.opU32(T.T_REF, 0);
+    this.later.push(v, this.w.pos - 4);
+  }
+
+  /*
+   * Write the index of every T_REF left by again(): an object's index is
+   * its position in the Set, so one pass over the Set, as far as the last
+   * object wanted, finds them all.
+   */
+  resolve() {
+    const later = this.later;
+    const want = new Map(); // object -> index, -1 until found
+    for (let j = 0; j < later.length; j += 2) want.set(later[j], -1);
+    let left = want.size;
+    let i = 0;
+    if (left === 1) {
+      const only = later[0];
+      for (const o of this.seen) {
+        if (o === only) break;
+        i++;
+      }
+      want.set(only, i);
+    } else {
+      for (const o of this.seen) {
+        if (want.has(o)) {
+          want.set(o, i);
+          if (--left === 0) break;
+        }
+        i++;
+      }
+    }
+    const w = this.w;
+    for (let j = 0; j < later.length; j += 2) w.patchU32(later[j + 1], want.get(later[j]));
   }
 
   /* u32 n, then n x (key str, value): the own enumerable fields of v. */
@@ -595,7 +655,9 @@ class Encoder {
     if (v instanceof Number || v instanceof String || v instanceof Boolean ||
         v instanceof BigInt || v instanceof Symbol) {
       // Boxed primitives: JSON.stringify writes the primitive; so do we.
+      // They take no index: out of the Set again (see object()).
       if (this.strict) throw this.unsupported(v);
+      if (this.next > FEW_OBJECTS) this.seen.delete(v);
       this.value(v.valueOf());
       return;
     }

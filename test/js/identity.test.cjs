@@ -1,0 +1,153 @@
+'use strict';
+/*
+ * identity.test.cjs - shared references and cycles in graphs of every
+ * size. The encoder finds an object met again by a scan while a walk has
+ * met few objects, then through a Set whose references get their indexes
+ * after the walk (js/encode.cjs, FEW_OBJECTS = 32): these tests put the
+ * shared objects on both sides of that line, and objects that take no
+ * index (boxed primitives) between them, in every format.
+ */
+const { test } = require('node:test');
+const { assert, haveWasm, sameGraph, xorshift } = require('./helpers.cjs');
+const { formats } = require('./fixtures.cjs');
+const { createCodec, createRegistry } = require('../../js/index.cjs');
+const { encodeTape } = require('../../js/encode.cjs');
+const T = require('../../js/tape.cjs');
+
+const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
+
+class Node {
+  constructor(label) {
+    this.label = label;
+    this.next = null;
+  }
+}
+
+function codec(format) {
+  const registry = createRegistry();
+  registry.serializable(Node);
+  return createCodec({ format, registry });
+}
+
+/*
+ * A random graph of about n containers: each new slot holds a new object
+ * (plain, array, Map, Set, Date, Node) or, one time in four, an object made
+ * earlier (often an ancestor still open: a cycle). Returns the root.
+ */
+function randomGraph(seed, n) {
+  const rnd = xorshift(seed);
+  const made = [];
+  let budget = n;
+  const slot = (depth) => {
+    if (made.length > 0 && rnd(4) === 0) return made[rnd(made.length)];
+    if (budget <= 0 || depth > 12) return rnd(2) === 0 ? rnd(1000) : `s${rnd(50)}`;
+    budget--;
+    const kind = rnd(6);
+    let o;
+    if (kind === 0) {
+      o = {};
+      made.push(o);
+      for (let i = rnd(4); i > 0; i--) o[`k${rnd(9)}`] = slot(depth + 1);
+    } else if (kind === 1) {
+      o = [];
+      made.push(o);
+      for (let i = rnd(4); i > 0; i--) o.push(slot(depth + 1));
+    } else if (kind === 2) {
+      o = new Map();
+      made.push(o);
+      for (let i = rnd(3); i > 0; i--) o.set(slot(depth + 1), slot(depth + 1));
+    } else if (kind === 3) {
+      o = new Set();
+      made.push(o);
+      for (let i = rnd(3); i > 0; i--) o.add(slot(depth + 1));
+    } else if (kind === 4) {
+      o = new Date(rnd(1e9));
+      made.push(o);
+    } else {
+      o = new Node(`n${rnd(100)}`);
+      made.push(o);
+      o.next = slot(depth + 1);
+    }
+    return o;
+  };
+  const root = [];
+  made.push(root);
+  while (budget > 0) root.push(slot(1));
+  return root;
+}
+
+for (const format of formats) {
+  test(`${format}: random graphs of 1 to 600 objects keep every shared reference and cycle`, { skip }, () => {
+    const c = codec(format);
+    for (let seed = 1; seed <= 300; seed++) {
+      const value = randomGraph(seed, 1 + (seed * 7) % 600);
+      sameGraph(c.decodeEntity(c.encodeEntity(value)), value);
+    }
+  });
+
+  test(`${format}: references to objects before and after the 32nd, in any order`, { skip }, () => {
+    const c = codec(format);
+    const objs = Array.from({ length: 80 }, (_, i) => new Node(`n${i}`));
+    // first every object once, then each again from the last to the first,
+    // then a few of them again: early (scanned) and late (resolved) indexes
+    const value = [...objs, ...objs.slice().reverse(), objs[40], objs[3], objs[79], objs[40]];
+    const back = c.decodeEntity(c.encodeEntity(value));
+    sameGraph(back, value);
+    for (let i = 0; i < 80; i++) assert.strictEqual(back[80 + i], back[79 - i]);
+    // one object shared many times, the case with a single index to find
+    const one = { shared: true };
+    const many = [...Array.from({ length: 40 }, () => ({})), one, ...Array.from({ length: 50 }, () => one)];
+    sameGraph(c.decodeEntity(c.encodeEntity(many)), many);
+  });
+
+  test(`${format}: a cycle back to an open container past the 32nd object`, { skip }, () => {
+    const c = codec(format);
+    const head = new Node('head');
+    let at = head;
+    for (let i = 0; i < 60; i++) {
+      at.next = new Node(`n${i}`);
+      at = at.next;
+    }
+    at.next = head; // 61 instances, the last pointing back to the root
+    const mid = new Map([['loop', null]]);
+    const value = [Array.from({ length: 40 }, () => []), mid];
+    mid.set('loop', mid);
+    mid.set('head', head);
+    const back = c.decodeEntity(c.encodeEntity(value));
+    sameGraph(back, value);
+    assert.strictEqual(back[1].get('loop'), back[1]);
+  });
+
+  test(`${format}: boxed primitives past the 32nd object take no index`, { skip }, () => {
+    const c = codec(format);
+    const shared = { s: 1 };
+    const boxed = new Number(7); // eslint-disable-line no-new-wrappers
+    const fill = Array.from({ length: 40 }, () => ({}));
+    // boxed values met twice, between an object and its references
+    const value = [...fill, shared, boxed, new String('x'), boxed, shared, fill[35], shared]; // eslint-disable-line no-new-wrappers
+    const back = c.decodeEntity(c.encodeEntity(value));
+    const expect = [...fill, shared, 7, 'x', 7, shared, fill[35], shared];
+    sameGraph(back, expect);
+    assert.strictEqual(back[44], back[40]);
+    assert.strictEqual(back[45], back[35]);
+  });
+}
+
+test('tape: a reference gets the index of its object, scanned or resolved after the walk', () => {
+  const objs = Array.from({ length: 50 }, () => ({}));
+  const tape = encodeTape([...objs, objs[45], objs[2], objs[45], objs[33]]);
+  const r = new T.TapeReader(tape, new DataView(tape.buffer, tape.byteOffset, tape.byteLength), 0, tape.length);
+  const refs = [];
+  assert.strictEqual(r.u8(), T.T_ARRAY);
+  const n = r.u32();
+  for (let i = 0; i < n; i++) {
+    const op = r.u8();
+    if (op === T.T_REF) refs.push(r.u32());
+    else {
+      assert.strictEqual(op, T.T_OBJECT);
+      assert.strictEqual(r.u32(), 0);
+    }
+  }
+  // index 0 is the outer array: objs[i] has index i + 1
+  assert.deepStrictEqual(refs, [46, 3, 46, 34]);
+});
