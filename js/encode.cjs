@@ -324,16 +324,16 @@ class Encoder {
    * generic loop, which makes the shape once the class is due one.
    */
   instance(v, plan) {
-    this.enter(); // before Object.keys: a Proxy's trap runs within maxDepth only
-    const keys = Object.keys(v);
+    this.enter(); // before the keys are read: a Proxy's trap runs within maxDepth only
     const shape = plan.encodeShape;
     if (shape !== null && shape !== false) {
-      if (shape.write(this, this.w, v, keys)) {
+      if (shape.write(this, this.w, v)) {
         this.depth--;
         return;
       }
       missed(shape, 'encodeShape', 'encodeSeen');
     }
+    const keys = Object.keys(v);
     this.head(plan);
     const w = this.w;
     const at = w.pos;

@@ -474,6 +474,37 @@ for (const format of formats) {
     assert.strictEqual(got, 0, 'the inherited getter never ran');
   });
 
+  test(`${format}: an ES5-style class with enumerable prototype methods keeps its encode shape`, { skip }, () => {
+    const { c, registry } = codec(format);
+    function Old(a, b) {
+      this.a = a;
+      this.b = b;
+    }
+    Old.prototype.sum = function sum() { return this.a + this.b; }; // enumerable
+    Old.prototype.label = 'old'; // enumerable data
+    c.serializable(Old);
+    primed(() => c.encodeEntity(new Old(1, 2)));
+    const shape = registry.planByKey('Old').encodeShape;
+    assert.strictEqual(shape.keys.join(), 'a,b');
+    // The shape's keys, then only inherited ones: written by the shape.
+    const many = Array.from({ length: 3 * SHAPE_MAX_MISSES }, (_, i) => new Old(i, -i));
+    const shaped = c.encodeEntity(many);
+    assert.strictEqual(shape.misses, 0, 'every instance went through the shape');
+    assert.strictEqual(registry.planByKey('Old').encodeShape, shape);
+    sameBytes(shaped, withoutEncodeShapes(registry, ['Old'], () => c.encodeEntity(many)), 'a,b');
+    // One own key more, or an own key named like an inherited one: the
+    // generic path, own keys only.
+    const extra = Object.assign(new Old(1, 2), { d: 4 });
+    const own = Object.assign(new Old(1, 2), { label: 'mine' });
+    for (const value of [extra, own]) {
+      const doc = [value, new Old(0, 0)];
+      const bytes = c.encodeEntity(doc);
+      sameBytes(bytes, withoutEncodeShapes(registry, ['Old'], () => c.encodeEntity(doc)), Object.keys(value).join());
+      const back = c.decodeEntity(bytes);
+      assert.deepStrictEqual(back.map((x) => Object.keys(x)), [Object.keys(value), ['a', 'b']]);
+    }
+  });
+
   test(`${format}: errors inside an encode shape: strict mode, depth, a throwing getter, with their paths`, { skip }, () => {
     const { c } = codec(format);
     class Node2 {
