@@ -98,6 +98,20 @@ function tapeBytes(write) {
 }
 
 /*
+ * True when for-in over an instance of proto lists inherited keys: the
+ * chain has enumerable string keys (or cannot be asked: a Proxy's trap
+ * threw).
+ */
+function inheritsEnumerable(proto) {
+  try {
+    for (const key in Object.create(proto)) return key !== undefined;
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/*
  * The encode shape of plan's instances with these own enumerable keys:
  * { plan, keys, misses, write(e, w, v) } where write writes instance v
  * (the caller entered its depth) and returns true, or writes nothing and
@@ -107,13 +121,17 @@ function tapeBytes(write) {
  *
  * The keys are matched with for-in, which reads V8's enum cache where
  * Object.keys copies it into a new array for every instance (~40 KiB of a
- * 100-Post encode). for-in lists the own enumerable keys in Object.keys
- * order, then the enumerable keys of the prototype chain that no own key
- * hides. So when its first n keys are the shape's and the last of them is
- * own, all n are own; a key after them must then be an inherited one (an
- * ES5-style method), or the instance has one more own key. Without the
- * check of the last key, an instance lacking it would match through an
- * enumerable prototype property of the same name (its getter run).
+ * 100-Post encode). for-in lists an object's own enumerable keys in
+ * Object.keys order, then the enumerable keys of its prototype chain that
+ * no own key hides; a Proxy's, as its ownKeys trap orders them, with keys
+ * it reports but does not have among them. So the first n keys must be
+ * the shape's and each own, and every key after them must not be own.
+ * V8 folds hasOwnProperty of a for-in key into its enum-cache check, so on
+ * an ordinary object those checks cost nearly nothing. But for-in over a
+ * chain with enumerable keys (an ES5-style class: methods assigned to the
+ * prototype) collects them all for every instance, 1.5x to 4x slower than
+ * Object.keys: a class whose chain has enumerable keys when its shape is
+ * made is matched with Object.keys (inheritsEnumerable).
  */
 function makeEncodeShape(plan, keys) {
   if (!shapeable(keys)) return null;
@@ -126,6 +144,22 @@ function makeEncodeShape(plan, keys) {
   });
   const names = ['addSegment', 'K', 'hasOwn'];
   const values = [addSegment, keys.slice(), Object.prototype.hasOwnProperty];
+  let match = '';
+  if (inheritsEnumerable(plan.proto)) {
+    match = `const vkeys = Object.keys(v);
+  if (vkeys.length !== ${n}`;
+    for (let i = 0; i < n; i++) match += ` || vkeys[${i}] !== ${JSON.stringify(keys[i])}`;
+    match += ') return false;';
+  } else {
+    match = `let j = 0;
+  for (const key in v) {
+    if (j < ${n}) {
+      if (key !== K[j] || !hasOwn.call(v, key)) return false;
+      j++;
+    } else if (hasOwn.call(v, key)) return false;
+  }
+  if (j !== ${n}) return false;`;
+  }
   let body = '';
   for (let i = 0; i < n; i++) {
     const k = JSON.stringify(keys[i]);
@@ -139,16 +173,7 @@ function makeEncodeShape(plan, keys) {
   const head_ = constantBytes(head, 'head', names, values);
   const source = `'use strict';
 return function write(e, w, v) {
-  let j = 0;
-  for (const key in v) {
-    if (j === ${n}) {
-      if (hasOwn.call(v, key)) return false;
-      break;
-    }
-    if (key !== K[j]) return false;
-    j++;
-  }
-  if (j !== ${n} || !hasOwn.call(v, ${JSON.stringify(keys[n - 1])})) return false;
+  ${match}
   let p, b;
   ${head_}
   const at = w.pos - 4;

@@ -505,6 +505,53 @@ for (const format of formats) {
     }
   });
 
+  test(`${format}: Proxies as instances and on the prototype chain: the bytes of the generic loop`, { skip }, () => {
+    const { c, registry } = codec(format);
+    // A Proxy's ownKeys may list a key it does not have, named like an
+    // inherited enumerable one, among its own keys, or an own key after an
+    // inherited one.
+    class A {}
+    A.prototype.z = 'inherited';
+    A.prototype.q = 'inherited';
+    c.serializable(A);
+    primed(() => c.encodeEntity(make(A, { x: 1, z: 'own', y: 2 }))); // shape x, z, y
+    const proxies = [
+      new Proxy(make(A, { x: 1, y: 2 }), { ownKeys: () => ['x', 'z', 'y'] }),
+      new Proxy(make(A, { x: 1, z: 0, y: 2, w: 'own' }), { ownKeys: () => ['x', 'z', 'y', 'q', 'w'] }),
+      new Proxy(make(A, { x: 1, z: 0, y: 2 }), {}) // faithful: the shape's keys
+    ];
+    for (const value of proxies) {
+      const doc = [value, make(A, { x: 0, z: 0, y: 0 })];
+      const bytes = c.encodeEntity(doc);
+      sameBytes(bytes, withoutEncodeShapes(registry, ['A'], () => c.encodeEntity(doc)), Object.keys(value).join());
+      assert.deepStrictEqual(Object.keys(c.decodeEntity(bytes)[0]), Object.keys(value));
+    }
+    // A class whose chain has enumerable keys is matched with Object.keys,
+    // which never asks the chain: a Proxy above its prototype sees no trap
+    // call per instance, and one whose traps throw does not stop the encode.
+    for (const throws of [false, true]) {
+      let calls = 0;
+      const top = new Proxy({}, {
+        ownKeys() {
+          calls++;
+          if (throws) throw new Error('ownKeys of the prototype chain');
+          return [];
+        }
+      });
+      function Old(a) { this.a = a; }
+      Old.prototype = Object.create(top);
+      Old.prototype.method = function method() { return this.a; }; // enumerable
+      const { c: c2 } = codec(format);
+      c2.serializable(Old, { key: `Old${throws}` });
+      primed(() => c2.encodeEntity(new Old(1)));
+      const before = calls;
+      const many = Array.from({ length: 50 }, (_, i) => new Old(i));
+      const back = c2.decodeEntity(c2.encodeEntity(many));
+      assert.strictEqual(calls, before, 'no trap ran for the instances');
+      assert.deepStrictEqual(back.map((x) => x.a), many.map((x) => x.a));
+    }
+  });
+
   test(`${format}: errors inside an encode shape: strict mode, depth, a throwing getter, with their paths`, { skip }, () => {
     const { c } = codec(format);
     class Node2 {
