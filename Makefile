@@ -84,18 +84,18 @@ test: test-c test-c-simd test-c32 test-js test-fuzz
 # bump arena.
 $(BUILD)/c/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c/*.h) $(call PB_OBJS,native) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	gcc $(NATIVE_WARN) $(SAN) -DDK_ARENA_EXACT -g -O1 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native) -lm -o $@
+	gcc $(NATIVE_WARN) $(SAN) -DDK_ARENA_EXACT -DDK_CHECK_PB_BOUND -g -O1 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native) -lm -o $@
 
 $(BUILD)/c32/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c/*.h) $(call PB_OBJS,native32) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	gcc -m32 $(NATIVE_WARN) -O2 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native32) -lm -o $@
+	gcc -m32 $(NATIVE_WARN) -DDK_CHECK_PB_BOUND -O2 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native32) -lm -o $@
 
 # The same tests once more with the 16-byte paths the .wasm runs (the code
 # under __wasm_simd128__), through test/c/simd/wasm_simd128.h: a scalar
 # stand-in for the WebAssembly SIMD intrinsics, so ASan sees those paths too.
 $(BUILD)/csimd/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c/*.h test/c/simd/*.h) $(call PB_OBJS,native) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	gcc $(NATIVE_WARN) $(SAN) -DDK_ARENA_EXACT -D__wasm_simd128__ -Itest/c/simd -g -O1 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native) -lm -o $@
+	gcc $(NATIVE_WARN) $(SAN) -DDK_ARENA_EXACT -DDK_CHECK_PB_BOUND -D__wasm_simd128__ -Itest/c/simd -g -O1 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native) -lm -o $@
 
 test-c-simd: $(addprefix $(BUILD)/csimd/,$(C_TESTS))
 	@set -e; for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
@@ -125,7 +125,7 @@ FUZZ_TARGETS := $(patsubst test/fuzz/fuzz_%.c,%,$(sort $(wildcard test/fuzz/fuzz
 # More sources or libraries a target needs (e.g. protobuf-c generated code).
 FUZZ_EXTRA_SRC ?= $(call PB_OBJS,fuzz)
 FUZZ_LIBS ?= -lm
-FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror \
+FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -DDK_CHECK_PB_BOUND \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer
 # Each target also as <name>-simd: built with the .wasm's 16-byte SIMD paths

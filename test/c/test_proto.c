@@ -1461,6 +1461,95 @@ static void test_string_refs(void)
 }
 
 /*
+ * The encoder reserves an upper bound on the packed size (pb_bound in
+ * dk_proto.c) and lets protobuf-c pack into it; these test builds define
+ * DK_CHECK_PB_BOUND, which fails the write when the bound is below
+ * protobuf-c's exact size. Each document here is dominated by one part of
+ * the Document, at its widest items (2-byte field indexes, 8-byte
+ * zigzags, 5-byte counts), so a bound that left out or undercounted that
+ * part could not be covered by the others' slack.
+ */
+static void test_pb_bound(void)
+{
+    static const char *what[] = {"keys", "binary", "numbers", "dates", "counts", "kinds", "shapes"};
+    unsigned c;
+    for (c = 0; c < sizeof what / sizeof what[0]; c++) {
+        tb t = {0};
+        const uint8_t *pb;
+        size_t pb_len;
+        dk_err err;
+        uint32_t i, j;
+        char key[200];
+        switch (c) {
+        case 0: /* 300 distinct 200-byte keys */
+            v_hdr(&t, DK_T_OBJECT, 300);
+            for (i = 0; i < 300; i++) {
+                memset(key, 'k', sizeof key);
+                key[0] = (char)('a' + (int)(i % 26));
+                key[1] = (char)('a' + (int)(i / 26));
+                tb_str(&t, key, sizeof key);
+                v_int(&t, 0);
+            }
+            break;
+        case 1: /* 100,000 bytes of a Uint8Array */
+            tb_op(&t, DK_T_BYTES);
+            tb_op(&t, DK_BYTES_UINT8);
+            tb_u32(&t, 100000);
+            for (i = 0; i < 100000; i++)
+                tb_op(&t, (int)(i & 0xFF));
+            break;
+        case 2: /* 5,000 fractions */
+            v_hdr(&t, DK_T_ARRAY, 5000);
+            for (i = 0; i < 5000; i++)
+                v_f64(&t, 0.5 + i);
+            break;
+        case 3: /* 5,000 dates at the ends of the range */
+            v_hdr(&t, DK_T_ARRAY, 5000);
+            for (i = 0; i < 5000; i++) {
+                tb_op(&t, DK_T_DATE);
+                tb_f64(&t, i % 2 ? DK_DATE_MAX_MS : -DK_DATE_MAX_MS);
+            }
+            break;
+        case 4: /* 2,000 arrays of 2^31 - 1 holes: two 5-byte counts each */
+            v_hdr(&t, DK_T_ARRAY, 2000);
+            for (i = 0; i < 2000; i++) {
+                v_hdr(&t, DK_T_ARRAY, 0x7FFFFFFFu);
+                v_hdr(&t, DK_T_HOLE, 0x7FFFFFFFu);
+            }
+            break;
+        case 5: /* 20,000 nulls */
+            v_hdr(&t, DK_T_ARRAY, 20000);
+            for (i = 0; i < 20000; i++)
+                tb_op(&t, DK_T_NULL);
+            break;
+        default: /* 200 objects of 60 keys out of 300 (string indexes
+                  * 128 and up, after a first object's 128 keys): 200
+                  * shapes of 2-byte field indexes */
+            v_hdr(&t, DK_T_ARRAY, 201);
+            v_hdr(&t, DK_T_OBJECT, 128);
+            for (i = 0; i < 128; i++) {
+                char name[3] = {'z', (char)('a' + i / 16), (char)('a' + i % 16)};
+                tb_str(&t, name, 3);
+                tb_op(&t, DK_T_NULL);
+            }
+            for (i = 0; i < 200; i++) {
+                v_hdr(&t, DK_T_OBJECT, 60);
+                for (j = 0; j < 60; j++) {
+                    unsigned k = (i + 7 * j) % 300;
+                    char name[4] = {(char)('a' + k / 100), (char)('a' + k / 10 % 10), (char)('a' + k % 10), 0};
+                    tb_str(&t, name, 3);
+                    tb_op(&t, DK_T_NULL);
+                }
+            }
+            break;
+        }
+        CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "bound, %s: packs within it (%s)", what[c],
+              err.msg ? err.msg : "ok");
+        tb_free(&t);
+    }
+}
+
+/*
  * The encoder compares each member key with the one its class's last shape
  * has in that place, and each class key with the last few it met (pb_same,
  * 8 bytes at a time): keys of one length that differ in their first 8
@@ -1871,6 +1960,7 @@ int main(int argc, char **argv)
         test_texts();
         test_string_refs();
         test_key_compare();
+        test_pb_bound();
         printf("c-proto: %d passed, %d failed\n", passed, failed);
     }
     dk_arena_free(&enc_side.arena);
