@@ -65,7 +65,7 @@ static int call(int mode, const uint8_t *in, size_t len, dk_arena *scratch, dk_b
     case MODE_WRITE: return dk_json_write_opts(in, len, NULL, scratch, out, err);
     case MODE_READ: return dk_json_read_opts(in, len, DK_READ_PADDED, NULL, scratch, out, err);
     case MODE_PBWRITE: return dk_pb_write_ex(in, len, NULL, DK_WRITE_TRUSTED_TEXT, scratch, out, err);
-    default: return dk_pb_read_ex(in, len, NULL, 0, DK_READ_KEYREFS, scratch, out, u16, err);
+    default: return dk_pb_read_ex(in, len, NULL, 0, DK_READ_KEYREFS, scratch, out, u16, NULL, err);
     }
 }
 

@@ -5,7 +5,7 @@
  * The ABI (the list in wasm/exports.txt):
  *   dk_ctx_new() -> ctx              one per module instance
  *   dk_ctx_input(ctx, n) -> ptr      input area of >= n bytes, valid until the next dk_ctx_input
- *   dk_ctx_result(ctx) -> ptr        9 u32 result words, stable for the ctx lifetime
+ *   dk_ctx_result(ctx) -> ptr        10 u32 result words, stable for the ctx lifetime
  *   dk_json_encode_ctx(ctx, tape_len, max_depth) -> code
  *   dk_json_decode_ctx(ctx, json_len, max_depth, max_length, units) -> code
  *                                    units != 0: the text is that many UTF-16 units from
@@ -39,6 +39,7 @@ const RES_U16 = 6; //      decode: address of the UTF-16 side table of the tape'
 //                         encode: the output as UTF-16, or 0 when it is all ASCII
 const RES_U16_LEN = 7; //  its length in bytes
 const RES_IN_LEN = 8; //   JSON decode from UTF-16: the text's length as UTF-8
+const RES_REFS = 9; //     decode: the number of referenceable values in the tape
 
 /* dk_pb_decode_ctx flag (DK_READ_KEYREFS in wasm/dk_internal.h). */
 const READ_KEYREFS = 2;
@@ -358,6 +359,7 @@ function readerOverOutput(reader, heap, view, word, text, keyrefs) {
   const end = out + word(RES_OUT_LEN);
   if (reader === null) reader = new TapeReader(heap, view, out, end);
   else reader.reset(heap, view, out, end);
+  reader.refCount = word(RES_REFS);
   const u16 = word(RES_U16);
   if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN), text);
   if (keyrefs === true) reader.useKeyrefs();

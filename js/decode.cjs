@@ -89,6 +89,13 @@ function copyBytes(kind, src) {
 /* What a decoder between calls holds instead of the last call's objects. */
 const NO_REFS = Object.freeze([]);
 
+/*
+ * The largest table of referenceable values made at once: V8 makes the
+ * array of new Array(n) for n over 32 Mi in dictionary mode, slow to store
+ * into (Node 20); past it the table grows as it is filled.
+ */
+const REFS_AT_ONCE = 32 * 1024 * 1024;
+
 /* Periods in which no user code ran (see shapeFits); one per decode at least. */
 let epochs = 0;
 
@@ -110,7 +117,8 @@ class Decoder {
     this.acceptNewer = acceptNewer === true;
     /* The state of one decode, set by decode(): */
     this.r = null; // the TapeReader
-    this.refs = NO_REFS; // referenceable index -> object
+    this.refs = NO_REFS; // referenceable index -> object (see take)
+    this.nrefs = 0; // how many there are so far
     /* key -> whether it exists on Object.prototype (see plain()); made
        by the first plain object, as most documents of instances have none. */
     this.inherited = null;
@@ -126,7 +134,9 @@ class Decoder {
    */
   decode(reader) {
     this.r = reader;
-    this.refs = [];
+    const n = reader.refCount;
+    this.refs = n === 0 ? [] : new Array(n < REFS_AT_ONCE ? n : REFS_AT_ONCE);
+    this.nrefs = 0;
     this.inherited = null;
     this.hookError = null;
     this.epoch = ++epochs;
@@ -140,9 +150,20 @@ class Decoder {
     } finally {
       this.r = null;
       this.refs = NO_REFS;
+      this.nrefs = 0;
       this.inherited = null;
       this.hookError = null;
     }
+  }
+
+  /*
+   * Give x the next referenceable index. The table was made at the size
+   * the core counted (up to REFS_AT_ONCE; a tape without the count starts
+   * empty), so it does not regrow from nothing: that regrowth was ~18 KiB
+   * of a 100-Post decode's 167. A store past its end appends.
+   */
+  take(x) {
+    this.refs[this.nrefs++] = x;
   }
 
   value() {
@@ -164,7 +185,7 @@ class Decoder {
       case T.T_INSTANCE: return this.instance();
       case T.T_NULLPROTO: {
         const obj = Object.create(null);
-        this.refs.push(obj);
+        this.take(obj);
         this.fields(obj);
         return obj;
       }
@@ -172,7 +193,7 @@ class Decoder {
       case T.T_SET: return this.set();
       case T.T_DATE: {
         const d = new Date(r.f64());
-        this.refs.push(d);
+        this.take(d);
         return d;
       }
       case T.T_REGEXP: return this.regexp();
@@ -180,7 +201,7 @@ class Decoder {
         const kind = r.u8();
         const len = r.u32();
         const b = copyBytes(kind, r.bytes(len));
-        this.refs.push(b);
+        this.take(b);
         return b;
       }
       case T.T_ERROR: return this.error();
@@ -197,7 +218,7 @@ class Decoder {
   /* An instance of plan built by fields(); its keys may become plan's decode shape. */
   learn(plan) {
     const obj = Object.create(plan.proto);
-    this.refs.push(obj);
+    this.take(obj);
     const keys = [];
     this.fieldsFrom(obj, 0, this.r.u32(), null, keys);
     // (A nested instance of the same class may have made the shape already.)
@@ -271,7 +292,7 @@ class Decoder {
   plain() {
     const r = this.r;
     const obj = {};
-    this.refs.push(obj);
+    this.take(obj);
     const n = r.u32();
     let key = '';
     try {
@@ -309,7 +330,7 @@ class Decoder {
     // setter on Array.prototype swallowed.
     const small = len !== 0 && len <= SMALL_ARRAY;
     const arr = small ? new Array(len) : [];
-    this.refs.push(arr);
+    this.take(arr);
     let i = 0;
     try {
       while (i < len) {
@@ -348,7 +369,7 @@ class Decoder {
       obj = Object.create(plan.proto);
     } else if (this.unknownPlain) obj = {};
     else throw pathError('ERR_UNKNOWN_CLASS', `unknown class key ${JSON.stringify(shorten(key, 60))}: register the class with serializable()`);
-    this.refs.push(obj);
+    this.take(obj);
     this.fields(obj);
     return obj;
   }
@@ -372,9 +393,9 @@ class Decoder {
   upgraded(plan, version) {
     if (version > plan.version && !this.acceptNewer) throw newerVersionError(plan, version);
     const refs = this.refs;
-    const index = refs.length;
+    const index = this.nrefs;
     const target = plan.fromData === null ? Object.create(plan.proto) : null;
-    refs.push(target);
+    this.take(target);
     if (target === null) {
       defineProperty(refs, index, {
         get() {
@@ -405,7 +426,7 @@ class Decoder {
     const r = this.r;
     const n = r.u32();
     const m = new Map();
-    this.refs.push(m);
+    this.take(m);
     let i = 0;
     try {
       for (; i < n; i++) {
@@ -422,7 +443,7 @@ class Decoder {
     const r = this.r;
     const n = r.u32();
     const s = new Set();
-    this.refs.push(s);
+    this.take(s);
     let i = 0;
     try {
       for (; i < n; i++) s.add(this.value());
@@ -442,7 +463,7 @@ class Decoder {
     } catch {
       throw pathError('ERR_FORMAT', `invalid RegExp /${shorten(source, 60)}/${shorten(flags, 10)}`);
     }
-    this.refs.push(re);
+    this.take(re);
     return re;
   }
 
@@ -466,7 +487,7 @@ class Decoder {
       if (r.keys !== null) r.keys.length = keysAt;
     }
     const err = makeError(name);
-    this.refs.push(err);
+    this.take(err);
     let key = 'name';
     try {
       for (; i < n; i++) {

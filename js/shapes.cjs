@@ -193,7 +193,7 @@ ${body}  } catch (err) {
  * The decode shape of plan's instances with these keys (null and false as
  * for makeEncodeShape): { plan, keys, misses, epoch, build(d, r, n),
  * onChain() } where onChain tells whether a key is on the prototype chain and build makes the
- * instance whose n fields follow on reader r (d: the Decoder: d.refs,
+ * instance whose n fields follow on reader r (d: the Decoder: d.take,
  * d.value(), d.shapeMissed for the hand-over). The decoder runs it only
  * while no key is on the prototype chain (decode.cjs shapeFits), and then
  * first has keeper() make `kept`: an instance with every key, undefined,
@@ -234,7 +234,7 @@ shape.keeper = function keeper() { const o = new Instance();${blank} return o; }
 shape.onChain = function onChain() { return ${onChain}; };
 return function build(d, r, n) {
   const o = new Instance();
-  d.refs.push(o);
+  d.take(o);
   let i = 0, k = null, p = 0, x;
   const epoch = d.epoch;
   // Without key references every key is written in full (JSON tapes);

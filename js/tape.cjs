@@ -471,6 +471,9 @@ class TapeReader {
     /* The member keys read in full so far, when the tape has key
        references (useKeyrefs); else null. */
     this.keys = null;
+    /* How many referenceable values the tape holds, when the core that
+       wrote it said so (its result word); 0 when not known. */
+    this.refCount = 0;
   }
 
   /*
@@ -489,6 +492,7 @@ class TapeReader {
     this.u16At = 0;
     this.u16End = 0;
     this.chunkAt = 0;
+    this.refCount = 0;
     this.release();
   }
 

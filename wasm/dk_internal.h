@@ -375,10 +375,12 @@ typedef struct dk_src16 {
  * UTF-16 code units, the units (LE, 2 bytes each). A later entry never has
  * a smaller offset. JS makes such strings with one copy (Buffer#ucs2Slice)
  * instead of decoding UTF-8, which V8 does slowly. Emptied on failure.
+ * Unless refs_out is NULL, *refs_out is set to the number of referenceable
+ * values in the tape (0 on failure): JS sizes its table of them at once.
  */
 int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
                     const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                    dk_buf *u16_out, dk_err *err);
+                    dk_buf *u16_out, uint32_t *refs_out, dk_err *err);
 
 /* Side-table entry flag on the unit count: the units are in the source. */
 #define DK_U16_SRC 0x80000000u
@@ -411,10 +413,12 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
  * first unit: JS takes it from the text, and the core converts nothing
  * back. Such entries are made for ASCII strings too, from
  * DK_U16_SRC_ASCII_MIN bytes on (an ASCII string never gets an entry
- * with its units). The WebAssembly entry dk_json_decode_ctx with units.
+ * with its units). refs_out as for dk_json_read_ex. The WebAssembly entry
+ * dk_json_decode_ctx with units.
  */
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
-                       dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, dk_err *err);
+                       dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, uint32_t *refs_out,
+                       dk_err *err);
 
 /* ---- text helpers (dk_text.c) ------------------------------------------ */
 
@@ -524,11 +528,11 @@ DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
  * non-ASCII strs of the tape (u16_out NULL: none). Its bytes count against
  * max_out with the tape's: the table cannot amplify past the bound either.
  * flags: DK_READ_KEYREFS for a tape JS rebuilds from (the writers do not
- * read key references), or 0.
+ * read key references), or 0. refs_out as for dk_json_read_ex.
  */
 int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
                   size_t max_out, uint32_t flags, dk_arena *scratch,
-                  dk_buf *tape_out, dk_buf *u16_out, dk_err *err);
+                  dk_buf *tape_out, dk_buf *u16_out, uint32_t *refs_out, dk_err *err);
 
 /*
  * dk_pb_write_ex flag: the tape's strings are WTF-8 as darmok's JS tape

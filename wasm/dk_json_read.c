@@ -1258,7 +1258,7 @@ DK_MUST static int parse(reader *r)
  */
 static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
                      dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out, const dk_src16 *src,
-                     dk_err *err)
+                     uint32_t *refs_out, dk_err *err)
 {
     reader r;
     int rc;
@@ -1267,6 +1267,7 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
     memset(&r, 0, sizeof r);
     tape_out->len = 0;
     if (u16_out) u16_out->len = 0;
+    if (refs_out) *refs_out = 0;
     r.u16 = u16_out;
     r.valid_utf8 = (flags & DK_READ_VALID_UTF8) != 0;
     r.src = r.valid_utf8 && u16_out != NULL ? src : NULL;
@@ -1296,20 +1297,23 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
         tape_out->len = 0;
         if (u16_out) u16_out->len = 0;
     }
+    /* the tape's length bounds the count (5 bytes a value at least) */
+    if (refs_out && rc == DK_OK) *refs_out = (uint32_t)r.refs;
     return rc;
 }
 
 /* See dk_internal.h. */
 int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
                     const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                    dk_buf *u16_out, dk_err *err)
+                    dk_buf *u16_out, uint32_t *refs_out, dk_err *err)
 {
-    return json_read(json, len, flags, lim, scratch, tape_out, u16_out, NULL, err);
+    return json_read(json, len, flags, lim, scratch, tape_out, u16_out, NULL, refs_out, err);
 }
 
 /* See dk_internal.h. */
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
-                       dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, dk_err *err)
+                       dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, uint32_t *refs_out,
+                       dk_err *err)
 {
     size_t at = DK_U16_AT(n), lone, len = dk_utf16_to_utf8(area + at, n, area, &lone);
     /* unit i (bytes at + 2i) is intact past the UTF-8 and its padding
@@ -1320,7 +1324,7 @@ int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *
     memset(area + len, 0, DK_JSON_PADDING);
     /* a lone surrogate is U+FFFD in the UTF-8: strings then come from it */
     return json_read(area, len, DK_READ_PADDED | DK_READ_VALID_UTF8, lim, scratch, tape_out,
-                     u16_out, lone == 0 ? &src : NULL, err);
+                     u16_out, lone == 0 ? &src : NULL, refs_out, err);
 }
 
 /* See darmok.h. */
@@ -1330,7 +1334,7 @@ int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
 {
     /* DK_READ_PADDED only: the core's own flags (DK_READ_VALID_UTF8) are
      * not for text from outside */
-    return dk_json_read_ex(json, len, flags & DK_READ_PADDED, lim, scratch, tape_out, NULL, err);
+    return dk_json_read_ex(json, len, flags & DK_READ_PADDED, lim, scratch, tape_out, NULL, NULL, err);
 }
 
 /* See darmok.h. */

@@ -1874,13 +1874,13 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
                     size_t max_out, dk_arena *scratch, dk_buf *tape_out,
                     dk_err *err)
 {
-    return dk_pb_read_ex(pb, len, lim, max_out, 0, scratch, tape_out, NULL, err);
+    return dk_pb_read_ex(pb, len, lim, max_out, 0, scratch, tape_out, NULL, NULL, err);
 }
 
 /* The same, with the UTF-16 side table; see dk_internal.h. */
 int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
                   size_t max_out, uint32_t flags, dk_arena *scratch,
-                  dk_buf *tape_out, dk_buf *u16_out, dk_err *err)
+                  dk_buf *tape_out, dk_buf *u16_out, uint32_t *refs_out, dk_err *err)
 {
     pb_dec d;
     pb_alloc_ctx ac;
@@ -1894,6 +1894,8 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
     tape_out->len = 0;
     if (u16_out)
         u16_out->len = 0;
+    if (refs_out)
+        *refs_out = 0;
     memset(&d, 0, sizeof d);
     d.u16 = u16_out;
     d.a = scratch;
@@ -1941,6 +1943,8 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
             u16_out->len = 0;
         return (int)err->code;
     }
+    if (refs_out)
+        *refs_out = d.n_refs;
     return DK_OK;
 }
 

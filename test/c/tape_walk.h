@@ -85,12 +85,13 @@ static int tw_key(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *no
 
 /*
  * Copies the tape t[0..n) into out (emptied first) with every key reference
- * replaced by the full key str it names, and counts the full non-ASCII strs
- * of t (references not counted) in *non_ascii. Returns the number of key
+ * replaced by the full key str it names, counts the full non-ASCII strs
+ * of t (references not counted) in *non_ascii and, unless ids is NULL, its
+ * referenceable values (dk_tape.h) in *ids. Returns the number of key
  * references met, or -1 when t is not one well-formed tape whose references
  * all name member or class keys written in full before them.
  */
-static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii)
+static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, size_t *ids)
 {
     tw_frame *st = NULL;
     size_t sp = 0, cap = 0, *keys = NULL, nkeys = 0, kcap = 0, i = 0;
@@ -110,6 +111,8 @@ static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *n
         op = t[i++];
         if (tw_put(out, &op, 1) != 0)
             goto done;
+        if (ids && op >= DK_T_ARRAY && op <= DK_T_ERROR && op != DK_T_HOLE)
+            ++*ids;
         switch (op) {
         case DK_T_UNDEF: case DK_T_NULL: case DK_T_FALSE: case DK_T_TRUE: break;
         case DK_T_INT: case DK_T_REF:
@@ -188,6 +191,23 @@ done:
     free(st);
     free(keys);
     return rc;
+}
+
+/* tw_walk without counting referenceable values. */
+static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii)
+{
+    return tw_walk(t, n, out, non_ascii, NULL);
+}
+
+/* The number of referenceable values of the tape t[0..n), or -1 when it
+ * is not one well-formed tape. */
+static long tw_count_ids(const uint8_t *t, size_t n)
+{
+    dk_buf out = {NULL, 0, 0};
+    size_t non_ascii, ids = 0;
+    long rc = tw_walk(t, n, &out, &non_ascii, &ids);
+    free(out.data);
+    return rc < 0 ? -1 : (long)ids;
 }
 
 /*

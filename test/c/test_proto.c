@@ -1838,7 +1838,7 @@ static void check_text(const uint8_t *t, size_t n, const char *what)
     dk_buf_init(&tape);
     dk_buf_init(&u16);
     dk_arena_reset(&dec_side.arena);
-    rc = dk_pb_read_ex(p, len, NULL, 0, 0, &dec_side.arena, &tape, &u16, &err);
+    rc = dk_pb_read_ex(p, len, NULL, 0, 0, &dec_side.arena, &tape, &u16, NULL, &err);
     CHECK(rc == (valid ? DK_OK : DK_ERR_FORMAT), "%s: code %d, reference says %s", what, rc,
           valid ? "valid" : "not WTF-8");
     if (rc == DK_OK && valid) {

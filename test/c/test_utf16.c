@@ -218,6 +218,7 @@ static void check_read_utf16(const char *text, long want_src, const char *what)
     dk_arena a;
     dk_err e0, e1;
     long entries, srcs = -1;
+    uint32_t ids0 = 0, ids1 = 0;
     int r0, r1;
 
     CHECK(u != NULL && ref != NULL, "malloc");
@@ -233,11 +234,14 @@ static void check_read_utf16(const char *text, long want_src, const char *what)
     dk_buf_init(&u0);
     dk_buf_init(&u1);
     dk_arena_init(&a);
-    r0 = dk_json_read_ex(ref, w, 0, NULL, &a, &t0, &u0, &e0);
-    r1 = dk_json_read_utf16(area, n, NULL, &a, &t1, &u1, &len, &e1);
+    r0 = dk_json_read_ex(ref, w, 0, NULL, &a, &t0, &u0, &ids0, &e0);
+    r1 = dk_json_read_utf16(area, n, NULL, &a, &t1, &u1, &len, &ids1, &e1);
     CHECK(len == w && memcmp(area, ref, w) == 0, "%s: the UTF-8 in place", what);
     CHECK(r0 == DK_OK && r1 == DK_OK && t0.len == t1.len && memcmp(t0.data, t1.data, t0.len) == 0,
           "%s: read %d/%d, the same tape", what, r0, r1);
+    CHECK((long)ids0 == tw_count_ids(t0.data, t0.len) && ids1 == ids0,
+          "%s: %u and %u referenceable values, the tape has %ld", what, ids0, ids1,
+          tw_count_ids(t0.data, t0.len));
     entries = tw_check_side_table(t0.data, t0.len, u0.data, u0.len, NULL, 0, NULL);
     CHECK(entries >= 0 &&
               tw_check_side_table(t1.data, t1.len, u1.data, u1.len, area + DK_U16_AT(n), n, &srcs) ==
@@ -271,9 +275,9 @@ static void check_valid_utf8_read(const uint8_t *json, size_t n, int must_parse,
     dk_buf_init(&u0);
     dk_buf_init(&u1);
     dk_arena_init(&a);
-    r0 = dk_json_read_ex(json, n, 0, NULL, &a, &t0, &u0, &e0);
+    r0 = dk_json_read_ex(json, n, 0, NULL, &a, &t0, &u0, NULL, &e0);
     dk_arena_reset(&a);
-    r1 = dk_json_read_ex(json, n, DK_READ_VALID_UTF8, NULL, &a, &t1, &u1, &e1);
+    r1 = dk_json_read_ex(json, n, DK_READ_VALID_UTF8, NULL, &a, &t1, &u1, NULL, &e1);
     CHECK(r0 == r1 && (r0 == DK_OK || (!must_parse && e0.pos == e1.pos)) && t0.len == t1.len &&
               (t0.len == 0 || memcmp(t0.data, t1.data, t0.len) == 0) &&
               u0.len == u1.len && (u0.len == 0 || memcmp(u0.data, u1.data, u0.len) == 0),
@@ -372,6 +376,7 @@ static void check_pb_side_table(const char *json, long want_refs)
     dk_arena a;
     dk_err err;
     size_t n = strlen(json);
+    uint32_t ids1 = 0, ids = 0;
     int rc;
 
     dk_buf_init(&t1);
@@ -381,13 +386,13 @@ static void check_pb_side_table(const char *json, long want_refs)
     dk_buf_init(&pb);
     dk_buf_init(&mid);
     dk_arena_init(&a);
-    rc = dk_json_read_ex((const uint8_t *)json, n, 0, NULL, &a, &t1, &u1, &err);
+    rc = dk_json_read_ex((const uint8_t *)json, n, 0, NULL, &a, &t1, &u1, &ids1, &err);
     CHECK(rc == DK_OK, "%s: JSON read %d", json, rc);
     dk_arena_reset(&a);
     rc = dk_pb_from_json_opts((const uint8_t *)json, n, 0, NULL, &a, &mid, &pb, &err);
     CHECK(rc == DK_OK, "%s: to protobuf %d", json, rc);
     dk_arena_reset(&a);
-    rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, 0, &a, &t2, &u2, &err);
+    rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, 0, &a, &t2, &u2, NULL, &err);
     CHECK(rc == DK_OK, "%s: protobuf read %d", json, rc);
     CHECK(t1.len == t2.len && memcmp(t1.data, t2.data, t1.len) == 0,
           "%s: tapes differ (%zu, %zu bytes)", json, t1.len, t2.len);
@@ -405,8 +410,10 @@ static void check_pb_side_table(const char *json, long want_refs)
         dk_buf_init(&u3);
         dk_buf_init(&ex);
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, DK_READ_KEYREFS, &a, &t3, &u3, &err);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, DK_READ_KEYREFS, &a, &t3, &u3, &ids, &err);
         CHECK(rc == DK_OK, "%s: protobuf read with key references %d", json, rc);
+        CHECK((long)ids == tw_count_ids(t2.data, t2.len) && ids == ids1,
+              "%s: %u referenceable values, the tape has %ld", json, ids, tw_count_ids(t2.data, t2.len));
         refs = tw_expand_keyrefs(t3.data, t3.len, &ex, &non_ascii);
         CHECK(refs >= 0 && ex.len == t2.len && memcmp(ex.data, t2.data, ex.len) == 0,
               "%s: key references expand to the plain tape (%ld)", json, refs);
@@ -426,17 +433,17 @@ static void check_pb_side_table(const char *json, long want_refs)
         size_t tape_len = t2.len, table_len = u2.len;
 
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len, 0, &a, &t2, NULL, &err);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len, 0, &a, &t2, NULL, NULL, &err);
         CHECK(rc == DK_OK && t2.len == tape_len, "%s: max_out = tape, no table: %d", json, rc);
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len - 1, 0, &a, &t2, NULL, &err);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len - 1, 0, &a, &t2, NULL, NULL, &err);
         CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0, "%s: max_out = tape - 1, no table: %d", json, rc);
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + table_len, 0, &a, &t2, &u2, &err);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + table_len, 0, &a, &t2, &u2, NULL, &err);
         CHECK(rc == DK_OK && t2.len == tape_len && u2.len == table_len,
               "%s: max_out = tape + table: %d", json, rc);
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + table_len - 1, 0, &a, &t2, &u2, &err);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len + table_len - 1, 0, &a, &t2, &u2, NULL, &err);
         CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0 && u2.len == 0,
               "%s: max_out = tape + table - 1: %d, %zu, %zu", json, rc, t2.len, u2.len);
     }
@@ -722,7 +729,7 @@ int main(void)
         dk_buf_init(&u16);
         dk_arena_init(&a);
         rc = dk_json_read_ex((const uint8_t *)json, sizeof json - 1, 0, NULL,
-                             &a, &tape, &u16, &err);
+                             &a, &tape, &u16, NULL, &err);
         CHECK(rc == DK_OK, "side table read: %d", rc);
         while (rc == DK_OK && p + 8 <= u16.len) {
             uint32_t at = dk_rd32(u16.data + p),
@@ -818,9 +825,9 @@ int main(void)
             if (pb.data[i] == 0xC3 && pb.data[i + 1] == 0xA9) pb.data[i + 1] = '(';
         for (size_t max_out = 1; max_out < 200; max_out++) {
             dk_arena_reset(&a);
-            rc1 = dk_pb_read_ex(pb.data, pb.len, NULL, max_out, 0, &a, &t, NULL, &e1);
+            rc1 = dk_pb_read_ex(pb.data, pb.len, NULL, max_out, 0, &a, &t, NULL, NULL, &e1);
             dk_arena_reset(&a);
-            rc2 = dk_pb_read_ex(pb.data, pb.len, NULL, max_out, 0, &a, &t, &u, &e2);
+            rc2 = dk_pb_read_ex(pb.data, pb.len, NULL, max_out, 0, &a, &t, &u, NULL, &e2);
             CHECK(rc1 == rc2 && rc1 != DK_OK && e1.pos == e2.pos && t.len == 0 && u.len == 0,
                   "bad text, max_out %zu: %d at %zu without a table, %d at %zu with", max_out,
                   rc1, e1.pos, rc2, e2.pos);

@@ -121,13 +121,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(ref.data + len, 0, DK_JSON_PADDING);
 
     dk_arena_reset(&arena);
-    rc = dk_json_read_ex(ref.data, len, DK_READ_PADDED, NULL, &arena, &tape, &table, &err);
+    rc = dk_json_read_ex(ref.data, len, DK_READ_PADDED, NULL, &arena, &tape, &table, NULL, &err);
     fuzz_check_outcome(rc, &err, len, &tape, DK_ERR_MEMORY);
 
     /* The same bytes, trusted: the same answer. */
     dk_arena_reset(&arena);
     rc2 = dk_json_read_ex(ref.data, len, DK_READ_PADDED | DK_READ_VALID_UTF8, NULL, &arena, &tape2,
-                          &table2, &err2);
+                          &table2, NULL, &err2);
     FUZZ_ASSERT(rc2 == rc && err2.pos == err.pos, "DK_READ_VALID_UTF8: the same outcome");
     FUZZ_ASSERT(tape2.len == tape.len && (tape.len == 0 || memcmp(tape2.data, tape.data, tape.len) == 0),
                 "DK_READ_VALID_UTF8: the same tape");
@@ -139,12 +139,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t *area = malloc(DK_U16_AREA(n) + DK_JSON_PADDING);
         size_t len3 = 0;
         long entries, srcs = 0;
+        uint32_t ids;
         FUZZ_ASSERT(area != NULL, "test allocation");
         memcpy(area + DK_U16_AT(n), units.data, 2 * n);
         dk_arena_reset(&arena);
-        rc2 = dk_json_read_utf16(area, n, NULL, &arena, &tape2, &table2, &len3, &err2);
+        ids = UINT32_MAX;
+        rc2 = dk_json_read_utf16(area, n, NULL, &arena, &tape2, &table2, &len3, &ids, &err2);
         FUZZ_ASSERT(len3 == len && memcmp(area, ref.data, len) == 0, "dk_json_read_utf16: the UTF-8");
         FUZZ_ASSERT(rc2 == rc && err2.pos == err.pos, "dk_json_read_utf16: the same outcome");
+        FUZZ_ASSERT(rc2 == DK_OK ? (long)ids == tw_count_ids(tape2.data, tape2.len) : ids == 0,
+                    "dk_json_read_utf16: the count of referenceable values is the tape's");
         FUZZ_ASSERT(tape2.len == tape.len && (tape.len == 0 || memcmp(tape2.data, tape.data, tape.len) == 0),
                     "dk_json_read_utf16: the same tape");
         if (rc == DK_OK) {

@@ -31,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     dk_limits tight;
     dk_err err, err2;
+    uint32_t ids;
     int rc, rc2;
 
     dk_arena_reset(&arena);
@@ -50,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(rc2 == DK_OK || rc2 == DK_ERR_DEPTH || rc2 == DK_ERR_TOO_LARGE,
                     "limits only add DEPTH / TOO_LARGE");
     dk_arena_reset(&arena);
-    rc2 = dk_pb_read_ex(data, size, NULL, 0, 0, &arena, &tape2, &u16, &err2);
+    rc2 = dk_pb_read_ex(data, size, NULL, 0, 0, &arena, &tape2, &u16, NULL, &err2);
     FUZZ_ASSERT(rc2 == rc || rc2 == DK_ERR_TOO_LARGE,
                 "the side table changes no outcome but the budget's");
     if (rc2 == DK_OK) {
@@ -64,23 +65,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     "an entry with the str's units for every non-ASCII str");
         /* the budget counts tape and table exactly */
         dk_arena_reset(&arena);
-        FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, &err2) == DK_OK,
+        FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, NULL, &err2) == DK_OK,
                     "max_out = tape + table is enough");
         if (need > 1) {
             dk_arena_reset(&arena);
-            FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need - 1, 0, &arena, &tape2, &u16, &err2) ==
+            FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need - 1, 0, &arena, &tape2, &u16, NULL, &err2) ==
                                 DK_ERR_TOO_LARGE &&
                             tape2.len == 0 && u16.len == 0,
                         "max_out one byte short fails and leaves nothing");
             dk_arena_reset(&arena);
-            rc2 = dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, &err2);
+            rc2 = dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, NULL, &err2);
         }
         /* every non-ASCII str has its entry: the JSON reader, which makes
          * its table apart, gives the same one for the same tape */
         dk_arena_reset(&arena);
         if (dk_pb_to_json_opts(data, size, NULL, &arena, &mid, &json, &err2) == DK_OK) {
             dk_arena_reset(&arena);
-            if (dk_json_read_ex(json.data, json.len, 0, NULL, &arena, &tape3, &u3, &err2) == DK_OK &&
+            if (dk_json_read_ex(json.data, json.len, 0, NULL, &arena, &tape3, &u3, NULL, &err2) == DK_OK &&
                 fuzz_same(tape3.data, tape3.len, tape2.data, tape2.len))
                 FUZZ_ASSERT(fuzz_same(u3.data, u3.len, u16.data, u16.len),
                             "the JSON reader's side table is the same");
@@ -91,11 +92,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* with key references (what JS decodes through): the same outcome,
      * and expanded, the same tape; every full non-ASCII str has its entry */
     dk_arena_reset(&arena);
-    rc2 = dk_pb_read_ex(data, size, NULL, 0, DK_READ_KEYREFS, &arena, &tape3, &u3, &err2);
+    ids = UINT32_MAX;
+    rc2 = dk_pb_read_ex(data, size, NULL, 0, DK_READ_KEYREFS, &arena, &tape3, &u3, &ids, &err2);
     FUZZ_ASSERT(rc2 == rc || rc2 == DK_ERR_TOO_LARGE || rc == DK_ERR_TOO_LARGE,
                 "key references change no outcome but the budget's");
+    FUZZ_ASSERT(rc2 == DK_OK || ids == 0, "a failed read counts no referenceable value");
     if (rc2 == DK_OK && rc == DK_OK) {
         size_t non_ascii = 0;
+        FUZZ_ASSERT((long)ids == tw_count_ids(tape.data, tape.len),
+                    "the count of referenceable values is the tape's");
         FUZZ_ASSERT(tw_expand_keyrefs(tape3.data, tape3.len, &expanded, &non_ascii) >= 0 &&
                         fuzz_same(expanded.data, expanded.len, tape.data, tape.len),
                     "key references expand to the plain tape");

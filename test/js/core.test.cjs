@@ -166,3 +166,51 @@ test('JSON text from a string: random runs of 1- to 4-byte characters', () => {
     assert.deepStrictEqual([a.code, a.offset, a.message], [b.code, b.offset, b.message], bad);
   }
 });
+
+/*
+ * The objects with identity in a value, as the tape counts them
+ * (wasm/dk_tape.h "Referenceable values"): every distinct object but a
+ * boxed primitive (written as its primitive) and a function or symbol.
+ */
+function referenceable(value) {
+  const seen = new Set();
+  const visit = (v) => {
+    if (typeof v !== 'object' || v === null || seen.has(v)) return;
+    if (v instanceof Number || v instanceof String || v instanceof Boolean) return;
+    seen.add(v);
+    if (v instanceof Map) for (const [k, x] of v) { visit(k); visit(x); }
+    else if (v instanceof Set) for (const x of v) visit(x);
+    else if (!(v instanceof Date || v instanceof RegExp || ArrayBuffer.isView(v) || v instanceof ArrayBuffer)) {
+      if (v instanceof Error) { visit(v.cause); visit(v.errors); }
+      for (const k of Object.keys(v)) visit(v[k]);
+    }
+  };
+  visit(value);
+  return seen.size;
+}
+
+test('decode calls tell the rebuild how many values with identity the tape holds', () => {
+  const pb = require('../../js/protobuf.cjs');
+  const count = (r) => r.refCount;
+  const shared = { s: 1 };
+  const values = [
+    ...fixtures.map((f) => f.make()),
+    Array.from({ length: 70 }, (_, i) => (i % 3 ? { i, d: new Date(i) } : shared)),
+    new Map([[shared, [shared, new Set([1, shared])]], ['x', /re/g]])
+  ];
+  let checked = 0;
+  for (const value of values) {
+    let text;
+    try {
+      text = encodeEntity(value, { strict: true });
+    } catch {
+      continue; // functions, symbols: not written, not counted here
+    }
+    const want = referenceable(value);
+    assert.strictEqual(core.jsonDecode(text, 1000, 1 << 30, 1 << 30, count), want, `JSON string ${text.slice(0, 60)}`);
+    assert.strictEqual(core.jsonDecode(Buffer.from(text), 1000, 1 << 30, 1 << 30, count), want, 'JSON bytes');
+    assert.strictEqual(core.pbDecode(pb.encodeEntity(value), 1000, 1 << 30, 1 << 30, count), want, 'protobuf');
+    checked++;
+  }
+  assert.ok(checked > 40, `${checked} values checked`);
+});
