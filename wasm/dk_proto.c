@@ -37,6 +37,8 @@
 /* Largest output we produce: wasm32 cannot address more, and the tape's
  * offsets and protobuf's lengths are 32-bit. */
 #define DK_PB_MAX_OUT ((size_t)INT32_MAX)
+/* Largest output reservation made from pb_bound instead of the exact size. */
+#define PB_BOUND_MAX ((uint64_t)1 << 20)
 /* Most entries in the string table, the shape table or the texts stream. */
 #define PB_TABLE_MAX 0x3FFFFFFFu
 
@@ -988,7 +990,14 @@ static DK_MUST int enc_run(pb_enc *e)
  * BinaryKind values are the encoder's own, 0..127, 1 byte. In 64 bits:
  * it cannot wrap for any document wasm32 (or a native build) can hold.
  * Test and fuzz builds (DK_CHECK_PB_BOUND) compare it with the exact size
- * before every pack.
+ * before every pack, and abort when it is lower. The bound holds only
+ * while protoc-c packs every repeated scalar and enum field (proto3's
+ * default; darmok.proto relies on it for size anyway).
+ *
+ * It is up to 5.5 times the exact size (small ints), and the output
+ * buffer keeps its largest size from call to call: past PB_BOUND_MAX the
+ * exact size is asked for instead, where that pass costs little against
+ * the rest of the write (100 Posts: no difference measured).
  */
 static uint64_t pb_bound(const Darmok__Document *doc)
 {
@@ -1060,14 +1069,16 @@ int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32
     doc.binaries = e.bins;
 
     /* protobuf-c sizes and packs by recursion over the schema's two
-     * levels, never over the graph. Room for the bound (pb_bound); the
-     * exact size is asked for only when the bound passes the limit. */
+     * levels, never over the graph. Room for the bound (pb_bound) while
+     * it is small; the exact size past that. */
     bound = pb_bound(&doc);
-    if (bound <= DK_PB_MAX_OUT) {
+    if (bound <= PB_BOUND_MAX) {
         size = (size_t)bound;
 #ifdef DK_CHECK_PB_BOUND
+        /* a test or fuzz build's assertion, which no caller can take for
+         * an ordinary failure */
         if (darmok__document__get_packed_size(&doc) > size)
-            return dk_fail(err, DK_ERR_MEMORY, "pb_bound below the packed size", 0);
+            abort();
 #endif
     } else {
         size = darmok__document__get_packed_size(&doc);

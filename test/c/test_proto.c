@@ -1463,7 +1463,7 @@ static void test_string_refs(void)
 /*
  * The encoder reserves an upper bound on the packed size (pb_bound in
  * dk_proto.c) and lets protobuf-c pack into it; these test builds define
- * DK_CHECK_PB_BOUND, which fails the write when the bound is below
+ * DK_CHECK_PB_BOUND, which aborts the write when the bound is below
  * protobuf-c's exact size. Each document here is dominated by one part of
  * the Document, at its widest items (2-byte field indexes, 8-byte
  * zigzags, 5-byte counts), so a bound that left out or undercounted that
