@@ -214,3 +214,17 @@ test('decode calls tell the rebuild how many values with identity the tape holds
   }
   assert.ok(checked > 40, `${checked} values checked`);
 });
+
+test('a tape of more referenceable values than the table made at once: the table grows', () => {
+  const pb = require('../../js/protobuf.cjs');
+  const n = 16000 + 1000; // js/decode.cjs REFS_AT_ONCE, and more
+  const items = Array.from({ length: n }, () => []);
+  const value = [items, items[n - 1], items[16000], items[3]];
+  for (const [name, back] of [['JSON', decodeEntity(encodeEntity(value))], ['protobuf', pb.decodeEntity(pb.encodeEntity(value))]]) {
+    assert.strictEqual(back[0].length, n, name);
+    assert.strictEqual(back[1], back[0][n - 1], `${name}: a reference past the first table`);
+    assert.strictEqual(back[2], back[0][16000], name);
+    assert.strictEqual(back[3], back[0][3], name);
+    assert.notStrictEqual(back[0][n - 2], back[0][n - 1], name);
+  }
+});
