@@ -257,12 +257,10 @@ class Encoder {
         return;
       }
     } else {
-      const few = this.few;
-      for (let i = 0; i < few.length; i++) {
-        if (few[i] === v) {
-          this.w.opU32(T.T_REF, i);
-          return;
-        }
+      const i = this.fewIndex(v);
+      if (i >= 0) {
+        this.w.opU32(T.T_REF, i);
+        return;
       }
     }
     if (Array.isArray(v)) {
@@ -359,18 +357,19 @@ class Encoder {
     }
   }
 
+  /* The index of v among the first FEW_OBJECTS, or -1. */
+  fewIndex(v) {
+    const few = this.few;
+    for (let i = 0; i < few.length; i++) if (few[i] === v) return i;
+    return -1;
+  }
+
   /* T_REF to v, met before and in the Set: its index now when it is one of
      the first FEW_OBJECTS, else once the walk is done (resolve). */
   again(v) {
-    const few = this.few;
-    for (let i = 0; i < few.length; i++) {
-      if (few[i] === v) {
-        this.w.opU32(T.T_REF, i);
-        return;
-      }
-    }
-    this.w.opU32(T.T_REF, 0);
-    this.later.push(v, this.w.pos - 4);
+    const i = this.fewIndex(v);
+    this.w.opU32(T.T_REF, i >= 0 ? i : 0);
+    if (i < 0) this.later.push(v, this.w.pos - 4);
   }
 
   /*
@@ -384,21 +383,12 @@ class Encoder {
     for (let j = 0; j < later.length; j += 2) want.set(later[j], -1);
     let left = want.size;
     let i = 0;
-    if (left === 1) {
-      const only = later[0];
-      for (const o of this.seen) {
-        if (o === only) break;
-        i++;
+    for (const o of this.seen) {
+      if (want.has(o)) {
+        want.set(o, i);
+        if (--left === 0) break;
       }
-      want.set(only, i);
-    } else {
-      for (const o of this.seen) {
-        if (want.has(o)) {
-          want.set(o, i);
-          if (--left === 0) break;
-        }
-        i++;
-      }
+      i++;
     }
     const w = this.w;
     for (let j = 0; j < later.length; j += 2) w.patchU32(later[j + 1], want.get(later[j]));

@@ -104,7 +104,7 @@ function tapeBytes(write) {
  */
 function inheritsEnumerable(proto) {
   try {
-    for (const key in Object.create(proto)) return key !== undefined;
+    for (const key in Object.create(proto)) return true;
     return false;
   } catch {
     return true;
