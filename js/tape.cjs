@@ -294,6 +294,15 @@ function i32At(buf, p) {
   return buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16) | (buf[p + 3] << 24);
 }
 
+/*
+ * Where the side-table entry at p ends, from its unit count (the int32 at
+ * p + 4): u32 offset, u32 count, the units; or, when the count has its
+ * high bit (DK_U16_SRC), u32 offset, u32 count, u32 index into the text.
+ */
+function entryEnd(p, units) {
+  return units < 0 ? p + 12 : p + 8 + 2 * units;
+}
+
 /* A Buffer over all of u8 for utf8Write, or null without Node's Buffer. */
 function writerBufferOf(u8) {
   if (typeof Buffer !== 'function' || typeof Buffer.prototype.utf8Write !== 'function') return null;
@@ -579,34 +588,29 @@ class TapeReader {
       if (entryAt > want) break;
       const units = i32At(buf, p + 4);
       const from = p + 8;
+      p = entryEnd(p, units);
+      this.u16At = p;
+      if (entryAt !== want) continue;
       if (units < 0) {
         const first = i32At(buf, from) >>> 0;
-        p += 12;
-        this.u16At = p;
-        if (entryAt === want) return this.text.substring(first, first + (units & 0x7fffffff));
-        continue;
+        return this.text.substring(first, first + (units & 0x7fffffff));
       }
-      p = from + 2 * units;
-      this.u16At = p;
-      if (entryAt === want) {
-        if (p > this.chunkEnd) {
-          // Past the chunk: the next one starts at this string's units and
-          // takes the whole entries after it that fit (none when this one
-          // is already longer than a chunk).
-          const limit = from + CHUNK_BYTES;
-          let cut = p;
-          while (cut < end) {
-            const n = i32At(buf, cut + 4);
-            const next = n < 0 ? cut + 12 : cut + 8 + 2 * n;
-            if (next > limit) break;
-            cut = next;
-          }
-          this.chunk = this.nb.ucs2Slice(from, cut);
-          this.chunkAt = from;
-          this.chunkEnd = cut;
+      if (p > this.chunkEnd) {
+        // Past the chunk: the next one starts at this string's units and
+        // takes the whole entries after it that fit (none when this one
+        // is already longer than a chunk).
+        const limit = from + CHUNK_BYTES;
+        let cut = p;
+        while (cut < end) {
+          const next = entryEnd(cut, i32At(buf, cut + 4));
+          if (next > limit) break;
+          cut = next;
         }
-        return this.chunk.substring((from - this.chunkAt) >>> 1, (p - this.chunkAt) >>> 1);
+        this.chunk = this.nb.ucs2Slice(from, cut);
+        this.chunkAt = from;
+        this.chunkEnd = cut;
       }
+      return this.chunk.substring((from - this.chunkAt) >>> 1, (p - this.chunkAt) >>> 1);
     }
     return null;
   }
