@@ -164,7 +164,6 @@ function runNative(native, mode, file) {
 /* ---- main --------------------------------------------------------------------- */
 
 const us = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-const READ_KEYREFS = 2; // dk_pb_decode_ctx flag (js/core.cjs)
 const ratio = (wasm, native) => (native ? `${(wasm / native).toFixed(2)}x` : '—');
 const mbps = (bytes, usPerOp) => (usPerOp ? `${((bytes / usPerOp) * 1e6 / 1e6).toFixed(0)}` : '—');
 
@@ -176,7 +175,7 @@ function main() {
   const dk = require(path.join(ROOT, 'js', 'index.cjs'));
   const { acquire } = require(path.join(ROOT, 'js', 'encode.cjs'));
   const { Decoder } = require(path.join(ROOT, 'js', 'decode.cjs'));
-  const { readerOverOutput } = require(path.join(ROOT, 'js', 'core.cjs'));
+  const { readerOverOutput, outputText, outputBytes, READ_KEYREFS } = require(path.join(ROOT, 'js', 'core.cjs'));
   const wasmBytes = readFileSync(WASM);
 
   // Compile and instantiate cost, each on its own, fresh every time.
@@ -292,11 +291,7 @@ function main() {
         cWrite: { setup: tapeIn, run: () => ex.dk_json_encode_ctx(ctx, tape.length, 1000) },
         copyOut: {
           setup: () => { tapeIn(); ex.dk_json_encode_ctx(ctx, tape.length, 1000); },
-          run: () => {
-            const heap = core.u8();
-            const u16 = word(6);
-            return u16 !== 0 ? heap.ucs2Slice(u16, u16 + word(7)) : heap.latin1Slice(word(2), word(2) + word(3));
-          },
+          run: () => outputText(core.u8(), word),
         },
         decodeAll: { run: () => jc.decodeEntity(json, model.root) },
         copyInJson: { run: () => { json16In(); return 0; } },
@@ -311,12 +306,7 @@ function main() {
         pbWrite: { setup: tapeIn, run: () => ex.dk_pb_encode_ctx(ctx, tape.length, 1000) },
         pbCopyOut: {
           setup: () => { tapeIn(); ex.dk_pb_encode_ctx(ctx, tape.length, 1000); },
-          run: () => { // as js/core.cjs outputBytes does
-            const n = word(3);
-            const b = Buffer.allocUnsafe(n);
-            b.set(core.u8().subarray(word(2), word(2) + n));
-            return b;
-          },
+          run: () => outputBytes(core.u8(), word),
         },
         pbDecodeAll: { run: () => pc.decodeEntity(pbBuf, model.root) },
         pbIn: { run: () => { pbIn(); return 0; } },

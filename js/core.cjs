@@ -283,12 +283,20 @@ function jsonEncode(tape, len, maxDepth) {
   const code = wasm.dk_json_encode_ctx(ctx, len, maxDepth);
   views();
   if (code !== 0) throw failure(code, p, len, 'encode');
+  return outputText(heap, word);
+}
+
+/*
+ * The JSON text an encode call left in memory heap (word(i): result word
+ * i of that call), as a string. Under Node it is made with one copy: from
+ * the core's UTF-16 copy of the output (ucs2Slice, several times faster
+ * than decoding non-ASCII UTF-8), or from the output itself when it is all
+ * ASCII (no UTF-16 copy then: Latin-1 is the same bytes, a one-byte
+ * string). Also for bench/core.mjs.
+ */
+function outputText(heap, word) {
   const out = word(RES_OUT);
   const end = out + word(RES_OUT_LEN);
-  // Under Node the string is made with one copy: from the core's UTF-16
-  // copy of the output (ucs2Slice, several times faster than decoding
-  // non-ASCII UTF-8), or from the output itself when it is all ASCII (no
-  // UTF-16 copy then: Latin-1 is the same bytes, a one-byte string).
   if (typeof heap.ucs2Slice === 'function') {
     const u16 = word(RES_U16);
     if (u16 !== 0) return heap.ucs2Slice(u16, u16 + word(RES_U16_LEN));
@@ -386,8 +394,11 @@ function rebuildOutput(rebuild, keyrefs, text) {
 
 /* --- protobuf (proto/darmok.proto) and transcoding --------------------------- */
 
-/* A copy of the output bytes of the last call: a Buffer under Node. */
-function outputBytes() {
+/*
+ * A copy of the output bytes a call left in memory heap (word as for
+ * outputText): a Buffer under Node. Also for bench/core.mjs.
+ */
+function outputBytes(heap, word) {
   const out = word(RES_OUT);
   const n = word(RES_OUT_LEN);
   const bytes = typeof Buffer === 'function' ? Buffer.allocUnsafe(n) : new Uint8Array(n);
@@ -440,7 +451,7 @@ function pbEncode(tape, len, maxDepth) {
   const code = wasm.dk_pb_encode_ctx(ctx, len, maxDepth);
   views();
   if (code !== 0) throw failure(code, p, len, 'encode');
-  return outputBytes();
+  return outputBytes(heap, word);
 }
 
 /*
@@ -483,7 +494,7 @@ function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes) {
     limits.maxLength = maxLength;
     throw toProtobuf ? failure(code, p, len, 'decode') : pbFailure(code, p, len);
   }
-  if (toProtobuf) return outputBytes();
+  if (toProtobuf) return outputBytes(heap, word);
   const out = word(RES_OUT);
   return utf8Decoder.decode(heap.subarray(out, out + word(RES_OUT_LEN)));
 }
@@ -519,5 +530,5 @@ loadSync();
 
 module.exports = {
   init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, wasmMemory, exportsForTest, useExportsForTest,
-  readerOverOutput
+  readerOverOutput, outputText, outputBytes, READ_KEYREFS
 };
