@@ -250,16 +250,20 @@ function main() {
       writeFileSync(pbFile, pbBuf);
 
       // Encode side, through the private instance.
+      // The calls each part makes, with their arguments in one place.
       const tapeIn = () => { const q = ex.dk_ctx_input(ctx, tape.length) >>> 0; core.u8().set(tape, q); };
+      const jsonWriteCall = () => ex.dk_json_encode_ctx(ctx, tape.length, 1000);
+      const pbWriteCall = () => ex.dk_pb_encode_ctx(ctx, tape.length, 1000);
+      const pbReadCall = () => ex.dk_pb_decode_ctx(ctx, pbBuf.length, 1000, 0x3fffffff, READ_KEYREFS);
       tapeIn();
-      if (ex.dk_json_encode_ctx(ctx, tape.length, 1000) !== 0) throw new Error(`${id}: core encode failed (code ${word(0)})`);
+      if (jsonWriteCall() !== 0) throw new Error(`${id}: core encode failed (code ${word(0)})`);
       const outLen = word(3);
       if (outLen !== jsonBuf.length) throw new Error(`${id}: core wrote ${outLen} bytes, encodeEntity ${jsonBuf.length}`);
       const pbIn = () => { const q = ex.dk_ctx_input(ctx, pbBuf.length) >>> 0; core.u8().set(pbBuf, q); };
       pbIn();
-      if (ex.dk_pb_decode_ctx(ctx, pbBuf.length, 1000, 0x3fffffff, READ_KEYREFS) !== 0) throw new Error(`${id}: core protobuf decode failed (code ${word(0)} at ${word(1)})`);
+      if (pbReadCall() !== 0) throw new Error(`${id}: core protobuf decode failed (code ${word(0)} at ${word(1)})`);
       tapeIn();
-      if (ex.dk_pb_encode_ctx(ctx, tape.length, 1000) !== 0 || word(3) !== pbBuf.length) throw new Error(`${id}: core protobuf encode failed (code ${word(0)}) or its length differs`);
+      if (pbWriteCall() !== 0 || word(3) !== pbBuf.length) throw new Error(`${id}: core protobuf encode failed (code ${word(0)}) or its length differs`);
       const row = { id, title: w.title, tapeBytes: tape.length, jsonBytes: jsonBuf.length, pbBytes: pbBuf.length };
       // Warm the whole path first, so the first part timed is not the one
       // that pays for the JIT.
@@ -274,12 +278,13 @@ function main() {
         const q = ex.dk_ctx_input(ctx, 3 * n16 + 1) >>> 0;
         core.u8().ucs2Write(json, q + n16 + (n16 & 1), 2 * n16);
       };
+      const jsonReadCall = () => ex.dk_json_decode_ctx(ctx, 0, 1000, 0x3fffffff, n16);
       jsonIn();
       if (ex.dk_json_decode_ctx(ctx, room, 1000, 0x3fffffff) !== 0) throw new Error(`${id}: core decode failed (code ${word(0)} at ${word(1)})`);
       const tapeOut = Uint8Array.prototype.slice.call(core.u8(), word(2), word(2) + word(3)); // a copy (Buffer#slice is a view)
       // The timed route (the text as UTF-16) must read to the same tape.
       json16In();
-      if (ex.dk_json_decode_ctx(ctx, 0, 1000, 0x3fffffff, n16) !== 0 || word(3) !== tapeOut.length) {
+      if (jsonReadCall() !== 0 || word(3) !== tapeOut.length) {
         throw new Error(`${id}: core decode of the UTF-16 text failed (code ${word(0)} at ${word(1)})`);
       }
       Object.assign(row, measure({
@@ -288,31 +293,31 @@ function main() {
         encodeAll: { run: () => jc.encodeEntity(value) },
         walk: { run: walk },
         copyIn: { run: () => { tapeIn(); return 0; } },
-        cWrite: { setup: tapeIn, run: () => ex.dk_json_encode_ctx(ctx, tape.length, 1000) },
+        cWrite: { setup: tapeIn, run: jsonWriteCall },
         copyOut: {
-          setup: () => { tapeIn(); ex.dk_json_encode_ctx(ctx, tape.length, 1000); },
+          setup: () => { tapeIn(); jsonWriteCall(); },
           run: () => outputText(core.u8(), word),
         },
         decodeAll: { run: () => jc.decodeEntity(json, model.root) },
         copyInJson: { run: () => { json16In(); return 0; } },
         // The read makes its input UTF-8 in place, so each run writes the
         // UTF-16 again; copyInJson's median is taken off below.
-        cRead: { run: () => { json16In(); return ex.dk_json_decode_ctx(ctx, 0, 1000, 0x3fffffff, n16); } },
+        cRead: { run: () => { json16In(); return jsonReadCall(); } },
         rebuild: {
-          setup: () => { json16In(); ex.dk_json_decode_ctx(ctx, 0, 1000, 0x3fffffff, n16); },
+          setup: () => { json16In(); jsonReadCall(); },
           run: () => rebuildLast(json, false),
         },
         pbEncodeAll: { run: () => pc.encodeEntity(value) },
-        pbWrite: { setup: tapeIn, run: () => ex.dk_pb_encode_ctx(ctx, tape.length, 1000) },
+        pbWrite: { setup: tapeIn, run: pbWriteCall },
         pbCopyOut: {
-          setup: () => { tapeIn(); ex.dk_pb_encode_ctx(ctx, tape.length, 1000); },
+          setup: () => { tapeIn(); pbWriteCall(); },
           run: () => outputBytes(core.u8(), word),
         },
         pbDecodeAll: { run: () => pc.decodeEntity(pbBuf, model.root) },
         pbIn: { run: () => { pbIn(); return 0; } },
-        pbRead: { run: () => { pbIn(); return ex.dk_pb_decode_ctx(ctx, pbBuf.length, 1000, 0x3fffffff, READ_KEYREFS); } },
+        pbRead: { run: () => { pbIn(); return pbReadCall(); } },
         pbRebuild: {
-          setup: () => { pbIn(); ex.dk_pb_decode_ctx(ctx, pbBuf.length, 1000, 0x3fffffff, READ_KEYREFS); },
+          setup: () => { pbIn(); pbReadCall(); },
           run: () => rebuildLast(undefined, true),
         },
       }));
