@@ -23,6 +23,16 @@
 
 #include "dk_internal.h"
 
+/*
+ * For the short fast paths of the hot loop, which compilers otherwise keep
+ * as calls (it has several callers): a call costs more than the path.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define DK_HOT_INLINE inline __attribute__((always_inline))
+#else
+#define DK_HOT_INLINE inline
+#endif
+
 /* Open containers. F_PAIR is a Map entry [k, v]: not a value of its own. */
 enum { F_ARRAY, F_SET, F_MAP, F_PAIR, F_OBJECT, F_FIELDS };
 
@@ -104,11 +114,15 @@ static int bad_value(reader *r, const char *msg)
     return unexpected(r, "expected a value");
 }
 
-/* Skips JSON whitespace; the padding's zero stops it. */
-static void skip_ws(reader *r)
+/*
+ * Skips JSON whitespace; the padding's zero stops it. Compact text has
+ * none between most tokens: one compare rules out every whitespace byte.
+ */
+static inline void skip_ws(reader *r)
 {
     const uint8_t *p = r->p;
 
+    if (*p > ' ') return;
     while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
     r->p = p;
 }
@@ -386,17 +400,51 @@ DK_MUST static int put_utf16(reader *r, size_t at, size_t qat, int ascii)
     return dk_utf16_entry(u, at, r->tape->data + at + 4, n, r->err, POS(r));
 }
 
+/* Strings shorter than this may take the fast path of read_str_op. */
+#define DK_SHORT_STR 16u
+_Static_assert(DK_SHORT_STR <= DK_JSON_PADDING && DK_SHORT_STR <= DK_U16_SRC_ASCII_MIN,
+               "a short string's copy stays in the padding and needs no ASCII entry");
+
 /*
- * Reads the string at the cursor onto the tape as a str (header, bytes) of
- * at most limit bytes.
+ * The length of the JSON string at p (its opening quote) when its closing
+ * quote comes within its first DK_SHORT_STR bytes with nothing before it
+ * to unescape or (unless valid_utf8) validate; else DK_SHORT_STR. Clears
+ * DK_STR_ASCII in *flags when a byte before the quote is >= 0x80 (only
+ * with valid_utf8). Reads p[1 .. 1 + DK_SHORT_STR): each run is read only
+ * when the one before it had no zero byte, so it stays in the padding.
  */
-DK_MUST static int read_str_max(reader *r, uint64_t limit)
+static inline size_t short_str_len(const uint8_t *p, int valid_utf8, uint32_t *flags)
 {
-    size_t at = r->tape->len, qat = POS(r);
+    const uint8_t *s = p + 1;
+    dk_runmask seen = 0;
+
+    for (size_t i = 0; i < DK_SHORT_STR; i += DK_PLAIN_RUN) {
+        dk_runmask h, m = dk_quote_mask(s + i, &h);
+        unsigned k;
+
+        if (!valid_utf8) m |= h; /* a byte >= 0x80 needs checking */
+        if (m == 0) {
+            seen |= h;
+            continue;
+        }
+        k = dk_mask_first(m);
+        if (s[i + k] != '"') break;
+        if (valid_utf8 && (seen | dk_mask_before(h, k)) != 0) *flags &= ~DK_STR_ASCII;
+        return i + k;
+    }
+    return DK_SHORT_STR;
+}
+
+/*
+ * read_str_op's general path: the str whose header goes at tape offset at
+ * (reserved), its bytes after it.
+ */
+DK_MUST static int read_str_long(reader *r, uint64_t limit, size_t at)
+{
+    size_t qat = POS(r);
     uint32_t flags;
 
-    DK_TRY(room(r, 4));
-    r->tape->len += 4;
+    r->tape->len = at + 4;
     DK_TRY(read_str_bytes(r, limit, &flags));
     dk_wr32(r->tape->data + at,
             (uint32_t)(r->tape->len - at - 4) << DK_STR_SHIFT | flags);
@@ -407,10 +455,42 @@ DK_MUST static int read_str_max(reader *r, uint64_t limit)
     return DK_OK;
 }
 
+/*
+ * Reads the string at the cursor onto the tape as a str (header, bytes) of
+ * at most limit bytes, after the op byte op unless op is 0. Most strings
+ * of a document (keys, class names, short values) are short and plain:
+ * one reservation, one fixed-size copy and no scan loop for those.
+ */
+DK_MUST static DK_HOT_INLINE int read_str_op(reader *r, uint64_t limit, uint8_t op)
+{
+    size_t at, qat = POS(r), n;
+    uint32_t flags = DK_STR_ASCII;
+
+    DK_TRY(room(r, 1 + 4 + DK_SHORT_STR));
+    if (op != 0) r->tape->data[r->tape->len++] = op;
+    at = r->tape->len;
+    n = short_str_len(r->p, r->valid_utf8, &flags);
+    if (n >= DK_SHORT_STR || n > limit) return read_str_long(r, limit, at);
+    /* the text is padded: the copy's bytes past the quote exist */
+    memcpy(r->tape->data + at + 4, r->p + 1, DK_SHORT_STR);
+    dk_wr32(r->tape->data + at, (uint32_t)n << DK_STR_SHIFT | flags);
+    r->tape->len = at + 4 + n;
+    r->p += n + 2;
+    /* shorter than DK_U16_SRC_ASCII_MIN: an entry only when not ASCII */
+    if (r->u16 != NULL && !(flags & DK_STR_ASCII)) return put_utf16(r, at, qat, 0);
+    return DK_OK;
+}
+
+/* read_str_op without an op. */
+DK_MUST static int read_str_max(reader *r, uint64_t limit)
+{
+    return read_str_op(r, limit, 0);
+}
+
 /* Reads a str of at most max_length bytes. */
 DK_MUST static int read_str(reader *r)
 {
-    return read_str_max(r, r->max_str);
+    return read_str_op(r, r->max_str, 0);
 }
 
 /* Drops the first byte (a '$') of the str at tape offset at. */
@@ -563,7 +643,24 @@ DK_MUST static int read_number(reader *r)
     char small[64], *s = small;
     size_t n;
     double d;
+    const uint8_t *p = r->p + (*r->p == '-');
 
+    /* Most numbers are short integers: up to 9 digits cannot overflow an
+     * int32, and what follows them decides alone that the token is an
+     * integer literal. A leading 0 ("0", "-0", "01") takes the general
+     * path, which knows what it means. */
+    if (*p >= '1' && *p <= '9') {
+        uint32_t v = (uint32_t)(*p++ - '0');
+        const uint8_t *stop = p + 8;
+
+        while (p < stop && *p >= '0' && *p <= '9') v = v * 10 + (uint32_t)(*p++ - '0');
+        if (!(*p >= '0' && *p <= '9') && *p != '.' && *p != 'e' && *p != 'E') {
+            DK_TRY(room(r, 5));
+            put_op_u32_unsafe(r->tape, DK_T_INT, *r->p == '-' ? 0u - v : v);
+            r->p = p;
+            return DK_OK;
+        }
+    }
     DK_TRY(scan_number(r, &t));
     if (t.int_lit && t.small && !(t.neg && t.mag == 0) &&
         t.mag <= (t.neg ? 0x80000000u : 0x7FFFFFFFu)) {
@@ -790,13 +887,17 @@ static const char *const tag_names[TAG_BYTES] = {
 /* The TAG_* for name s[0..n) (without "$"), or -1. */
 static int find_tag(const uint8_t *s, size_t n)
 {
+    /* the tags documents are full of, before the table walk */
+    if (n == 3 && memcmp(s, "Map", 3) == 0) return TAG_MAP;
+    if (n == 4 && memcmp(s, "Date", 4) == 0) return TAG_DATE;
     for (int i = 0; i < TAG_BYTES + DK_BYTES_KIND_COUNT; i++) {
         const char *t =
             i < TAG_BYTES ? tag_names[i] : dk_bytes_name[i - TAG_BYTES];
-        /* the first byte rules out most names before any strlen */
-        if (n != 0 && (uint8_t)t[0] == s[0] && strlen(t) == n &&
-            memcmp(t, s, n) == 0)
-            return i;
+        size_t k = 0;
+
+        /* no strlen: t's NUL ends the compare, s may hold any byte */
+        while (k < n && t[k] != 0 && (uint8_t)t[k] == s[k]) k++;
+        if (k == n && t[k] == 0) return i;
     }
     return -1;
 }
@@ -1083,10 +1184,28 @@ DK_MUST static int read_object(reader *r, int *state, uint64_t *slots)
             skip_ws(r);
             return read_instance(r, open, state, slots);
         }
+        const uint8_t *q = r->p + 2;
+
         DK_TRY(read_date_inline(r, &done));
         if (done) {
             *state = S_AFTER;
             return close_tag(r);
+        }
+        /* a tag name as the writer writes it (letters and digits, no
+         * escapes) is looked up where it stands: the general path below
+         * would read it onto the tape and drop it again. DK_TAG_ROOM bounds
+         * the scan, whose bytes are in the text or the padding's first
+         * zero. Anything else, or no tag, goes that way. */
+        while ((size_t)(q - r->p) < DK_TAG_ROOM &&
+               (((*q | 0x20) >= 'a' && (*q | 0x20) <= 'z') || (*q >= '0' && *q <= '9')))
+            q++;
+        if (*q == '"' && q > r->p + 2 && (tag = find_tag(r->p + 2, (size_t)(q - r->p - 2))) >= 0) {
+            r->p = q + 1;
+            skip_ws(r);
+            if (*r->p != ':') return unexpected(r, "expected ':'");
+            r->p++;
+            skip_ws(r);
+            return read_tag(r, tag, open, state, slots);
         }
     }
     DK_TRY(emit_op_u32(r, DK_T_OBJECT, 0));
@@ -1220,10 +1339,7 @@ DK_MUST static int parse(reader *r)
         switch (*r->p) {
         case '[': DK_TRY(read_array(r, &state)); break;
         case '{': DK_TRY(read_object(r, &state, &slots)); break;
-        case '"':
-            DK_TRY(emit_op(r, DK_T_STR));
-            DK_TRY(read_str(r));
-            break;
+        case '"': DK_TRY(read_str_op(r, r->max_str, DK_T_STR)); break;
         case 't':
             DK_TRY(match_literal(r, "true"));
             DK_TRY(emit_op(r, DK_T_TRUE));

@@ -583,7 +583,36 @@ static const rcase reader_cases[] = {
     {"{\"$DataView\":\"\"}", "Y2 #0", 1},
     {"{\"$Uint8ClampedArray\":\"\\u0041A==\"}", "Y5 #1 x00", 0},
     {"[{\"$Date\":null},{\"$ref\":1},{\"$Buffer\":\"\"},{\"$ref\":2}]",
-     "A4 Dnan @1 Y0 #0 @2", 1},
+     "A4 Dnan @1 Y0 #0 @2", 1},    /* read_number's short integers: up to 9 digits, then what follows
+       decides; longer ones, fractions and exponents go the general way */
+    {"999999999", "i999999999", 1},
+    {"-999999999", "i-999999999", 1},
+    {"1000000000", "i1000000000", 1},
+    {"-2147483647", "i-2147483647", 1},
+    {"4294967297", "d4294967297", 1},
+    {"[12,3.5,7e1,8E0,-9,10,123456789.5,5e-1]",
+     "A8 i12 d3.5 d70 d8 i-9 i10 d123456789.5 d0.5", 0},
+    /* read_str_op's short strings: a closing quote within 16 bytes, with
+       nothing before it to unescape or check; else the general path */
+    {"[\"abcdefghijklmno\",\"abcdefghijklmnop\",\"abcdefghijklmnopq\"]",
+     "A3 s'abcdefghijklmno' s'abcdefghijklmnop' s'abcdefghijklmnopq'", 1},
+    {"[\"a\xc3\xa9\",\"abcdefgh\xc3\xa9\",\"ab\\nc\",\"abcdefghij\\n\",\"abcdefgh\\u0041\"]",
+     "A5 s'a\\xc3\\xa9' s'abcdefgh\\xc3\\xa9' s'ab\\x0ac' s'abcdefghij\\x0a' s'abcdefghA'", 0},
+    {"{\"k\":\"v\",\"abcdefghij\":\"\"}", "O2 'k' s'v' 'abcdefghij' s''", 1},
+    /* tag names looked up where they stand (read_object), and the keys
+       that only look like one */
+    {"{\"$Int8Array\":\"AQ==\"}", "Y3 #1 x01", 1},
+    {"{\"$Uint8ClampedArray\":\"AQ==\"}", "Y5 #1 x01", 1},
+    {"{\"$Map\" : [ ]}", "M0", 0},
+    {"{\"$Set\"\n:\n[ ]}", "S0", 0},
+    {"{\"$Mapx\":1}", "O1 '$Mapx' i1", 0},
+    {"{\"$map\":1}", "O1 '$map' i1", 0},
+    {"{\"$Map1\":1}", "O1 '$Map1' i1", 0},
+    {"{\"$M\\u0061p\":[]}", "M0", 0},
+    {"{\"$Dat\":1}", "O1 '$Dat' i1", 0},
+    {"{\"$Datex\":1}", "O1 '$Datex' i1", 0},
+    {"{\"$UndefinedXXXXXXXXXXXXXXXXXXXXXXXXXXXXX\":1}",
+     "O1 '$UndefinedXXXXXXXXXXXXXXXXXXXXXXXXXXXXX' i1", 0},
 };
 
 typedef struct rbad {
@@ -604,6 +633,20 @@ static const rbad reader_bad[] = {
     {"-Infinity", DK_ERR_SYNTAX, 1},
     {"'a'", DK_ERR_SYNTAX, 0},
     {"01", DK_ERR_SYNTAX, 1},
+    {"123a", DK_ERR_SYNTAX, 3},
+    {"[123456789-]", DK_ERR_SYNTAX, 10},
+    {"[-123.]", DK_ERR_SYNTAX, 6},
+    {"[-12e]", DK_ERR_SYNTAX, 5},
+    {"\"ab\xff\"", DK_ERR_SYNTAX, 3},
+    {"\"ab\x01\"", DK_ERR_SYNTAX, 3},
+    {"\"abcdefghij\x01\"", DK_ERR_SYNTAX, 11},
+    {"\"ab\\x\"", DK_ERR_SYNTAX, 4},
+    {"\"abc", DK_ERR_SYNTAX, 4},
+    {"{\"$Map\" x", DK_ERR_SYNTAX, 8},
+    {"{\"$Map\"", DK_ERR_SYNTAX, 7},
+    {"{\"$Map\":{}}", DK_ERR_FORMAT, 8},
+    {"{\"$Int8Array\":\"AQ\"}", DK_ERR_FORMAT, 14},
+    {"{\"$Date\":1}", DK_ERR_FORMAT, 9},
     {"-01", DK_ERR_SYNTAX, 2},
     {"00000000001", DK_ERR_SYNTAX, 1},
     {"1.", DK_ERR_SYNTAX, 2},

@@ -484,6 +484,28 @@ int main(void)
             }
         }
     }
+    /* short strings and keys (the reader's fast path, up to 16 bytes) with
+       a non-ASCII character or an escape at every place: the same tape and
+       side table with DK_READ_VALID_UTF8, where non-ASCII bytes are only
+       noted, and from UTF-16 */
+    {
+        static const char *ins[] = {"\xc3\xa9", "\xe6\x9d\xb1", "\xf0\x9f\x98\x80", "\\n",
+                                    "\\u00e9", ""};
+        static const char abc[] = "abcdefghijklmnopqrstuvwxyz";
+        char text[160];
+
+        for (int k = 0; k <= 20; k++) {
+            for (int j = 0; j <= k; j++) {
+                for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
+                    int len = snprintf(text, sizeof text, "[\"%.*s%s%.*s\",{\"%.*s%s%.*s\":1}]", j,
+                                       abc, ins[i], k - j, abc + j, j, abc, ins[i], k - j, abc + j);
+
+                    check_valid_utf8_read((const uint8_t *)text, (size_t)len, 1, "short string");
+                    check_read_utf16(text, -1, "short string");
+                }
+            }
+        }
+    }
     {
         static const char bad[] = "[\"\xff\xfe\",\"\xed\xa0\x80\",\"\xf4\"]";
         dk_buf t, o;
