@@ -169,6 +169,28 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
     dk_buf *o = w->out;
     size_t i = 0, run = 0;
 
+    /* Keys, class keys and most short values: when 16 bytes can be read
+     * at s and none of the n < 16 needs work, one fixed-size copy, where
+     * the loop below would test them a byte at a time. */
+    if (n < 16 && w->len - at >= 16) {
+        size_t k = 0;
+
+        while (k < n) {
+            dk_runmask m = dk_plain_mask(s + k);
+
+            if (m != 0 && dk_mask_first(m) < n - k) break;
+            k += DK_PLAIN_RUN;
+        }
+        if (k >= n) {
+            if (o->cap - o->len < 19) DK_TRY(dk_buf_reserve(o, 19, w->err, at));
+            o->data[o->len++] = '"';
+            if (dollar) o->data[o->len++] = '$';
+            memcpy(o->data + o->len, s, 16);
+            o->len += n;
+            o->data[o->len++] = '"';
+            return DK_OK;
+        }
+    }
     if (n > SIZE_MAX - 3)
         return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
     DK_TRY(dk_buf_reserve(o, n + 3, w->err, at));

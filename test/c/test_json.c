@@ -1238,6 +1238,78 @@ static void test_format_room(void)
     }
 }
 
+/*
+ * Strings under 16 bytes with 16 tape bytes readable from their start go
+ * through put_str as one fixed-size copy when none of their bytes needs
+ * work. Each of them here holds one byte that does ('"', '\\', control
+ * bytes, a 2-byte sequence, a lone surrogate, an invalid byte) at every
+ * position, or none, as a value and as a key (also with a leading '$',
+ * which a first key gets doubled), with a value after it so that the 16
+ * bytes are there; the output must be JSON.stringify's escaping.
+ */
+static void test_short_strings(void)
+{
+    static const struct {
+        const char *bytes, *json; /* json NULL: the tape is rejected */
+    } odd[] = {
+        {"", ""}, {"\"", "\\\""}, {"\\", "\\\\"}, {"\x01", "\\u0001"}, {"\x1f", "\\u001f"},
+        {"\x7f", "\x7f"}, {"\xc3\xa9", "\xc3\xa9"}, {"\xed\xa0\x80", "\\ud800"}, {"\xff", NULL},
+    };
+    static const char tail[] = "zzzzzzzzzzzzzzzzzzzz"; /* 20 bytes after the string */
+
+    for (size_t n = 0; n < 18; n++) {
+        for (size_t j = 0; j <= n; j++) {
+            for (size_t o = 0; o < sizeof odd / sizeof odd[0]; o++) {
+                for (int as = 0; as < 3; as++) { /* value, key, '$' key */
+                    char s[32], want[96];
+                    size_t sl = 0, wl = 0, ol = strlen(odd[o].bytes);
+                    dk_buf t = {0}, out = {0};
+                    dk_err err;
+                    int rc;
+
+                    if (as == 2) s[sl++] = '$';
+                    for (size_t i = 0; i < j; i++) s[sl++] = (char)('a' + i);
+                    memcpy(s + sl, odd[o].bytes, ol);
+                    sl += ol;
+                    for (size_t i = j; i < n; i++) s[sl++] = (char)('A' + i);
+                    put8(&t, as == 0 ? DK_T_ARRAY : DK_T_OBJECT);
+                    put32(&t, as == 0 ? 2 : 1);
+                    if (as == 0) put8(&t, DK_T_STR);
+                    put32(&t, (uint32_t)sl << DK_STR_SHIFT);
+                    put(&t, s, sl);
+                    put8(&t, DK_T_STR);
+                    put32(&t, (uint32_t)(sizeof tail - 1) << DK_STR_SHIFT | DK_STR_ASCII);
+                    put(&t, tail, sizeof tail - 1);
+                    want[wl++] = as == 0 ? '[' : '{';
+                    want[wl++] = '"';
+                    if (as == 2) {
+                        memcpy(want + wl, "$$", 2);
+                        wl += 2;
+                    }
+                    for (size_t i = 0; i < j; i++) want[wl++] = (char)('a' + i);
+                    if (odd[o].json) {
+                        memcpy(want + wl, odd[o].json, strlen(odd[o].json));
+                        wl += strlen(odd[o].json);
+                    }
+                    for (size_t i = j; i < n; i++) want[wl++] = (char)('A' + i);
+                    want[wl++] = '"';
+                    want[wl++] = as == 0 ? ',' : ':';
+                    wl += (size_t)sprintf(want + wl, "\"%s\"%c", tail, as == 0 ? ']' : '}');
+                    rc = dk_json_write(t.data, t.len, NULL, &out, &err);
+                    if (odd[o].json == NULL)
+                        CHECK(rc == DK_ERR_TAPE, "bad byte at %zu of %zu (as %d) rejected: %d", j, n, as, rc);
+                    else
+                        CHECK(rc == DK_OK && out.len == wl && memcmp(out.data, want, wl) == 0,
+                              "string of %zu with odd %zu at %zu (as %d): got %.*s", n, o, j, as,
+                              (int)out.len, (const char *)out.data);
+                    dk_buf_free(&t);
+                    dk_buf_free(&out);
+                }
+            }
+        }
+    }
+}
+
 int main(void)
 {
     test_writer();
@@ -1249,6 +1321,7 @@ int main(void)
     test_reuse();
     test_mutations();
     test_short_copies();
+    test_short_strings();
     test_format_room();
     printf("c-json: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
