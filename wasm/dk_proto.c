@@ -51,6 +51,22 @@
  */
 #define PB_REF_MAX_BYTES 64
 
+/*
+ * The encoder's per-value helpers (a kind, a count, a tape u32, ...) are a
+ * few loads and a store each; as calls they cost about as much again, in
+ * WebAssembly most of all, where clang leaves them out of line in the big
+ * switch of enc_value. Their rare growth step stays a call (PB_COLD).
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define PB_INLINE inline __attribute__((always_inline))
+#define PB_COLD __attribute__((noinline, cold))
+#define PB_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PB_INLINE inline
+#define PB_COLD
+#define PB_UNLIKELY(x) (x)
+#endif
+
 /* Document field numbers (darmok.proto). */
 enum {
     PB_F_FORMAT = 1,
@@ -248,9 +264,19 @@ static uint32_t pb_hash(const uint8_t *p, size_t n)
         p += 8;
         n -= 8;
     }
-    w = 0;
-    if (n != 0)
-        memcpy(&w, p, n);
+    /* The 0..7 bytes left, by fixed-size loads that may overlap (n is in
+     * the hash already): a memcpy of n bytes is a call (memory.copy) in
+     * WebAssembly, and most hashed strings are this short. */
+    if (n >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + n - 4, 4);
+        w = (uint64_t)hi << 32 | lo;
+    } else if (n != 0) {
+        w = (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 | (uint64_t)p[n - 1] << 16;
+    } else {
+        w = 0;
+    }
     h = (h ^ w) * 0xC4CEB9FE1A85EC53u;
     h ^= h >> 29;
     return (uint32_t)h;
@@ -386,52 +412,53 @@ static int enc_bad(pb_enc *e, const char *msg, size_t at)
     return dk_fail(e->err, DK_ERR_TAPE, msg, at);
 }
 
-/* Appending to the streams. */
-static DK_MUST int enc_kind(pb_enc *e, Darmok__Kind k)
+/* pb_more for a stream array that is full (n == *cap); NULL with the
+ * failure recorded when out of memory. */
+static PB_COLD void *enc_grow(pb_enc *e, void *arr, size_t n, size_t *cap, size_t elem)
 {
-    if (e->n_kinds == e->cap_kinds) {
-        void *p = pb_more(e->a, e->kinds, e->n_kinds, &e->cap_kinds, sizeof *e->kinds);
-        if (p == NULL)
-            return enc_oom(e);
-        e->kinds = p;
-    }
+    void *p = pb_more(e->a, arr, n, cap, elem);
+    if (p == NULL)
+        (void)enc_oom(e);
+    return p;
+}
+
+/* Room for one more element of the stream array arr (n used of cap). */
+#define ENC_ROOM(e, arr, n, cap)                                               \
+    do {                                                                       \
+        if (PB_UNLIKELY((n) == (cap))) {                                       \
+            void *enc_room_p_ = enc_grow((e), (arr), (n), &(cap), sizeof *(arr)); \
+            if (enc_room_p_ == NULL)                                           \
+                return (int)(e)->err->code;                                    \
+            (arr) = enc_room_p_;                                               \
+        }                                                                      \
+    } while (0)
+
+/* Appending to the streams. */
+static DK_MUST PB_INLINE int enc_kind(pb_enc *e, Darmok__Kind k)
+{
+    ENC_ROOM(e, e->kinds, e->n_kinds, e->cap_kinds);
     e->kinds[e->n_kinds++] = k;
     return 0;
 }
 
-static DK_MUST int enc_count(pb_enc *e, uint32_t v)
+static DK_MUST PB_INLINE int enc_count(pb_enc *e, uint32_t v)
 {
-    if (e->n_counts == e->cap_counts) {
-        void *p = pb_more(e->a, e->counts, e->n_counts, &e->cap_counts, sizeof *e->counts);
-        if (p == NULL)
-            return enc_oom(e);
-        e->counts = p;
-    }
+    ENC_ROOM(e, e->counts, e->n_counts, e->cap_counts);
     e->counts[e->n_counts++] = v;
     return 0;
 }
 
-static DK_MUST int enc_int(pb_enc *e, int64_t v)
+static DK_MUST PB_INLINE int enc_int(pb_enc *e, int64_t v)
 {
-    if (e->n_ints == e->cap_ints) {
-        void *p = pb_more(e->a, e->ints, e->n_ints, &e->cap_ints, sizeof *e->ints);
-        if (p == NULL)
-            return enc_oom(e);
-        e->ints = p;
-    }
+    ENC_ROOM(e, e->ints, e->n_ints, e->cap_ints);
     e->ints[e->n_ints++] = v;
     return 0;
 }
 
-static DK_MUST int enc_blob(pb_enc *e, ProtobufCBinaryData **arr, size_t *n, size_t *cap,
-                            const uint8_t *p, size_t len)
+static DK_MUST PB_INLINE int enc_blob(pb_enc *e, ProtobufCBinaryData **arr, size_t *n,
+                                      size_t *cap, const uint8_t *p, size_t len)
 {
-    if (*n == *cap) {
-        void *q = pb_more(e->a, *arr, *n, cap, sizeof **arr);
-        if (q == NULL)
-            return enc_oom(e);
-        *arr = q;
-    }
+    ENC_ROOM(e, *arr, *n, *cap);
     /* Points into the tape: packed before the call returns. */
     (*arr)[*n].data = (uint8_t *)(uintptr_t)p;
     (*arr)[*n].len = len;
@@ -439,7 +466,7 @@ static DK_MUST int enc_blob(pb_enc *e, ProtobufCBinaryData **arr, size_t *n, siz
     return 0;
 }
 
-static DK_MUST int enc_u8(pb_enc *e, uint8_t *v)
+static DK_MUST PB_INLINE int enc_u8(pb_enc *e, uint8_t *v)
 {
     if (e->len - e->pos < 1)
         return enc_bad(e, "tape ends inside a value", e->pos);
@@ -447,7 +474,7 @@ static DK_MUST int enc_u8(pb_enc *e, uint8_t *v)
     return 0;
 }
 
-static DK_MUST int enc_u32(pb_enc *e, uint32_t *v)
+static DK_MUST PB_INLINE int enc_u32(pb_enc *e, uint32_t *v)
 {
     if (e->len - e->pos < 4)
         return enc_bad(e, "tape ends inside a value", e->pos);
@@ -473,7 +500,7 @@ static DK_MUST int enc_f64(pb_enc *e, double *v)
 /* A tape str at e->pos: its bytes (pointing into the tape), checked as
  * WTF-8. The header's flags are hints and not used: the bytes decide, as
  * in the JSON writer. */
-static DK_MUST int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
+static DK_MUST PB_INLINE int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
 {
     size_t at = e->pos;
     uint32_t h = 0;
@@ -490,32 +517,38 @@ static DK_MUST int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
     return 0;
 }
 
+/* Double t (to 64 slots at first); 0, or -1 when out of memory. */
+static PB_COLD int enc_tab_grow(pb_enc *e, pb_strtab *t)
+{
+    size_t ncap = t->cap == 0 ? 64 : t->cap * 2, i;
+    pb_str_slot *s = dk_arena_alloc(e->a, ncap * sizeof *s);
+    if (s == NULL)
+        return -1;
+    memset(s, 0, ncap * sizeof *s);
+    for (i = 0; i < t->cap; i++) {
+        size_t j;
+        if (t->slots[i].ref == 0)
+            continue;
+        for (j = t->slots[i].hash & (ncap - 1); s[j].ref != 0; j = (j + 1) & (ncap - 1))
+            ;
+        s[j] = t->slots[i];
+    }
+    t->slots = s;
+    t->cap = ncap;
+    return 0;
+}
+
 /*
  * Look p[0..n) up in t. Returns 1 and sets *idx when present; otherwise
  * returns 0 with *slot the empty slot where it belongs (after growing the
  * table if needed), or -1 when out of memory.
  */
-static int enc_lookup(pb_enc *e, pb_strtab *t, const uint8_t *p, size_t n, uint32_t h,
-                      uint32_t *idx, pb_str_slot **slot)
+static PB_INLINE int enc_lookup(pb_enc *e, pb_strtab *t, const uint8_t *p, size_t n,
+                                uint32_t h, uint32_t *idx, pb_str_slot **slot)
 {
     size_t mask, i;
-    if ((t->count + 1) * 2 > t->cap) {
-        size_t ncap = t->cap == 0 ? 64 : t->cap * 2;
-        pb_str_slot *s = dk_arena_alloc(e->a, ncap * sizeof *s);
-        if (s == NULL)
-            return -1;
-        memset(s, 0, ncap * sizeof *s);
-        for (i = 0; i < t->cap; i++) {
-            size_t j;
-            if (t->slots[i].ref == 0)
-                continue;
-            for (j = t->slots[i].hash & (ncap - 1); s[j].ref != 0; j = (j + 1) & (ncap - 1))
-                ;
-            s[j] = t->slots[i];
-        }
-        t->slots = s;
-        t->cap = ncap;
-    }
+    if (PB_UNLIKELY((t->count + 1) * 2 > t->cap) && enc_tab_grow(e, t) != 0)
+        return -1;
     mask = t->cap - 1;
     for (i = h & mask; t->slots[i].ref != 0; i = (i + 1) & mask) {
         pb_str_slot *s = &t->slots[i];
@@ -715,7 +748,7 @@ static DK_MUST int enc_push(pb_enc *e, uint8_t op, uint64_t n, size_t at, uint32
 }
 
 /* A value with identity: it takes the next REF index. */
-static DK_MUST int enc_ident(pb_enc *e, Darmok__Kind k)
+static DK_MUST PB_INLINE int enc_ident(pb_enc *e, Darmok__Kind k)
 {
     if (e->n_refs == UINT32_MAX)
         return dk_fail(e->err, DK_ERR_TOO_LARGE, "too many objects", e->pos);
@@ -751,19 +784,14 @@ static DK_MUST int enc_value(pb_enc *e)
         double x;
         DK_TRY(enc_f64(e, &x));
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_NUMBER));
-        if (e->n_nums == e->cap_nums) {
-            void *p = pb_more(e->a, e->nums, e->n_nums, &e->cap_nums, sizeof *e->nums);
-            if (p == NULL)
-                return enc_oom(e);
-            e->nums = p;
-        }
+        ENC_ROOM(e, e->nums, e->n_nums, e->cap_nums);
         memcpy(&e->nums[e->n_nums++], &x, sizeof x);
         return 0;
     }
     case DK_T_BIGINT:
     case DK_T_STR: {
-        const uint8_t *p;
-        size_t len;
+        const uint8_t *p = NULL;
+        size_t len = 0;
         DK_TRY(enc_str(e, &p, &len));
         if (op == DK_T_STR)
             return enc_string(e, p, len, 0);
@@ -804,9 +832,9 @@ static DK_MUST int enc_value(pb_enc *e)
         DK_TRY(enc_ident(e, DARMOK__KIND__KIND_SET));
         return enc_push(e, op, n, at, 0, 0);
     case DK_T_INSTANCE: {
-        const uint8_t *p;
-        size_t len;
-        uint32_t key, version;
+        const uint8_t *p = NULL;
+        size_t len = 0;
+        uint32_t key = 0, version = 0;
         DK_TRY(enc_str(e, &p, &len));
         DK_TRY(enc_class_key(e, p, len, &key));
         DK_TRY(enc_u32(e, &version));
@@ -829,8 +857,8 @@ static DK_MUST int enc_value(pb_enc *e)
         return enc_int(e, (int64_t)ms);
     }
     case DK_T_REGEXP: {
-        const uint8_t *p, *fp;
-        size_t len, flen;
+        const uint8_t *p = NULL, *fp = NULL;
+        size_t len = 0, flen = 0;
         DK_TRY(enc_str(e, &p, &len));
         DK_TRY(enc_str(e, &fp, &flen));
         DK_TRY(enc_ident(e, DARMOK__KIND__KIND_REGEXP));
@@ -932,7 +960,7 @@ static DK_MUST int enc_run(pb_enc *e)
         }
         if (f->op == DK_T_ARRAY && e->pos < e->len && e->tape[e->pos] == DK_T_HOLE) {
             size_t at = e->pos++;
-            uint32_t k;
+            uint32_t k = 0;
             DK_TRY(enc_u32(e, &k));
             if (k == 0 || k > f->left)
                 return enc_bad(e, "tape HOLE count is 0 or past the array's length", at);
@@ -942,8 +970,8 @@ static DK_MUST int enc_run(pb_enc *e)
             continue;
         }
         if (enc_is_record(f->op)) {
-            const uint8_t *p;
-            size_t len, at = e->pos;
+            const uint8_t *p = NULL;
+            size_t len = 0, at = e->pos;
             uint32_t key;
             uint64_t i = f->total - f->left;
             DK_TRY(enc_str(e, &p, &len));
@@ -964,12 +992,7 @@ static DK_MUST int enc_run(pb_enc *e)
             } else {
                 DK_TRY(enc_intern(e, p, len, &key));
             }
-            if (e->n_keys == e->cap_keys) {
-                void *arr = pb_more(e->a, e->keys, e->n_keys, &e->cap_keys, sizeof *e->keys);
-                if (arr == NULL)
-                    return enc_oom(e);
-                e->keys = arr;
-            }
+            ENC_ROOM(e, e->keys, e->n_keys, e->cap_keys);
             e->keys[e->n_keys++] = key;
         }
         f->left--;

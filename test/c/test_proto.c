@@ -1460,6 +1460,63 @@ static void test_string_refs(void)
     }
 }
 
+
+/*
+ * Short string values are hashed with fixed-size loads that may overlap
+ * (pb_hash): equal strings of every length up to 17 must be found again
+ * whatever bytes follow them in the tape (the last one ends the tape, an
+ * exact-size copy: ASan sees a load past it), and strings differing in any
+ * one byte must stay apart.
+ */
+static void test_short_string_refs(void)
+{
+    size_t n, k;
+    for (n = 0; n <= 17; n++) {
+        for (k = 0; k < (n ? n : 1); k++) {
+            char s[32], s2[32];
+            tb t = {0};
+            const uint8_t *pb;
+            size_t pb_len, i;
+            dk_err err;
+            uint8_t *copy;
+            Darmok__Document *doc;
+            for (i = 0; i < n; i++)
+                s[i] = (char)('a' + (i * 5 + n) % 26);
+            memcpy(s2, s, n);
+            if (n)
+                s2[k] = (char)(s[k] ^ 0x20);
+            /* [s, s2, s, s2, s]: the strings followed by different bytes */
+            v_hdr(&t, DK_T_ARRAY, 5);
+            v_str(&t, s, n);
+            v_str(&t, s2, n);
+            v_str(&t, s, n);
+            v_str(&t, s2, n);
+            v_str(&t, s, n);
+            copy = dup(t.p, t.n);
+            CHECK(t_encode(copy, t.n, 0, &pb, &pb_len, &err) == DK_OK, "short refs %zu/%zu: encodes", n, k);
+            doc = darmok__document__unpack(NULL, pb_len, pb);
+            CHECK(doc != NULL && doc->n_kinds == 6, "short refs %zu/%zu: unpacks", n, k);
+            if (doc != NULL && doc->n_kinds == 6) {
+                int ok = n == 0 ? doc->n_texts == 1 && doc->kinds[1] == DARMOK__KIND__KIND_STRING &&
+                                      doc->kinds[2] == DARMOK__KIND__KIND_STRING_REF &&
+                                      doc->kinds[5] == DARMOK__KIND__KIND_STRING_REF
+                                : doc->n_texts == 2 && doc->kinds[1] == DARMOK__KIND__KIND_STRING &&
+                                      doc->kinds[2] == DARMOK__KIND__KIND_STRING &&
+                                      doc->kinds[3] == DARMOK__KIND__KIND_STRING_REF &&
+                                      doc->kinds[4] == DARMOK__KIND__KIND_STRING_REF &&
+                                      doc->kinds[5] == DARMOK__KIND__KIND_STRING_REF &&
+                                      doc->n_counts == 4 && doc->counts[1] == 0 &&
+                                      doc->counts[2] == 1 && doc->counts[3] == 0;
+                CHECK(ok, "short refs %zu/%zu: equal strings referred to, different ones apart", n, k);
+            }
+            darmok__document__free_unpacked(doc, NULL);
+            free(copy);
+            roundtrip("short refs", &t);
+            tb_free(&t);
+        }
+    }
+}
+
 /*
  * The encoder reserves an upper bound on the packed size (pb_bound in
  * dk_proto.c) and lets protobuf-c pack into it; these test builds define
@@ -1959,6 +2016,7 @@ int main(int argc, char **argv)
         test_amplification();
         test_texts();
         test_string_refs();
+        test_short_string_refs();
         test_key_compare();
         test_pb_bound();
         printf("c-proto: %d passed, %d failed\n", passed, failed);
