@@ -1429,8 +1429,9 @@ static DK_MUST int dec_budget(pb_dec *d, size_t n)
     return DK_OK;
 }
 
-/* Room for n more tape bytes, within the budget. */
-static DK_MUST int dec_room(pb_dec *d, size_t n)
+/* dec_room's step when the budget or the capacity may be short: the
+ * checks again, in their order, and the failure or the growth. */
+static PB_COLD DK_MUST int dec_room_slow(pb_dec *d, size_t n)
 {
     DK_TRY(dec_budget(d, n));
     if (d->out->cap - d->out->len >= n)
@@ -1438,13 +1439,23 @@ static DK_MUST int dec_room(pb_dec *d, size_t n)
     return dk_buf_reserve(d->out, n, d->err, 0);
 }
 
+/* Room for n more tape bytes, within the budget. Every value asks, so the
+ * common case (within both) is inline and the rest a call. */
+static DK_MUST PB_INLINE int dec_room(pb_dec *d, size_t n)
+{
+    size_t used = d->out->len + (d->u16 ? d->u16->len : 0);
+    if (used <= d->max_out && n <= d->max_out - used && d->out->cap - d->out->len >= n)
+        return DK_OK;
+    return dec_room_slow(d, n);
+}
+
 /* Writers below assume dec_room was called for their bytes. */
-static void dec_u8_unsafe(pb_dec *d, unsigned v)
+static PB_INLINE void dec_u8_unsafe(pb_dec *d, unsigned v)
 {
     d->out->data[d->out->len++] = (uint8_t)v;
 }
 
-static void dec_u32_unsafe(pb_dec *d, uint32_t v)
+static PB_INLINE void dec_u32_unsafe(pb_dec *d, uint32_t v)
 {
     dk_wr32(d->out->data + d->out->len, v);
     d->out->len += 4;
@@ -1453,7 +1464,7 @@ static void dec_u32_unsafe(pb_dec *d, uint32_t v)
 /* Doubles travel by address, never by value: on i386 a double passed by
  * value may go through the x87 stack, which quiets signalling NaNs, and the
  * tape promises every bit pattern survives. */
-static void dec_f64_unsafe(pb_dec *d, const double *x)
+static PB_INLINE void dec_f64_unsafe(pb_dec *d, const double *x)
 {
     uint64_t u;
     uint8_t *p = d->out->data + d->out->len; /* once: a byte store may alias d->out */
@@ -1462,14 +1473,14 @@ static void dec_f64_unsafe(pb_dec *d, const double *x)
     d->out->len += 8;
 }
 
-static DK_MUST int dec_op(pb_dec *d, unsigned op)
+static DK_MUST PB_INLINE int dec_op(pb_dec *d, unsigned op)
 {
     DK_TRY(dec_room(d, 1));
     dec_u8_unsafe(d, op);
     return 0;
 }
 
-static DK_MUST int dec_op_u32(pb_dec *d, unsigned op, uint32_t v)
+static DK_MUST PB_INLINE int dec_op_u32(pb_dec *d, unsigned op, uint32_t v)
 {
     DK_TRY(dec_room(d, 5));
     dec_u8_unsafe(d, op);
@@ -1477,7 +1488,7 @@ static DK_MUST int dec_op_u32(pb_dec *d, unsigned op, uint32_t v)
     return 0;
 }
 
-static DK_MUST int dec_op_f64(pb_dec *d, unsigned op, const double *x)
+static DK_MUST PB_INLINE int dec_op_f64(pb_dec *d, unsigned op, const double *x)
 {
     DK_TRY(dec_room(d, 9));
     dec_u8_unsafe(d, op);
@@ -1488,7 +1499,7 @@ static DK_MUST int dec_op_f64(pb_dec *d, unsigned op, const double *x)
 /* The tape str (header + bytes) of b, flags f, in room dec_room made.
  * protobuf-c's copy of the bytes is in the arena (pb_pc_alloc): readable
  * DK_ARENA_SLACK bytes past its end, so a short one goes as 16 bytes. */
-static void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
+static PB_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     dec_u32_unsafe(d, (uint32_t)b->len << DK_STR_SHIFT | f);
     if (b->len != 0)
@@ -1527,7 +1538,7 @@ static DK_MUST int dec_entry_commit(pb_dec *d, size_t at, size_t units)
 /* A tape str (header + bytes), and its side-table entry when it is not
  * ASCII and a table is made; f: its tape flags. b->len is at most
  * max_length (checked by dec_scan), itself at most the tape's 2^30 - 1. */
-static DK_MUST int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
+static DK_MUST PB_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     size_t at = d->out->len;
     uint8_t *units_at;
@@ -1541,7 +1552,7 @@ static DK_MUST int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 
 /* --- the streams ----------------------------------------------------------- */
 
-static DK_MUST int dec_count(pb_dec *d, uint32_t *v)
+static DK_MUST PB_INLINE int dec_count(pb_dec *d, uint32_t *v)
 {
     if (d->ci == d->doc->n_counts)
         return dec_bad_here(d, DK_ERR_FORMAT, "counts stream ends early");
@@ -1549,7 +1560,7 @@ static DK_MUST int dec_count(pb_dec *d, uint32_t *v)
     return 0;
 }
 
-static DK_MUST int dec_int(pb_dec *d, int64_t *v)
+static DK_MUST PB_INLINE int dec_int(pb_dec *d, int64_t *v)
 {
     if (d->ii == d->doc->n_ints)
         return dec_bad_here(d, DK_ERR_FORMAT, "ints stream ends early");
@@ -1669,7 +1680,7 @@ static DK_MUST int dec_push(pb_dec *d, Darmok__Kind k, uint64_t n, const Darmok_
 
 /* The member key or class key strings[key]: in full, or as a key reference
  * (dk_tape.h) when they are asked for and it was written in full before. */
-static DK_MUST int dec_key(pb_dec *d, uint32_t key)
+static DK_MUST PB_INLINE int dec_key(pb_dec *d, uint32_t key)
 {
     if (d->key_js != NULL) {
         uint32_t k = d->key_js[key];
@@ -1719,7 +1730,7 @@ static DK_MUST int dec_record(pb_dec *d, Darmok__Kind k)
 }
 
 /* A value with identity: it takes the next REF index. */
-static DK_MUST int dec_ident(pb_dec *d)
+static DK_MUST PB_INLINE int dec_ident(pb_dec *d)
 {
     if (d->n_refs == UINT32_MAX)
         return dec_bad_here(d, DK_ERR_TOO_LARGE, "too many objects");

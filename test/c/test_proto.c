@@ -1517,6 +1517,72 @@ static void test_short_string_refs(void)
     }
 }
 
+
+/*
+ * max_out bounds the tape and the UTF-16 side table together, at every
+ * write (dec_room inline, dec_entry_commit): a document whose last output
+ * is a tape write after a side-table entry decodes at exactly its tape +
+ * table size and fails one byte under it, at every bound in between too.
+ */
+static void test_budget_with_table(void)
+{
+    unsigned c;
+    for (c = 0; c < 3; c++) {
+        tb t = {0};
+        const uint8_t *pb;
+        size_t pb_len, total = 0, m;
+        dk_err err;
+        dk_buf u16;
+        uint8_t *copy;
+        switch (c) {
+        case 0: /* ["é", 1] */
+            v_hdr(&t, DK_T_ARRAY, 2);
+            v_str(&t, S("\xC3\xA9"));
+            v_int(&t, 1);
+            break;
+        case 1: /* {"ключ": "значение", "n": 2} */
+            v_hdr(&t, DK_T_OBJECT, 2);
+            tb_str(&t, S("\xD0\xBA\xD0\xBB\xD1\x8E\xD1\x87"));
+            v_str(&t, S("\xD0\xB7\xD0\xBD\xD0\xB0\xD1\x87\xD0\xB5\xD0\xBD\xD0\xB8\xD0\xB5"));
+            tb_str(&t, S("n"));
+            v_int(&t, 2);
+            break;
+        default: /* ["日本", "x", null] */
+            v_hdr(&t, DK_T_ARRAY, 3);
+            v_str(&t, S("\xE6\x97\xA5\xE6\x9C\xAC"));
+            v_str(&t, S("x"));
+            tb_op(&t, DK_T_NULL);
+            break;
+        }
+        CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "budget %u: encodes", c);
+        copy = dup(pb, pb_len);
+        dk_buf_init(&u16);
+        for (m = 0; m <= 64; m++) {
+            /* m == 0: no bound given (the default); then total - 1 - k */
+            size_t max_out = m == 0 ? 0 : total + 1 >= m ? total + 1 - m : 0;
+            dk_code rc;
+            if (m > 0 && max_out == 0)
+                break;
+            dk_arena_reset(&dec_side.arena);
+            memset(&err, 0, sizeof err);
+            rc = (dk_code)dk_pb_read_ex(copy, pb_len, NULL, max_out, DK_READ_KEYREFS, &dec_side.arena,
+                                        &dec_side.out, &u16, NULL, &err);
+            if (m == 0) {
+                CHECK(rc == DK_OK && u16.len > 0, "budget %u: decodes with a table (code %d)", c, rc);
+                total = dec_side.out.len + u16.len;
+            } else if (max_out >= total) {
+                CHECK(rc == DK_OK, "budget %u: max_out %zu of %zu admits it (code %d)", c, max_out, total, rc);
+            } else {
+                CHECK(rc == DK_ERR_TOO_LARGE && dec_side.out.len == 0 && u16.len == 0,
+                      "budget %u: max_out %zu of %zu refuses it (code %d)", c, max_out, total, rc);
+            }
+        }
+        dk_buf_free(&u16);
+        free(copy);
+        tb_free(&t);
+    }
+}
+
 /*
  * The encoder reserves an upper bound on the packed size (pb_bound in
  * dk_proto.c) and lets protobuf-c pack into it; these test builds define
@@ -2017,6 +2083,7 @@ int main(int argc, char **argv)
         test_texts();
         test_string_refs();
         test_short_string_refs();
+        test_budget_with_table();
         test_key_compare();
         test_pb_bound();
         printf("c-proto: %d passed, %d failed\n", passed, failed);
