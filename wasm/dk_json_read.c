@@ -937,6 +937,10 @@ DK_MUST static int read_tag_date(reader *r)
         return emit_op_f64(r, DK_T_DATE, (double)NAN);
     }
     if (*r->p != '"') return bad_value(r, "$Date needs a string or null");
+    /* the op's room, now: the tag may be the document's first token (read
+     * where it stands, nothing on the tape yet), and an empty string adds
+     * no bytes, so the tape would have no memory for the sum below */
+    DK_TRY(room(r, 9));
     DK_TRY(read_str_bytes(r, r->max_str, &flags));
     if (!dk_parse_iso(r->tape->data + mark, r->tape->len - mark, &ms))
         return fail(r, DK_ERR_FORMAT, "bad $Date", at);

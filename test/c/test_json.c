@@ -1310,6 +1310,34 @@ static void test_short_strings(void)
     }
 }
 
+/*
+ * A tag as the document's first token is looked up where it stands, so
+ * nothing is on the tape when its value is read: each tag with an empty
+ * or bad value, into a fresh tape (data NULL), must fail cleanly (clang's
+ * UndefinedBehaviorSanitizer, as the fuzzers use it, also sees pointer
+ * arithmetic on the NULL data; gcc's does not).
+ */
+static void test_tag_first(void)
+{
+    static const struct { const char *json; dk_code code; } cases[] = {
+        {"{\"$Date\":\"\"}", DK_ERR_FORMAT},   {"{ \"$Date\" : \"\"}", DK_ERR_FORMAT},
+        {"{\"$Date\":\"x\"}", DK_ERR_FORMAT},  {"{\"$BigInt\":\"\"}", DK_ERR_FORMAT},
+        {"{\"$Number\":\"\"}", DK_ERR_FORMAT}, {"{\"$RegExp\":[\"\",\"\"]}", DK_OK},
+        {"{\"$Uint8Array\":\"\"}", DK_OK},     {"{\"$Map\":[]}", DK_OK},
+        {"{\"$Date\":null}", DK_OK},           {"{\"$Set\":[]}", DK_OK},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dk_buf t = {0};
+        dk_err err;
+        int rc = dk_json_read((const uint8_t *)cases[i].json, strlen(cases[i].json), NULL, &t, &err);
+
+        CHECK(rc == (int)cases[i].code, "%s first: %d (%s)", cases[i].json, rc,
+              err.msg ? err.msg : "");
+        dk_buf_free(&t);
+    }
+}
+
 int main(void)
 {
     test_writer();
@@ -1322,6 +1350,7 @@ int main(void)
     test_mutations();
     test_short_copies();
     test_short_strings();
+    test_tag_first();
     test_format_room();
     printf("c-json: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -6,7 +6,8 @@
  *    offset inside the input;
  *  - the padded and unpadded entry points agree exactly (code, position,
  *    tape bytes), with one arena reused across inputs as the WebAssembly
- *    context reuses its own (exercises dk_arena_reset's chunk merging);
+ *    context reuses its own (exercises dk_arena_reset's chunk merging),
+ *    and so does a read into a fresh tape (no memory yet);
  *  - every tape the reader makes is one the writer accepts, and the round
  *    trip is a fixed point: write(read(write(t))) == write(t);
  *  - tight limits (derived from the input) only ever turn a success into
@@ -44,6 +45,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(rc2 == rc && err2.pos == err.pos, "padded read agrees");
     FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len),
                 "padded read makes the same tape");
+
+    /* Into a fresh tape, which has no memory yet: the same answer. A
+     * first token that writes nothing before it reads on (a tag looked up
+     * where it stands) must not do arithmetic on the tape's NULL data. */
+    {
+        dk_buf fresh = {0};
+
+        dk_arena_reset(&arena);
+        rc2 = dk_json_read_opts(data, size, 0, NULL, &arena, &fresh, &err2);
+        FUZZ_ASSERT(rc2 == rc && err2.pos == err.pos, "fresh-tape read agrees");
+        FUZZ_ASSERT(fuzz_same(tape.data, tape.len, fresh.data, fresh.len),
+                    "fresh-tape read makes the same tape");
+        dk_buf_free(&fresh);
+    }
 
     /* Tight limits from the first byte: depth 1..8, length 1..32. */
     tight.max_depth = size ? 1u + (data[0] & 7u) : 1u;

@@ -52,7 +52,7 @@ const extra = [
   '{"$Error":{"name":"TypeError","message":"m","cause":{"$ref":0}}}',
   '[{"$hole":3},1,{"$hole":1}]', '{"$":"Foo","$v":2,"name":"n"}', '{"$$ref":0,"b":[]}',
   '{"$BigInt":"-123456789012345678901234567890"}', '{"$RegExp":["a+\\\\/","gimsuy"]}',
-  '{"$Date":null}', '{"$Date":"+275760-09-13T00:00:00.000Z"}', '{"$Float64Array":"AAAAAAAA8D8="}',
+  '{"$Date":null}', '{"$Date":""}', '{"$Date":"+275760-09-13T00:00:00.000Z"}', '{"$Float64Array":"AAAAAAAA8D8="}',
   '{"$BigInt64Array":"AAAAAAAAAIA="}', '{"$DataView":""}', '{"$Buffer":"3q2+7w=="}',
   '"é😀\u07ff\uffff"', '[' .repeat(40) + ']'.repeat(40)
 ];
