@@ -10,11 +10,24 @@
 
 #include "darmok.h"
 
-/* Fallible internal functions return a dk_code and must be checked. */
+/*
+ * DK_MUST: fallible internal functions return a dk_code and must be checked.
+ * DK_INLINE: a per-value helper of a hot loop (a few loads and a store, or
+ * a fast path): clang keeps such a function with several callers out of
+ * line, and in WebAssembly the call costs about as much as the work.
+ * DK_COLD: its rare step (growth, failure), kept a call so that the inlined
+ * part stays small; DK_UNLIKELY marks the branch to it.
+ */
 #if defined(__GNUC__) || defined(__clang__)
 #define DK_MUST __attribute__((warn_unused_result))
+#define DK_INLINE inline __attribute__((always_inline))
+#define DK_COLD __attribute__((noinline, cold))
+#define DK_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define DK_MUST
+#define DK_INLINE inline
+#define DK_COLD
+#define DK_UNLIKELY(x) (x)
 #endif
 
 /* Propagates a failure: evaluates expr, returns its code unless DK_OK. */

@@ -23,16 +23,6 @@
 
 #include "dk_internal.h"
 
-/*
- * For the short fast paths of the hot loop, which compilers otherwise keep
- * as calls (it has several callers): a call costs more than the path.
- */
-#if defined(__GNUC__) || defined(__clang__)
-#define DK_HOT_INLINE inline __attribute__((always_inline))
-#else
-#define DK_HOT_INLINE inline
-#endif
-
 /* Open containers. F_PAIR is a Map entry [k, v]: not a value of its own. */
 enum { F_ARRAY, F_SET, F_MAP, F_PAIR, F_OBJECT, F_FIELDS };
 
@@ -461,7 +451,7 @@ DK_MUST static int read_str_long(reader *r, uint64_t limit, size_t at)
  * of a document (keys, class names, short values) are short and plain:
  * one reservation, one fixed-size copy and no scan loop for those.
  */
-DK_MUST static DK_HOT_INLINE int read_str_op(reader *r, uint64_t limit, uint8_t op)
+DK_MUST static DK_INLINE int read_str_op(reader *r, uint64_t limit, uint8_t op)
 {
     size_t at, qat = POS(r), n;
     uint32_t flags = DK_STR_ASCII;

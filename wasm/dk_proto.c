@@ -51,22 +51,6 @@
  */
 #define PB_REF_MAX_BYTES 64
 
-/*
- * The encoder's per-value helpers (a kind, a count, a tape u32, ...) are a
- * few loads and a store each; as calls they cost about as much again, in
- * WebAssembly most of all, where clang leaves them out of line in the big
- * switch of enc_value. Their rare growth step stays a call (PB_COLD).
- */
-#if defined(__GNUC__) || defined(__clang__)
-#define PB_INLINE inline __attribute__((always_inline))
-#define PB_COLD __attribute__((noinline, cold))
-#define PB_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define PB_INLINE inline
-#define PB_COLD
-#define PB_UNLIKELY(x) (x)
-#endif
-
 /* Document field numbers (darmok.proto). */
 enum {
     PB_F_FORMAT = 1,
@@ -414,7 +398,7 @@ static int enc_bad(pb_enc *e, const char *msg, size_t at)
 
 /* pb_more for a stream array that is full (n == *cap); NULL with the
  * failure recorded when out of memory. */
-static PB_COLD void *enc_grow(pb_enc *e, void *arr, size_t n, size_t *cap, size_t elem)
+static DK_COLD void *enc_grow(pb_enc *e, void *arr, size_t n, size_t *cap, size_t elem)
 {
     void *p = pb_more(e->a, arr, n, cap, elem);
     if (p == NULL)
@@ -425,7 +409,7 @@ static PB_COLD void *enc_grow(pb_enc *e, void *arr, size_t n, size_t *cap, size_
 /* Room for one more element of the stream array arr (n used of cap). */
 #define ENC_ROOM(e, arr, n, cap)                                               \
     do {                                                                       \
-        if (PB_UNLIKELY((n) == (cap))) {                                       \
+        if (DK_UNLIKELY((n) == (cap))) {                                       \
             void *enc_room_p_ = enc_grow((e), (arr), (n), &(cap), sizeof *(arr)); \
             if (enc_room_p_ == NULL)                                           \
                 return (int)(e)->err->code;                                    \
@@ -434,28 +418,28 @@ static PB_COLD void *enc_grow(pb_enc *e, void *arr, size_t n, size_t *cap, size_
     } while (0)
 
 /* Appending to the streams. */
-static DK_MUST PB_INLINE int enc_kind(pb_enc *e, Darmok__Kind k)
+static DK_MUST DK_INLINE int enc_kind(pb_enc *e, Darmok__Kind k)
 {
     ENC_ROOM(e, e->kinds, e->n_kinds, e->cap_kinds);
     e->kinds[e->n_kinds++] = k;
     return 0;
 }
 
-static DK_MUST PB_INLINE int enc_count(pb_enc *e, uint32_t v)
+static DK_MUST DK_INLINE int enc_count(pb_enc *e, uint32_t v)
 {
     ENC_ROOM(e, e->counts, e->n_counts, e->cap_counts);
     e->counts[e->n_counts++] = v;
     return 0;
 }
 
-static DK_MUST PB_INLINE int enc_int(pb_enc *e, int64_t v)
+static DK_MUST DK_INLINE int enc_int(pb_enc *e, int64_t v)
 {
     ENC_ROOM(e, e->ints, e->n_ints, e->cap_ints);
     e->ints[e->n_ints++] = v;
     return 0;
 }
 
-static DK_MUST PB_INLINE int enc_blob(pb_enc *e, ProtobufCBinaryData **arr, size_t *n,
+static DK_MUST DK_INLINE int enc_blob(pb_enc *e, ProtobufCBinaryData **arr, size_t *n,
                                       size_t *cap, const uint8_t *p, size_t len)
 {
     ENC_ROOM(e, *arr, *n, *cap);
@@ -466,7 +450,7 @@ static DK_MUST PB_INLINE int enc_blob(pb_enc *e, ProtobufCBinaryData **arr, size
     return 0;
 }
 
-static DK_MUST PB_INLINE int enc_u8(pb_enc *e, uint8_t *v)
+static DK_MUST DK_INLINE int enc_u8(pb_enc *e, uint8_t *v)
 {
     if (e->len - e->pos < 1)
         return enc_bad(e, "tape ends inside a value", e->pos);
@@ -474,7 +458,7 @@ static DK_MUST PB_INLINE int enc_u8(pb_enc *e, uint8_t *v)
     return 0;
 }
 
-static DK_MUST PB_INLINE int enc_u32(pb_enc *e, uint32_t *v)
+static DK_MUST DK_INLINE int enc_u32(pb_enc *e, uint32_t *v)
 {
     if (e->len - e->pos < 4)
         return enc_bad(e, "tape ends inside a value", e->pos);
@@ -500,7 +484,7 @@ static DK_MUST int enc_f64(pb_enc *e, double *v)
 /* A tape str at e->pos: its bytes (pointing into the tape), checked as
  * WTF-8. The header's flags are hints and not used: the bytes decide, as
  * in the JSON writer. */
-static DK_MUST PB_INLINE int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
+static DK_MUST DK_INLINE int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
 {
     size_t at = e->pos;
     uint32_t h = 0;
@@ -518,7 +502,7 @@ static DK_MUST PB_INLINE int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
 }
 
 /* Double t (to 64 slots at first); 0, or -1 when out of memory. */
-static PB_COLD int enc_tab_grow(pb_enc *e, pb_strtab *t)
+static DK_COLD int enc_tab_grow(pb_enc *e, pb_strtab *t)
 {
     size_t ncap = t->cap == 0 ? 64 : t->cap * 2, i;
     pb_str_slot *s = dk_arena_alloc(e->a, ncap * sizeof *s);
@@ -543,11 +527,11 @@ static PB_COLD int enc_tab_grow(pb_enc *e, pb_strtab *t)
  * returns 0 with *slot the empty slot where it belongs (after growing the
  * table if needed), or -1 when out of memory.
  */
-static PB_INLINE int enc_lookup(pb_enc *e, pb_strtab *t, const uint8_t *p, size_t n,
+static DK_INLINE int enc_lookup(pb_enc *e, pb_strtab *t, const uint8_t *p, size_t n,
                                 uint32_t h, uint32_t *idx, pb_str_slot **slot)
 {
     size_t mask, i;
-    if (PB_UNLIKELY((t->count + 1) * 2 > t->cap) && enc_tab_grow(e, t) != 0)
+    if (DK_UNLIKELY((t->count + 1) * 2 > t->cap) && enc_tab_grow(e, t) != 0)
         return -1;
     mask = t->cap - 1;
     for (i = h & mask; t->slots[i].ref != 0; i = (i + 1) & mask) {
@@ -748,7 +732,7 @@ static DK_MUST int enc_push(pb_enc *e, uint8_t op, uint64_t n, size_t at, uint32
 }
 
 /* A value with identity: it takes the next REF index. */
-static DK_MUST PB_INLINE int enc_ident(pb_enc *e, Darmok__Kind k)
+static DK_MUST DK_INLINE int enc_ident(pb_enc *e, Darmok__Kind k)
 {
     if (e->n_refs == UINT32_MAX)
         return dk_fail(e->err, DK_ERR_TOO_LARGE, "too many objects", e->pos);
@@ -1431,7 +1415,7 @@ static DK_MUST int dec_budget(pb_dec *d, size_t n)
 
 /* dec_room's step when the budget or the capacity may be short: the
  * checks again, in their order, and the failure or the growth. */
-static PB_COLD DK_MUST int dec_room_slow(pb_dec *d, size_t n)
+static DK_COLD DK_MUST int dec_room_slow(pb_dec *d, size_t n)
 {
     DK_TRY(dec_budget(d, n));
     if (d->out->cap - d->out->len >= n)
@@ -1441,7 +1425,7 @@ static PB_COLD DK_MUST int dec_room_slow(pb_dec *d, size_t n)
 
 /* Room for n more tape bytes, within the budget. Every value asks, so the
  * common case (within both) is inline and the rest a call. */
-static DK_MUST PB_INLINE int dec_room(pb_dec *d, size_t n)
+static DK_MUST DK_INLINE int dec_room(pb_dec *d, size_t n)
 {
     size_t used = d->out->len + (d->u16 ? d->u16->len : 0);
     if (used <= d->max_out && n <= d->max_out - used && d->out->cap - d->out->len >= n)
@@ -1450,12 +1434,12 @@ static DK_MUST PB_INLINE int dec_room(pb_dec *d, size_t n)
 }
 
 /* Writers below assume dec_room was called for their bytes. */
-static PB_INLINE void dec_u8_unsafe(pb_dec *d, unsigned v)
+static DK_INLINE void dec_u8_unsafe(pb_dec *d, unsigned v)
 {
     d->out->data[d->out->len++] = (uint8_t)v;
 }
 
-static PB_INLINE void dec_u32_unsafe(pb_dec *d, uint32_t v)
+static DK_INLINE void dec_u32_unsafe(pb_dec *d, uint32_t v)
 {
     dk_wr32(d->out->data + d->out->len, v);
     d->out->len += 4;
@@ -1464,7 +1448,7 @@ static PB_INLINE void dec_u32_unsafe(pb_dec *d, uint32_t v)
 /* Doubles travel by address, never by value: on i386 a double passed by
  * value may go through the x87 stack, which quiets signalling NaNs, and the
  * tape promises every bit pattern survives. */
-static PB_INLINE void dec_f64_unsafe(pb_dec *d, const double *x)
+static DK_INLINE void dec_f64_unsafe(pb_dec *d, const double *x)
 {
     uint64_t u;
     uint8_t *p = d->out->data + d->out->len; /* once: a byte store may alias d->out */
@@ -1473,14 +1457,14 @@ static PB_INLINE void dec_f64_unsafe(pb_dec *d, const double *x)
     d->out->len += 8;
 }
 
-static DK_MUST PB_INLINE int dec_op(pb_dec *d, unsigned op)
+static DK_MUST DK_INLINE int dec_op(pb_dec *d, unsigned op)
 {
     DK_TRY(dec_room(d, 1));
     dec_u8_unsafe(d, op);
     return 0;
 }
 
-static DK_MUST PB_INLINE int dec_op_u32(pb_dec *d, unsigned op, uint32_t v)
+static DK_MUST DK_INLINE int dec_op_u32(pb_dec *d, unsigned op, uint32_t v)
 {
     DK_TRY(dec_room(d, 5));
     dec_u8_unsafe(d, op);
@@ -1488,7 +1472,7 @@ static DK_MUST PB_INLINE int dec_op_u32(pb_dec *d, unsigned op, uint32_t v)
     return 0;
 }
 
-static DK_MUST PB_INLINE int dec_op_f64(pb_dec *d, unsigned op, const double *x)
+static DK_MUST DK_INLINE int dec_op_f64(pb_dec *d, unsigned op, const double *x)
 {
     DK_TRY(dec_room(d, 9));
     dec_u8_unsafe(d, op);
@@ -1499,7 +1483,7 @@ static DK_MUST PB_INLINE int dec_op_f64(pb_dec *d, unsigned op, const double *x)
 /* The tape str (header + bytes) of b, flags f, in room dec_room made.
  * protobuf-c's copy of the bytes is in the arena (pb_pc_alloc): readable
  * DK_ARENA_SLACK bytes past its end, so a short one goes as 16 bytes. */
-static PB_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
+static DK_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     dec_u32_unsafe(d, (uint32_t)b->len << DK_STR_SHIFT | f);
     if (b->len != 0)
@@ -1538,7 +1522,7 @@ static DK_MUST int dec_entry_commit(pb_dec *d, size_t at, size_t units)
 /* A tape str (header + bytes), and its side-table entry when it is not
  * ASCII and a table is made; f: its tape flags. b->len is at most
  * max_length (checked by dec_scan), itself at most the tape's 2^30 - 1. */
-static DK_MUST PB_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
+static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     size_t at = d->out->len;
     uint8_t *units_at;
@@ -1552,7 +1536,7 @@ static DK_MUST PB_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, un
 
 /* --- the streams ----------------------------------------------------------- */
 
-static DK_MUST PB_INLINE int dec_count(pb_dec *d, uint32_t *v)
+static DK_MUST DK_INLINE int dec_count(pb_dec *d, uint32_t *v)
 {
     if (d->ci == d->doc->n_counts)
         return dec_bad_here(d, DK_ERR_FORMAT, "counts stream ends early");
@@ -1560,7 +1544,7 @@ static DK_MUST PB_INLINE int dec_count(pb_dec *d, uint32_t *v)
     return 0;
 }
 
-static DK_MUST PB_INLINE int dec_int(pb_dec *d, int64_t *v)
+static DK_MUST DK_INLINE int dec_int(pb_dec *d, int64_t *v)
 {
     if (d->ii == d->doc->n_ints)
         return dec_bad_here(d, DK_ERR_FORMAT, "ints stream ends early");
@@ -1680,7 +1664,7 @@ static DK_MUST int dec_push(pb_dec *d, Darmok__Kind k, uint64_t n, const Darmok_
 
 /* The member key or class key strings[key]: in full, or as a key reference
  * (dk_tape.h) when they are asked for and it was written in full before. */
-static DK_MUST PB_INLINE int dec_key(pb_dec *d, uint32_t key)
+static DK_MUST DK_INLINE int dec_key(pb_dec *d, uint32_t key)
 {
     if (d->key_js != NULL) {
         uint32_t k = d->key_js[key];
@@ -1730,7 +1714,7 @@ static DK_MUST int dec_record(pb_dec *d, Darmok__Kind k)
 }
 
 /* A value with identity: it takes the next REF index. */
-static DK_MUST PB_INLINE int dec_ident(pb_dec *d)
+static DK_MUST DK_INLINE int dec_ident(pb_dec *d)
 {
     if (d->n_refs == UINT32_MAX)
         return dec_bad_here(d, DK_ERR_TOO_LARGE, "too many objects");
