@@ -1401,13 +1401,19 @@ static int dec_bad_here(pb_dec *d, dk_code code, const char *msg)
 
 /* --- tape output ------------------------------------------------------- */
 
-/* n more output bytes (tape and side table together) within max_out (<=
- * DK_PB_MAX_OUT): a document whose string table or back-references make it
- * expand past that fails here. */
-static DK_MUST int dec_budget(pb_dec *d, size_t n)
+/* Whether n more output bytes (tape and side table together) stay within
+ * max_out (<= DK_PB_MAX_OUT): a document whose string table or
+ * back-references make it expand past that fails in dec_budget. */
+static DK_INLINE int dec_within(const pb_dec *d, size_t n)
 {
     size_t used = d->out->len + (d->u16 ? d->u16->len : 0);
-    if (used > d->max_out || n > d->max_out - used)
+    return used <= d->max_out && n <= d->max_out - used;
+}
+
+/* dec_within, or the failure. */
+static DK_MUST int dec_budget(pb_dec *d, size_t n)
+{
+    if (!dec_within(d, n))
         return dec_bad_here(d, DK_ERR_TOO_LARGE,
                             "decoded document too large for its size (string table amplification)");
     return DK_OK;
@@ -1427,8 +1433,7 @@ static DK_COLD DK_MUST int dec_room_slow(pb_dec *d, size_t n)
  * common case (within both) is inline and the rest a call. */
 static DK_MUST DK_INLINE int dec_room(pb_dec *d, size_t n)
 {
-    size_t used = d->out->len + (d->u16 ? d->u16->len : 0);
-    if (used <= d->max_out && n <= d->max_out - used && d->out->cap - d->out->len >= n)
+    if (dec_within(d, n) && d->out->cap - d->out->len >= n)
         return DK_OK;
     return dec_room_slow(d, n);
 }
