@@ -185,6 +185,58 @@ test('UTF-16 side table read in chunks: strings across chunk ends, and longer th
   }
 });
 
+/*
+ * A side table of 2.5 MiB and more is read in chunks of 2.5 MiB (tape.cjs
+ * BIG_CHUNK_BYTES), which Node makes external strings (0xFBEE9 units and
+ * more), while that much is left; its last stretch in chunks of 16 KiB.
+ * ~9 MiB of strings of up to 4,000 units, and one of 1.5 Mi units (longer
+ * than a big chunk) among them: every string exact, across big chunk ends
+ * and the switch back to small ones, and the big chunks really made.
+ */
+test('UTF-16 side table over 2.5 MiB: big chunks, then small ones', () => {
+  const rnd = xorshift(0xb16);
+  const alphabet = ['a', 'é', '東', '🚀', ' ', 'ß', 'z', 'q'];
+  const make = (n) => {
+    let s = '';
+    while (s.length < n) s += alphabet[rnd(alphabet.length)];
+    return s;
+  };
+  const strings = [];
+  let units = 0;
+  while (units < 4.5 * 1024 * 1024) {
+    const x = make(1 + rnd(4000));
+    strings.push(x);
+    units += x.length;
+    if (strings.length === 700) strings.push(make(1.5 * 1024 * 1024));
+  }
+  const EXTERN = 0xfbee9 * 2; // bytes of Node's smallest external UCS-2 string
+  const slice = Buffer.prototype.ucs2Slice;
+  for (const format of ['json bytes', 'protobuf']) {
+    const codec = require(`../../js/${format === 'protobuf' ? 'protobuf' : 'json'}.cjs`);
+    let blob = codec.encodeEntity(strings);
+    if (format === 'json bytes') blob = Buffer.from(blob);
+    const calls = [];
+    Buffer.prototype.ucs2Slice = function (a, b) {
+      calls.push(b - a);
+      return slice.call(this, a, b);
+    };
+    let back;
+    try {
+      back = codec.decodeEntity(blob);
+    } finally {
+      Buffer.prototype.ucs2Slice = slice;
+    }
+    assert.equal(back.length, strings.length, format);
+    for (let i = 0; i < strings.length; i++) assert.ok(back[i] === strings[i], `${format}: string ${i} of length ${strings[i].length}`);
+    const big = calls.filter((n) => n >= EXTERN);
+    // ~12 MiB of entries (non-ASCII strings; a few of only 'a', 'z', ' ' and
+    // 'q' are not in the table): four big chunks and the long string alone
+    assert.ok(big.length >= 4, `${format}: ${big.length} slices of at least ${EXTERN} bytes: ${big}`);
+    assert.ok(big.every((n) => n <= 2.5 * 1024 * 1024 || n === 2 * 1.5 * 1024 * 1024), `${format}: ${big}`);
+    assert.ok(calls.length < big.length + 2.5 * 1024 * 1024 / (8 * 1024), `${format}: ${calls.length} ucs2Slice calls`);
+  }
+});
+
 test('encode output as UTF-16 (non-ASCII) or Latin-1 (ASCII) equals JSON.stringify', () => {
   const words = ['plain', 'café', '東京', '🚀', 'a"b', 'tab\there', 'x'.repeat(100), '\u2028', '\u007f'];
   for (let n = 0; n < 300; n += 7) {
