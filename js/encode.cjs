@@ -192,8 +192,10 @@ class Encoder {
   }
 
   release() {
-    this.few.length = 0;
-    this.later.length = 0;
+    // Setting an array's length is a runtime call (~30 ns even on an empty
+    // array): a tenth of the encode of a lone number or string.
+    if (this.few.length !== 0) this.few.length = 0;
+    if (this.later.length !== 0) this.later.length = 0;
     if (this.next > FEW_OBJECTS) this.seen.clear();
     this.w.reset();
     this.busy = false;
