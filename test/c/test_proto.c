@@ -1257,6 +1257,31 @@ static void test_wire(void)
         expect_decode("U+0000 in texts", in, sizeof in, 0, 0, DK_OK, -1);
     }
     {
+        /* dec_scan skips one-byte varints of a packed run 8 at a time:
+         * a bad varint after 8 of them, and one inside the first 8 bytes.
+         * kinds [ARRAY], counts packed [1 x 8, 2^32] */
+        uint8_t in[] = {0x08, 0x01, 0x22, 0x01, 0x09, 0x2a, 0x0d, 1, 1, 1, 1, 1, 1, 1, 1,
+                        0x80, 0x80, 0x80, 0x80, 0x10};
+        /* counts packed [1 x 8, <unterminated>] */
+        uint8_t in2[] = {0x08, 0x01, 0x22, 0x01, 0x09, 0x2a, 0x09, 1, 1, 1, 1, 1, 1, 1, 1, 0x80};
+        /* counts packed [1, 1, 2^32, 1, 1, 1] */
+        uint8_t in3[] = {0x08, 0x01, 0x22, 0x01, 0x09, 0x2a, 0x0a, 1, 1,
+                         0x80, 0x80, 0x80, 0x80, 0x10, 1, 1, 1};
+        want_msg = "32-bit";
+        expect_decode("packed count over 32 bits after 8", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 15);
+        expect_decode("packed count over 32 bits in the first 8", in3, sizeof in3, 0, 0,
+                      DK_ERR_SYNTAX, 9);
+        want_msg = "bad varint";
+        expect_decode("unterminated packed varint after 8", in2, sizeof in2, 0, 0, DK_ERR_SYNTAX, 15);
+        want_msg = NULL;
+    }
+    {
+        /* kinds [NULL] plus unknown field 11, the first past the last
+         * Document field (dec_scan looks field n up at index n - 1) */
+        uint8_t in[] = {0x08, 0x01, 0x58, 0x05, 0x22, 0x01, 0x01};
+        expect_decode("unknown field 11 skipped", in, sizeof in, 0, 0, DK_OK, -1);
+    }
+    {
         /* kinds [NULL] plus unknown field 99 (varint) */
         uint8_t in[] = {0x08, 0x01, 0x98, 0x06, 0x05, 0x22, 0x01, 0x01};
         expect_decode("unknown field skipped", in, sizeof in, 0, 0, DK_OK, -1);
