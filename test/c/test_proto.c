@@ -1257,6 +1257,33 @@ static void test_wire(void)
         expect_decode("U+0000 in texts", in, sizeof in, 0, 0, DK_OK, -1);
     }
     {
+        /* Short entries are classified by one mask (pb_text_class): a
+         * bad last byte at every length up to and past the mask's width,
+         * in texts (kinds [STRING], texts ["a..a\xff"]) and in strings
+         * (strings ["a..a\xff"], kinds [NULL]); and the same lengths,
+         * ASCII, decoding. */
+        size_t n;
+        for (n = 1; n <= 18; n++) {
+            uint8_t in[32] = {0x08, 0x01, 0x22, 0x01, 0x06, 0x42};
+            uint8_t in2[32] = {0x08, 0x01, 0x12};
+            in[6] = (uint8_t)n;
+            memset(in + 7, 'a', n);
+            in[6 + n] = 0xff;
+            in2[3] = (uint8_t)n;
+            memset(in2 + 4, 'a', n);
+            in2[3 + n] = 0xff;
+            memcpy(in2 + 4 + n, "\x22\x01\x01", 3);
+            want_msg = "WTF-8";
+            expect_decode("short text, bad last byte", in, 7 + n, 0, 0, DK_ERR_FORMAT, 5);
+            expect_decode("short string, bad last byte", in2, 7 + n, 0, 0, DK_ERR_FORMAT, 2);
+            want_msg = NULL;
+            in[6 + n] = 'z';
+            in2[3 + n] = 'z';
+            expect_decode("short text, ASCII", in, 7 + n, 0, 0, DK_OK, -1);
+            expect_decode("short string, ASCII", in2, 7 + n, 0, 0, DK_OK, -1);
+        }
+    }
+    {
         /* dec_scan skips one-byte varints of a packed run 8 at a time:
          * a bad varint after 8 of them, and one inside the first 8 bytes.
          * kinds [ARRAY], counts packed [1 x 8, 2^32] */
