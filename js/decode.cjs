@@ -434,8 +434,21 @@ class Decoder {
     let i = 0;
     try {
       for (; i < n; i++) {
-        const k = this.value();
-        m.set(k, this.value());
+        // A string key and an int32 value are read here, not through a
+        // call to value() (which V8 does not inline here): the rebuild of
+        // the tanagra article's Foo (6 Maps, 18 entries) 4-7% faster, JSON
+        // and protobuf. (An f64 branch as well measured slower.)
+        let op = r.buf[r.pos];
+        let k;
+        if (op === T.T_STR) {
+          r.pos++;
+          k = r.str();
+        } else k = this.value();
+        op = r.buf[r.pos];
+        if (op === T.T_INT) {
+          r.pos++;
+          m.set(k, r.i32());
+        } else m.set(k, this.value());
       }
     } catch (err) {
       throw addSegment(err, rawSegment(`.$Map[${i}]`));

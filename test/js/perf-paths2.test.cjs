@@ -238,3 +238,42 @@ for (const format of formats) {
     assert.deepStrictEqual(Object.keys(back[0]), ['x', 'y', 'z']);
   });
 }
+
+/*
+ * Map entries with a string key are written (encode.cjs map()) and read
+ * (decode.cjs map(): a string key, an int32 value) by paths of their own,
+ * which must write and read what value() would: every kind of number, strings
+ * short and long (T_STR16), non-ASCII and with lone surrogates, and skip
+ * (or, strict, refuse) functions and symbols exactly as before.
+ */
+const EDGE_NUMBERS = [0, -0, 1, -1, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, -(2 ** 31) - 1, 0.5, -2.25,
+  NaN, Infinity, -Infinity, Number.MAX_VALUE, Number.MIN_VALUE, 2 ** 53];
+const EDGE_STRINGS = ['', 'x', 'caf\u00e9', 'd\ud800e', 'k'.repeat(31), 'k'.repeat(32), '\u6771'.repeat(40), 'a\udc00'.repeat(20)];
+
+for (const format of formats) {
+  test(`${format}: Maps of string keys: every number and string, other keys and values mixed in`, { skip }, () => {
+    const c = codec(format);
+    const m = new Map();
+    EDGE_NUMBERS.forEach((n, i) => m.set(`n${i}`, n));
+    EDGE_STRINGS.forEach((s, i) => { m.set(s, i); m.set(`s${i}`, s); });
+    m.set('obj', { a: 1 }).set('nul', null).set('undef', undefined).set('big', 12n).set('t', true);
+    m.set('date', new Date(86400000)).set('arr', [1, 'x']).set('self', m);
+    m.set(7, 'a number key').set(-0, -0).set(null, 1).set(m, 'the map as a key');
+    const back = c.decodeEntity(c.encodeEntity({ m }));
+    sameGraph(back, { m });
+    assert.ok(Object.is(back.m.get('n1'), -0));
+    assert.ok(Object.is(back.m.get(0), -0), 'the -0 key is 0 in a Map; its value stays -0');
+  });
+
+  test(`${format}: Maps of string keys skip function and symbol values, or refuse them strict`, { skip }, () => {
+    const c = codec(format);
+    const m = new Map([['a', 1], ['f', () => 1], ['b', 'two'], ['s', Symbol('s')], ['c', 3.5], [() => 2, 4]]);
+    const back = c.decodeEntity(c.encodeEntity(m));
+    assert.deepStrictEqual([...back], [['a', 1], ['b', 'two'], ['c', 3.5]]);
+    for (const [bad, at] of [[new Map([['a', 1], ['f', () => 1]]), '$.$Map[1][1]'],
+      [new Map([['s', Symbol('s')]]), '$.$Map[0][1]'], [new Map([['a', 1], [() => 1, 2]]), '$.$Map[1][0]'],
+      [new Map([['a', 1], ['o', { f: () => 1 }]]), '$.$Map[1][1].f']]) {
+      assert.throws(() => c.encodeEntity(bad, { strict: true }), (err) => err.code === 'ERR_UNSUPPORTED_TYPE' && err.path === at);
+    }
+  });
+}
