@@ -1571,6 +1571,98 @@ static void test_short_string_refs(void)
 
 
 /*
+ * The streams start with capacities taken from the tape's length, at most
+ * 256 entries (enc_prealloc), and grow past them: one object of 300 keys
+ * (the key stack, the last array of the block, past its first capacity:
+ * AddressSanitizer sees a write past it), each value an int and a number.
+ */
+static void test_stream_caps(void)
+{
+    tb t = {0};
+    size_t i;
+    v_hdr(&t, DK_T_OBJECT, 300);
+    for (i = 0; i < 300; i++) {
+        char k[8];
+        int n = snprintf(k, sizeof k, "k%zu", i);
+        tb_str(&t, k, (size_t)n);
+        if (i % 2)
+            v_int(&t, (int32_t)i);
+        else
+            v_str(&t, k, (size_t)n);
+    }
+    roundtrip("stream caps", &t);
+    tb_free(&t);
+}
+
+/*
+ * One-byte ASCII string values are found again through a table of their
+ * own while their first texts index is below 255 (enc_string's one_char),
+ * through text_tab past that: a repeat refers to the first one on both
+ * sides of the boundary, whichever tape kind (T_STR, T_STR16) came first.
+ */
+static void test_one_char_refs(void)
+{
+    static const size_t before[] = {0, 253, 254, 255, 300};
+    size_t bi;
+    for (bi = 0; bi < sizeof before / sizeof before[0]; bi++) {
+        size_t nb = before[bi], i;
+        tb t = {0};
+        const uint8_t *pb;
+        size_t pb_len;
+        dk_err err;
+        Darmok__Document *doc;
+        static const uint8_t x16[2] = {'x', 0};
+        /* [nb distinct 2-byte strings, "x" as UTF-16, "y", "x", "y", "x" as UTF-16] */
+        v_hdr(&t, DK_T_ARRAY, (uint32_t)nb + 5);
+        for (i = 0; i < nb; i++) {
+            char s2[2] = {(char)('a' + i % 26), (char)('a' + i / 26)};
+            v_str(&t, s2, 2);
+        }
+        tb_op(&t, DK_T_STR16);
+        tb_u32(&t, 1);
+        tb_raw(&t, x16, 2);
+        v_str(&t, S("y"));
+        v_str(&t, S("x"));
+        v_str(&t, S("y"));
+        tb_op(&t, DK_T_STR16);
+        tb_u32(&t, 1);
+        tb_raw(&t, x16, 2);
+        CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "one-char refs %zu: encodes", nb);
+        doc = darmok__document__unpack(NULL, pb_len, pb);
+        CHECK(doc != NULL && doc->n_kinds == nb + 6 && doc->n_texts == nb + 2 && doc->n_counts == 4,
+              "one-char refs %zu: unpacks, two new texts", nb);
+        if (doc != NULL && doc->n_kinds == nb + 6 && doc->n_counts == 4) {
+            int ok = doc->kinds[nb + 1] == DARMOK__KIND__KIND_STRING &&
+                     doc->kinds[nb + 2] == DARMOK__KIND__KIND_STRING;
+            for (i = 3; i <= 5; i++)
+                ok = ok && doc->kinds[nb + i] == DARMOK__KIND__KIND_STRING_REF;
+            ok = ok && doc->counts[1] == nb && doc->counts[2] == nb + 1 && doc->counts[3] == nb;
+            ok = ok && doc->texts[nb].len == 1 && doc->texts[nb].data[0] == 'x' &&
+                 doc->texts[nb + 1].len == 1 && doc->texts[nb + 1].data[0] == 'y';
+            CHECK(ok, "one-char refs %zu: repeats refer to the first ones", nb);
+        }
+        darmok__document__free_unpacked(doc, NULL);
+        {
+            const uint8_t *out;
+            size_t out_len;
+            tb want = {0};
+            static const char xyxyx[] = "xyxyx";
+            CHECK(t_decode(pb, pb_len, 0, 0, &out, &out_len, &err) == DK_OK, "one-char refs %zu: decodes", nb);
+            v_hdr(&want, DK_T_ARRAY, (uint32_t)nb + 5);
+            for (i = 0; i < nb; i++) {
+                char s2[2] = {(char)('a' + i % 26), (char)('a' + i / 26)};
+                v_str(&want, s2, 2);
+            }
+            for (i = 0; i < 5; i++)
+                v_str(&want, xyxyx + i, 1);
+            CHECK(out_len == want.n && memcmp(out, want.p, want.n) == 0, "one-char refs %zu: same strings back", nb);
+            tb_free(&want);
+        }
+        tb_free(&t);
+    }
+}
+
+/*
  * max_out bounds the tape and the UTF-16 side table together, at every
  * write (dec_room inline, dec_entry_commit): a document whose last output
  * is a tape write after a side-table entry decodes at exactly its tape +
@@ -1738,6 +1830,16 @@ static void test_key_compare(void)
         {"abcdefghijklmnop", "abcdefghijklmnoq"},
         {"abcdefghijklmnop", "abcdefgzijklmnop"},
         {"k", "j"},
+        /* 2 to 7 bytes, compared by overlapping loads (pb_same): a
+         * difference in the middle, at either end */
+        {"ab", "aX"},
+        {"abc", "aXc"},
+        {"name", "nXme"},
+        {"label", "laXel"},
+        {"counts", "couXts"},
+        {"abcdefg", "abcdefX"},
+        {"abcdefg", "Xbcdefg"},
+        {"abcdefgh", "abcdXfgh"},
     };
     size_t i;
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
@@ -2135,6 +2237,8 @@ int main(int argc, char **argv)
         test_texts();
         test_string_refs();
         test_short_string_refs();
+        test_one_char_refs();
+        test_stream_caps();
         test_budget_with_table();
         test_key_compare();
         test_pb_bound();
