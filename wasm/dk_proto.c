@@ -1075,26 +1075,16 @@ static void enc_prealloc(pb_enc *e)
     m = dk_arena_alloc(e->a, bytes);
     if (m == NULL)
         return;
-    e->texts = (ProtobufCBinaryData *)(void *)m;
-    e->cap_texts = nt;
-    m += nt * sizeof(ProtobufCBinaryData);
-    e->strs = (ProtobufCBinaryData *)(void *)m;
-    e->cap_strs = ns;
-    m += ns * sizeof(ProtobufCBinaryData);
-    e->ints = (int64_t *)(void *)m;
-    e->cap_ints = ni;
-    m += ni * sizeof(int64_t);
-    e->nums = (double *)(void *)m;
-    e->cap_nums = nn;
-    m += nn * sizeof(double);
-    e->kinds = (Darmok__Kind *)(void *)m;
-    e->cap_kinds = nk;
-    m += nk * sizeof(Darmok__Kind);
-    e->counts = (uint32_t *)(void *)m;
-    e->cap_counts = nc;
-    m += nc * sizeof(uint32_t);
-    e->keys = (uint32_t *)(void *)m;
-    e->cap_keys = nkeys;
+    /* each array its n entries of the block, in the order summed above */
+#define PB_CARVE(arr, cap, n) ((arr) = (void *)m, (cap) = (n), m += (n) * sizeof *(arr))
+    PB_CARVE(e->texts, e->cap_texts, nt);
+    PB_CARVE(e->strs, e->cap_strs, ns);
+    PB_CARVE(e->ints, e->cap_ints, ni);
+    PB_CARVE(e->nums, e->cap_nums, nn);
+    PB_CARVE(e->kinds, e->cap_kinds, nk);
+    PB_CARVE(e->counts, e->cap_counts, nc);
+    PB_CARVE(e->keys, e->cap_keys, nkeys);
+#undef PB_CARVE
 }
 
 /* Walk the children of the open containers until all are closed. */
