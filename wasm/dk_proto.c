@@ -300,6 +300,25 @@ static int pb_date_canon(double *ms)
 }
 
 /*
+ * The n < 8 bytes at p as one word, every byte in it, by fixed-size loads
+ * that may overlap: a memcpy of n bytes is a call (memory.copy) in
+ * WebAssembly, and most keys and hashed strings are this short. Two
+ * strings of the same length n are equal exactly when their words are.
+ */
+static inline uint64_t pb_tail(const uint8_t *p, size_t n)
+{
+    if (n >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + n - 4, 4);
+        return (uint64_t)hi << 32 | lo;
+    }
+    if (n == 0)
+        return 0;
+    return (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 | (uint64_t)p[n - 1] << 16;
+}
+
+/*
  * A hash of n bytes, 8 at a time (strings can be long: every string value
  * is hashed). Only compared within one call, so byte order does not matter.
  */
@@ -314,19 +333,7 @@ static uint32_t pb_hash(const uint8_t *p, size_t n)
         p += 8;
         n -= 8;
     }
-    /* The 0..7 bytes left, by fixed-size loads that may overlap (n is in
-     * the hash already): a memcpy of n bytes is a call (memory.copy) in
-     * WebAssembly, and most hashed strings are this short. */
-    if (n >= 4) {
-        uint32_t lo, hi;
-        memcpy(&lo, p, 4);
-        memcpy(&hi, p + n - 4, 4);
-        w = (uint64_t)hi << 32 | lo;
-    } else if (n != 0) {
-        w = (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 | (uint64_t)p[n - 1] << 16;
-    } else {
-        w = 0;
-    }
+    w = pb_tail(p, n); /* n is in the hash already */
     h = (h ^ w) * 0xC4CEB9FE1A85EC53u;
     h ^= h >> 29;
     return (uint32_t)h;
@@ -340,7 +347,6 @@ static uint32_t pb_hash(const uint8_t *p, size_t n)
 static inline int pb_same(const uint8_t *a, const uint8_t *b, size_t n)
 {
     uint64_t x, y;
-    uint32_t xl, yl, xh, yh;
     if (n >= 8) {
         for (; n > 8; a += 8, b += 8, n -= 8) {
             memcpy(&x, a, 8);
@@ -353,19 +359,10 @@ static inline int pb_same(const uint8_t *a, const uint8_t *b, size_t n)
         memcpy(&y, b + n - 8, 8);
         return x == y;
     }
-    /* Most keys are 3 to 7 bytes: two 4-byte loads that may overlap, not
-     * a loop of byte compares (the loop was the hottest spot of enc_run on
-     * the Foo graph; this is 4% of its native write). */
-    if (n >= 4) {
-        memcpy(&xl, a, 4);
-        memcpy(&yl, b, 4);
-        memcpy(&xh, a + n - 4, 4);
-        memcpy(&yh, b + n - 4, 4);
-        return ((xl ^ yl) | (xh ^ yh)) == 0;
-    }
-    if (n == 0)
-        return 1;
-    return a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1];
+    /* Most keys are 3 to 7 bytes: their words, not a loop of byte
+     * compares (the loop was the hottest spot of enc_run on the Foo
+     * graph; this is 4% of its native write). */
+    return pb_tail(a, n) == pb_tail(b, n);
 }
 
 /* Bytes of v as a protobuf varint. */
@@ -1487,17 +1484,9 @@ static DK_MUST int dec_scan(pb_dec *d)
                     while (p < pos) {
                         /* A byte < 0x80 is a one-byte varint, in range
                          * for every type: most Kinds, counts and ints.
-                         * Skipped 8 at a time while all are. */
-                        uint64_t w;
-                        if (pos - p >= 8) {
-                            memcpy(&w, in + p, 8);
-                            if ((w & 0x8080808080808080u) == 0) {
-                                p += 8;
-                                continue;
-                            }
-                        }
-                        if (in[p] < 0x80) {
-                            p++;
+                         * Skipped a run at a time while all are. */
+                        if (pos - p >= DK_PLAIN_RUN && dk_ascii_mask(in + p) == 0) {
+                            p += DK_PLAIN_RUN;
                             continue;
                         }
                         e0 = p;
@@ -1595,19 +1584,13 @@ static int dec_bad_here(pb_dec *d, dk_code code, const char *msg)
 
 /* --- tape output ------------------------------------------------------- */
 
-/* Whether n more output bytes (tape and side table together) stay within
- * max_out (<= DK_PB_MAX_OUT): a document whose string table or
- * back-references make it expand past that fails in dec_budget. */
-static DK_INLINE int dec_within(const pb_dec *d, size_t n)
-{
-    size_t used = d->out->len + (d->u16 ? d->u16->len : 0);
-    return used <= d->max_out && n <= d->max_out - used;
-}
-
-/* dec_within, or the failure. */
+/* n more output bytes (tape and side table together) within max_out (<=
+ * DK_PB_MAX_OUT): a document whose string table or back-references make it
+ * expand past that fails here. */
 static DK_MUST int dec_budget(pb_dec *d, size_t n)
 {
-    if (!dec_within(d, n))
+    size_t used = d->out->len + (d->u16 ? d->u16->len : 0);
+    if (used > d->max_out || n > d->max_out - used)
         return dec_bad_here(d, DK_ERR_TOO_LARGE,
                             "decoded document too large for its size (string table amplification)");
     return DK_OK;
@@ -1615,7 +1598,7 @@ static DK_MUST int dec_budget(pb_dec *d, size_t n)
 
 /* d->room_end again, after out's capacity or the side table's length
  * changed. out->len <= room_end holds after: out->len <= out->cap, and
- * out->len + u16 length <= max_out (dec_within was checked for every
+ * out->len + u16 length <= max_out (dec_budget was checked for every
  * byte written to either). */
 static void dec_room_set(pb_dec *d)
 {
