@@ -226,8 +226,7 @@ class Encoder {
         w.strValue(v);
         return;
       case 'number':
-        if ((v | 0) === v && (v !== 0 || 1 / v > 0)) w.int(v);
-        else w.opF64(T.T_F64, v);
+        w.num(v);
         return;
       case 'boolean':
         w.op(v ? T.T_TRUE : T.T_FALSE);
@@ -524,8 +523,7 @@ class Encoder {
           w.strValue(k);
           part = 1;
           if (tx !== 'number') this.value(x);
-          else if ((x | 0) === x && (x !== 0 || 1 / x > 0)) w.int(x);
-          else w.opF64(T.T_F64, x);
+          else w.num(x);
           n++;
           i++;
           continue;

@@ -190,6 +190,12 @@ class TapeWriter {
     this.pos += 5;
   }
 
+  /* A number value: T_INT when it is an int32 (not -0), else T_F64. */
+  num(v) {
+    if ((v | 0) === v && (v !== 0 || 1 / v > 0)) this.int(v);
+    else this.opF64(T_F64, v);
+  }
+
   /* An op followed by an f64 (T_F64, T_DATE). */
   opF64(op, v) {
     if (this.pos + 9 > this.buf.length) this.grow(this.pos + 9);
