@@ -571,7 +571,8 @@ class TapeReader {
   /*
    * Read strings from the core's UTF-16 side table buf[at..end)
    * (dk_json_read_ex): entries u32 tape offset (from base, where the tape
-   * starts in buf), u32 units, the units (non-ASCII strings); or u32 tape
+   * starts in buf), u32 units, the units (non-ASCII strings, and ASCII
+   * ones over SHORT_MAX bytes); or u32 tape
    * offset, u32 units | 0x80000000, u32 index of the first of them in
    * text, the JSON text the tape was read from (a string; only a decode of
    * a string has such entries, for non-ASCII strings and ASCII ones over
@@ -677,8 +678,8 @@ class TapeReader {
     this.pos = end;
     const ascii = (header & STR_ASCII) !== 0;
     if (ascii && len <= SHORT_MAX) return shortAscii(buf, this.nb, start, len);
-    // From the side table: non-ASCII strings, and from a JSON string its
-    // ASCII ones too (DK_U16_SRC_ASCII_MIN = SHORT_MAX + 1).
+    // From the side table: non-ASCII strings, and ASCII ones over
+    // SHORT_MAX bytes (the core's DK_U16_ASCII_MIN = SHORT_MAX + 1).
     if (this.u16At < this.u16End) {
       const s = this.fromUtf16(at);
       if (s !== null) return s;

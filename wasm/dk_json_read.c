@@ -360,8 +360,8 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
  * and they are intact (dk_json_read_utf16): u32 at, u32 unit count |
  * DK_U16_SRC, u32 index of the first; else u32 at, u32 unit count, the
  * UTF-16 units (LE; a byte gives at most one unit, a 4-byte sequence two,
- * so 2n bytes do). An ASCII str (ascii set: one byte, one unit) only ever
- * gets the first kind; JS makes it from its bytes otherwise.
+ * so 2n bytes do). ascii: the str is ASCII (one byte, one unit); callers
+ * ask for an entry only when it has DK_U16_ASCII_MIN bytes or more.
  */
 DK_MUST static int put_utf16(reader *r, size_t at, size_t qat, int ascii)
 {
@@ -386,13 +386,12 @@ DK_MUST static int put_utf16(reader *r, size_t at, size_t qat, int ascii)
             return DK_OK;
         }
     }
-    if (ascii) return DK_OK;
     return dk_utf16_entry(u, at, r->tape->data + at + 4, n, r->err, POS(r));
 }
 
 /* Strings shorter than this may take the fast path of read_str_op. */
 #define DK_SHORT_STR 16u
-_Static_assert(DK_SHORT_STR <= DK_JSON_PADDING && DK_SHORT_STR <= DK_U16_SRC_ASCII_MIN,
+_Static_assert(DK_SHORT_STR <= DK_JSON_PADDING && DK_SHORT_STR <= DK_U16_ASCII_MIN,
                "a short string's copy stays in the padding and needs no ASCII entry");
 
 /*
@@ -438,9 +437,8 @@ DK_MUST static int read_str_long(reader *r, uint64_t limit, size_t at)
     DK_TRY(read_str_bytes(r, limit, &flags));
     dk_wr32(r->tape->data + at,
             (uint32_t)(r->tape->len - at - 4) << DK_STR_SHIFT | flags);
-    /* a long ASCII str only has an entry pointing at a JS string's units */
-    if (r->u16 != NULL && (!(flags & DK_STR_ASCII) ||
-                           (r->src != NULL && r->tape->len - at - 4 >= DK_U16_SRC_ASCII_MIN)))
+    if (r->u16 != NULL &&
+        (!(flags & DK_STR_ASCII) || r->tape->len - at - 4 >= DK_U16_ASCII_MIN))
         DK_TRY(put_utf16(r, at, qat, (flags & DK_STR_ASCII) != 0));
     return DK_OK;
 }
@@ -467,7 +465,7 @@ DK_MUST static DK_INLINE int read_str_op(reader *r, uint64_t limit, uint8_t op)
     dk_wr32(r->tape->data + at, (uint32_t)n << DK_STR_SHIFT | flags);
     r->tape->len = at + 4 + n;
     r->p += n + 2;
-    /* shorter than DK_U16_SRC_ASCII_MIN: an entry only when not ASCII */
+    /* shorter than DK_U16_ASCII_MIN: an entry only when not ASCII */
     if (r->u16 != NULL && !(flags & DK_STR_ASCII)) return put_utf16(r, at, qat, 0);
     return DK_OK;
 }
@@ -497,7 +495,8 @@ static void strip_dollar(dk_buf *t, size_t at)
 
 /*
  * strip_dollar for the key just read at tape offset at, and the same for
- * its side-table entry (the last one) when it has one.
+ * its side-table entry (the last one) when it has one; an ASCII key that
+ * falls under DK_U16_ASCII_MIN bytes loses its entry.
  */
 static void strip_key_dollar(reader *r, size_t at)
 {
@@ -509,6 +508,11 @@ static void strip_key_dollar(reader *r, size_t at)
         uint32_t units = dk_rd32(u->data + e + 4);
 
         if (dk_rd32(u->data + e) != (uint32_t)at) return;
+        if ((dk_rd32(r->tape->data + at) & DK_STR_ASCII) &&
+            dk_rd32(r->tape->data + at) >> DK_STR_SHIFT < DK_U16_ASCII_MIN) {
+            u->len = e; /* now short: JS makes it from its bytes */
+            return;
+        }
         if (units & DK_U16_SRC) {
             /* the '$' is the first unit of the source's */
             dk_wr32(u->data + e + 4, units - 1);

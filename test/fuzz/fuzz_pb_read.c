@@ -14,9 +14,11 @@
  *    the same outcome (or TOO_LARGE, the table counting in the budget), the
  *    same tape, entries whose units are their str's bytes converted apart,
  *    the same table the JSON reader makes for the same tape (so one entry
- *    per non-ASCII str), and a budget that counts tape + table exactly;
+ *    per non-ASCII or long ASCII str), and a budget that counts tape +
+ *    table exactly;
  *  - with key references too (DK_READ_KEYREFS): a tape that expands to the
- *    plain one, and an entry for every non-ASCII str written in full.
+ *    plain one, and an entry for every non-ASCII or long ASCII str written
+ *    in full.
  */
 #include "fuzz_common.h"
 #include "dk_internal.h"
@@ -56,13 +58,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 "the side table changes no outcome but the budget's");
     if (rc2 == DK_OK) {
         size_t need = tape2.len + u16.len;
-        size_t non_ascii = 0;
+        size_t tabled = 0;
         FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len),
                     "the same tape with the side table");
-        FUZZ_ASSERT(tw_expand_keyrefs(tape2.data, tape2.len, &expanded, &non_ascii) == 0,
+        FUZZ_ASSERT(tw_expand_keyrefs(tape2.data, tape2.len, &expanded, &tabled) == 0,
                     "a well-formed tape without key references");
-        FUZZ_ASSERT(tw_check_side_table(tape2.data, tape2.len, u16.data, u16.len, NULL, 0, NULL) == (long)non_ascii,
-                    "an entry with the str's units for every non-ASCII str");
+        FUZZ_ASSERT(tw_check_side_table(tape2.data, tape2.len, u16.data, u16.len, NULL, 0, NULL) == (long)tabled,
+                    "an entry with the str's units for every str that needs one");
         /* the budget counts tape and table exactly */
         dk_arena_reset(&arena);
         FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, NULL, &err2) == DK_OK,
@@ -76,8 +78,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             dk_arena_reset(&arena);
             rc2 = dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, NULL, &err2);
         }
-        /* every non-ASCII str has its entry: the JSON reader, which makes
-         * its table apart, gives the same one for the same tape */
+        /* every non-ASCII or long ASCII str has its entry: the JSON reader,
+         * which makes its table apart, gives the same one for the same
+         * tape */
         dk_arena_reset(&arena);
         if (dk_pb_to_json_opts(data, size, NULL, &arena, &mid, &json, &err2) == DK_OK) {
             dk_arena_reset(&arena);
@@ -90,7 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(tape2.len == 0 && u16.len == 0, "a failure leaves no table");
     }
     /* with key references (what JS decodes through): the same outcome,
-     * and expanded, the same tape; every full non-ASCII str has its entry */
+     * and expanded, the same tape; every full non-ASCII or long ASCII str
+     * has its entry */
     dk_arena_reset(&arena);
     ids = UINT32_MAX;
     rc2 = dk_pb_read_ex(data, size, NULL, 0, DK_READ_KEYREFS, &arena, &tape3, &u3, &ids, &err2);
@@ -98,14 +102,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 "key references change no outcome but the budget's");
     FUZZ_ASSERT(rc2 == DK_OK || ids == 0, "a failed read counts no referenceable value");
     if (rc2 == DK_OK && rc == DK_OK) {
-        size_t non_ascii = 0;
+        size_t tabled = 0;
         FUZZ_ASSERT((long)ids == tw_count_ids(tape.data, tape.len),
                     "the count of referenceable values is the tape's");
-        FUZZ_ASSERT(tw_expand_keyrefs(tape3.data, tape3.len, &expanded, &non_ascii) >= 0 &&
+        FUZZ_ASSERT(tw_expand_keyrefs(tape3.data, tape3.len, &expanded, &tabled) >= 0 &&
                         fuzz_same(expanded.data, expanded.len, tape.data, tape.len),
                     "key references expand to the plain tape");
-        FUZZ_ASSERT(tw_check_side_table(tape3.data, tape3.len, u3.data, u3.len, NULL, 0, NULL) == (long)non_ascii,
-                    "with key references, an entry for every full non-ASCII str");
+        FUZZ_ASSERT(tw_check_side_table(tape3.data, tape3.len, u3.data, u3.len, NULL, 0, NULL) == (long)tabled,
+                    "with key references, an entry for every full non-ASCII or long ASCII str");
     }
     if (rc != DK_OK) return 0;
 

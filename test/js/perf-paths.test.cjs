@@ -79,6 +79,23 @@ test('binary values decoded from WebAssembly memory are copies of their own size
   assert.equal(back.ab.byteLength, 2);
 });
 
+/* How many strings run() decodes that really come from the core's side table. */
+function sideTableHits(run) {
+  const fromUtf16 = T.TapeReader.prototype.fromUtf16;
+  let hits = 0;
+  T.TapeReader.prototype.fromUtf16 = function (at) {
+    const s = fromUtf16.call(this, at);
+    if (s !== null) hits++;
+    return s;
+  };
+  try {
+    run();
+  } finally {
+    T.TapeReader.prototype.fromUtf16 = fromUtf16;
+  }
+  return hits;
+}
+
 for (const format of ['json', 'protobuf']) test(`UTF-16 side table (${format}): non-ASCII strings in every place a str can sit`, () => {
   const { serializable, encodeEntity, decodeEntity } = require(`../../js/${format}.cjs`);
   class Ünïcode { constructor() { this.$é = 'ß'; this['$$東'] = '京'; this.plain = 'x'; } }
@@ -92,20 +109,10 @@ for (const format of ['json', 'protobuf']) test(`UTF-16 side table (${format}): 
     /ünï(c)ödé/giu, err, new U(), [new U(), '\ud800', 'a\udc00b', '𝄞', '\ufeff'],
     { name: 'ñame first' },
   ];
-  // Count the strings that really come from the core's side table.
-  const fromUtf16 = T.TapeReader.prototype.fromUtf16;
-  let hits = 0;
-  T.TapeReader.prototype.fromUtf16 = function (at) {
-    const s = fromUtf16.call(this, at);
-    if (s !== null) hits++;
-    return s;
-  };
   const backs = [];
-  try {
+  const hits = sideTableHits(() => {
     for (const v of values) backs.push(decodeEntity(encodeEntity(v)));
-  } finally {
-    T.TapeReader.prototype.fromUtf16 = fromUtf16;
-  }
+  });
   assert.ok(hits >= 30, `${hits} strings from the side table`);
   for (const [i, v] of values.entries()) {
     const back = backs[i];
@@ -121,6 +128,45 @@ for (const format of ['json', 'protobuf']) test(`UTF-16 side table (${format}): 
   const odd = decodeEntity(format === 'json' ? '{"$Error":{"name":"Érror","message":"m"}}'
     : encodeEntity(Object.assign(new Error('m'), { name: 'Érror' })));
   assert.equal(odd.name, 'Érror');
+});
+
+/*
+ * ASCII strings over 24 bytes (the core's DK_U16_ASCII_MIN) come from the
+ * side table too, from bytes (protobuf, JSON in a Buffer) as from a JSON
+ * string: as slices of one string made for many, not one latin1Slice each.
+ * 24-byte ones are made from the tape bytes.
+ */
+for (const input of ['protobuf', 'json-buffer', 'json-string']) test(`UTF-16 side table (${input}): ASCII strings from 25 bytes on`, () => {
+  const format = input === 'protobuf' ? 'protobuf' : 'json';
+  const { createRegistry, createCodec } = require('../../js/index.cjs');
+  const registry = createRegistry();
+  const codec = createCodec({ format, registry });
+  const L25 = 'exactly twenty-five bytes';
+  const L24 = 'exactly twenty-four byte';
+  class Long { constructor() { this[L25] = 'a value of some forty ASCII characters.'; this.short = L24; } }
+  registry.serializable(Long, { key: 'a class key over twenty-five' });
+  const err = new Error('an error message over twenty-five bytes');
+  const value = [
+    L25, L24, { [L25]: L24, [L24]: L25 }, new Long(), new Long(),
+    new Map([[L25, 'a Map value that is long enough'], ['k', L24]]),
+    new Set([L25 + '!']), 12345678901234567890123456789n, /a regexp source over twenty-five/g, err,
+  ];
+  // L25 as a value, a member key, a member value and a Map key; the
+  // instances' long values (x2); the Map and Set values, the BigInt's 29
+  // digits, the RegExp source, the Error's message and stack: 12. Then in
+  // JSON each instance's class key and L25 key (4); in protobuf the class
+  // key once, the instances' L25 key being a key reference to the member
+  // key read in full before.
+  const want = format === 'protobuf' ? 13 : 16;
+  let back;
+  const hits = sideTableHits(() => {
+    const blob = codec.encodeEntity(value);
+    back = codec.decodeEntity(input === 'json-buffer' ? Buffer.from(blob) : blob);
+  });
+  assert.equal(hits, want, `${hits} strings from the side table`);
+  assert.equal(back[9].message, err.message);
+  assert.deepEqual(back.slice(0, 9), value.slice(0, 9));
+  assert.ok(back[3] instanceof Long && back[4] instanceof Long);
 });
 
 /*
