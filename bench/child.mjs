@@ -37,11 +37,13 @@ import { WORKLOADS } from './workloads.mjs';
 import { compareGraphs } from './check.mjs';
 
 const [peerId, workloadId, mode = 'full'] = process.argv.slice(2);
+// cold: steps 1-3 only (another sample of the first call; run.mjs).
 const SETTINGS = {
   full: { batchMs: 50, repeats: 7, minRepeats: 3, warmupMs: 250, warmMin: 3, budgetMs: 4000 },
   quick: { batchMs: 20, repeats: 3, minRepeats: 3, warmupMs: 60, warmMin: 1, budgetMs: 1500 },
+  cold: {},
 }[mode];
-if (!SETTINGS) throw new Error(`mode must be quick or full, not ${mode}`);
+if (!SETTINGS) throw new Error(`mode must be quick, full or cold, not ${mode}`);
 if (typeof globalThis.gc !== 'function') throw new Error('run with --expose-gc');
 
 const now = () => performance.now();
@@ -143,6 +145,7 @@ async function main() {
       result.error = `decode threw ${errText(e)}`;
     }
   }
+  if (mode === 'cold') return result;
   if (result.error) {
     result.correct = false;
     result.problems = [result.error];

@@ -42,6 +42,29 @@ function parseArgs(argv) {
   return args;
 }
 
+/*
+ * The first call is one sample per process, and one process can be
+ * unlucky (a collection or a compile landing in it, the other core busy:
+ * darmok's first Foo decode took 3-7 ms in about one process of four,
+ * 0.3-0.5 ms in the others): in a full run, more fresh processes time it
+ * again (child.mjs cold), and r reports the median of each part over all
+ * of them: 5 samples, 3 for a large workload.
+ */
+function coldSamples(r, peer, workload) {
+  const enc = [r.coldEncodeMs];
+  const dec = [r.coldDecodeMs];
+  const more = WORKLOADS[workload].large ? 2 : 4;
+  for (let i = 0; i < more; i++) {
+    const c = runChild(peer, workload, 'cold');
+    if (c.fatal || !Number.isFinite(c.coldDecodeMs)) continue;
+    enc.push(c.coldEncodeMs);
+    dec.push(c.coldDecodeMs);
+  }
+  r.coldSamples = enc.length;
+  r.coldEncodeMs = median(enc);
+  r.coldDecodeMs = median(dec);
+}
+
 /* Runs one child; returns its parsed RESULT line (or a failure record). */
 function runChild(peer, workload, mode) {
   const child = path.join(HERE, 'child.mjs');
@@ -102,6 +125,13 @@ function correctness(r) {
   return `**no**: ${first}${more}`;
 }
 
+/* The first encode + decode over one warm round trip: ", 3.1x". */
+function coldRatio(r) {
+  if (!Number.isFinite(r.coldDecodeMs) || !(r.roundTripOps > 0)) return '';
+  const x = (r.coldEncodeMs + r.coldDecodeMs) / (1000 / r.roundTripOps);
+  return `, ${x >= 10 ? x.toFixed(0) : x.toFixed(1)}x`;
+}
+
 function workloadSection(id, results) {
   const w = WORKLOADS[id];
   const lines = [];
@@ -110,7 +140,7 @@ function workloadSection(id, results) {
   const baselines = results.filter((r) => r.json && Number.isFinite(r.json.roundTripOps));
   const jsonRt = baselines.map((r) => r.json.roundTripOps);
   const jsonBytes = baselines.length ? baselines[0].jsonBytes : undefined;
-  lines.push('| peer | version | round trip ops/s | vs native JSON round trip | encode ops/s | decode ops/s | bytes | heap alloc/op | GC share | first call ms (enc + dec) | correct? |');
+  lines.push('| peer | version | round trip ops/s | vs native JSON round trip | encode ops/s | decode ops/s | bytes | heap alloc/op | GC share | first call ms (enc + dec), × a warm round trip | correct? |');
   lines.push('|---|---|--:|---|--:|--:|--:|--:|--:|--:|---|');
   if (baselines.length) {
     const enc = median(baselines.map((r) => r.json.encodeOps));
@@ -123,7 +153,7 @@ function workloadSection(id, results) {
   for (const r of results) {
     const label = r.label || r.peer;
     if (r.skipped) { lines.push(`| ${cell(label)} | — | skipped: ${cell(r.skipped)} | | | | | | | | |`); continue; }
-    const first = r.coldEncodeMs !== undefined ? `${ms(r.coldEncodeMs)} + ${ms(r.coldDecodeMs)}` : '—';
+    const first = r.coldEncodeMs !== undefined ? `${ms(r.coldEncodeMs)} + ${ms(r.coldDecodeMs)}${coldRatio(r)}` : '—';
     const cmp = r.ratioToJson !== undefined ? `${ratio(r.ratioToJson)}` : '—';
     lines.push(`| ${cell(label)} | ${r.version || '—'} | ${ops(r.roundTripOps)} | ${cmp} | ${ops(r.encodeOps)} | ${ops(r.decodeOps)} | ${bytes(r.bytes)} | ${bytes(r.allocPerOp)} | ${pct(r.gcShare)} | ${first} | ${cell(correctness(r))} |`);
   }
@@ -214,7 +244,9 @@ function report(args, all, totalMs, coreMd) {
     'per round trip: used-heap growth over a batch plus what each GC in the batch freed, divided by the',
     'batch size (a full GC runs, untimed, before every batch); Buffer/ArrayBuffer/WebAssembly memory is',
     'outside the V8 heap and not counted. "first call" is the first encode and first decode in a fresh',
-    'process after import (cold JIT; for darmok, the first calls into WebAssembly). "correct?" compares the',
+    'process after import (cold JIT; for darmok, the first calls into WebAssembly), medians over 5 processes',
+    '(3 for 10,000 Posts, 1 in quick mode), and their sum over one warm round trip (ops/s); workload strings are flat, as read',
+    'from a socket (bench/workloads.mjs). "correct?" compares the',
     'decoded value with the original: prototypes at every level, Map/Set/Date, values, missing/extra',
     'properties, and identity of shared references and cycles. Incorrect peers are still timed.',
     'Machine caveat: the absolute numbers are one shared 2-core machine\'s; compare ratios.', '');
@@ -249,6 +281,7 @@ for (const w of workloads) {
     }
     process.stderr.write(`${w.padEnd(9)} ${p.id.padEnd(18)} `);
     const r = runChild(p.id, w, mode);
+    if (!args.quick && !r.fatal && Number.isFinite(r.coldDecodeMs)) coldSamples(r, p.id, w);
     all.push(r);
     const summary = r.fatal ? `FAILED ${r.fatal}`
       : `${ops(r.roundTripOps)} rt ops/s, ${ratio(r.ratioToJson)} than JSON, ${r.correct ? 'correct' : 'INCORRECT'}`;
