@@ -31,6 +31,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
 const dateGetTime = Date.prototype.getTime;
 const DATE_PROTO = Date.prototype;
 const MAP_PROTO = Map.prototype;
+const mapEntries = Map.prototype.entries;
 const SET_PROTO = Set.prototype;
 const objectToString = Object.prototype.toString;
 
@@ -504,7 +505,13 @@ class Encoder {
     return at;
   }
 
-  map(v) {
+  /*
+   * The Map v, its entries read from src: v itself, or for a subclass a
+   * plain Map of its entries (builtin()), so that no method of the
+   * subclass runs here (an LRU cache's get() re-inserts its key: the walk
+   * of keys() below would never end).
+   */
+  map(v, src = v) {
     const w = this.w;
     const at = this.openCounted(v, T.T_MAP);
     let n = 0;
@@ -515,8 +522,8 @@ class Encoder {
       // for every entry that V8 did not optimize away (~65 bytes of
       // garbage an entry: 1.1 KiB of Foo's 2.0 KiB encode), where the
       // keys iterator's results are, and a get() costs no more.
-      for (const k of v.keys()) {
-        const x = v.get(k);
+      for (const k of src.keys()) {
+        const x = src.get(k);
         part = 0;
         const tx = typeof x;
         if (typeof k === 'string' && tx !== 'function' && tx !== 'symbol') {
@@ -631,7 +638,7 @@ class Encoder {
       return;
     }
     if (v instanceof Map) {
-      this.map(v);
+      this.map(v, new Map(mapEntries.call(v)));
       return;
     }
     if (v instanceof Set) {

@@ -161,6 +161,35 @@ test('subclasses of built-ins with internal state: registration refused, strict 
   c.encodeEntity([new Map(), new Set(), new Date(0), /x/, new Uint8Array(1), Buffer.from('a'), new ArrayBuffer(1)], { strict: true });
 });
 
+/*
+ * A Map subclass is written from its own entries, through the built-ins:
+ * an LRU cache's get() re-inserts its key, so a walk of keys() that calls
+ * get() would never end (and would reorder the caller's Map).
+ */
+test('a Map subclass whose get() or keys() misbehave is written from its entries', () => {
+  const { createRegistry, createCodec } = require('../../js/index.cjs');
+  const c = createCodec({ registry: createRegistry() });
+  let calls = 0;
+  class LRU extends Map {
+    get(k) {
+      if (++calls > 100) throw new Error('get() called over and over');
+      const v = super.get(k);
+      super.delete(k);
+      super.set(k, v);
+      return v;
+    }
+    keys() { throw new Error('keys() called'); }
+  }
+  const m = new LRU([['a', 1], ['b', { x: 2 }], [3, 'c']]);
+  for (const format of ['json', 'protobuf']) {
+    const fc = createCodec({ registry: createRegistry(), format });
+    assert.deepStrictEqual([...fc.decodeEntity(fc.encodeEntity({ m })).m], [['a', 1], ['b', { x: 2 }], [3, 'c']]);
+  }
+  assert.strictEqual(c.encodeEntity(m), '{"$Map":[["a",1],["b",{"x":2}],[3,"c"]]}');
+  assert.strictEqual(calls, 0, 'the subclass get() is not called');
+  assert.deepStrictEqual([...Map.prototype.keys.call(m)], ['a', 'b', 3], 'the Map is not reordered');
+});
+
 test('migrate may not call darmok: ERR_INTERNAL that says so', () => {
   const { createRegistry, createCodec } = require('../../js/index.cjs');
   const r1 = createRegistry();
