@@ -64,8 +64,12 @@ test('long strings: one scratch per call, not one per string', { skip: haveWasm 
 /*
  * Walking a Map allocates nothing per entry on the V8 heap: a warm protobuf
  * encode (its output is outside the heap) of two 10,000-entry Maps
- * allocated ~1.8 MB when each entry was destructured from an entry array.
- * In a child: a fresh heap, and gc() exposed.
+ * allocated ~1.3 MB when each entry was destructured from an entry array.
+ * In a child: a fresh heap, and gc() exposed. The least of up to 8 encodes:
+ * on a busy machine V8's optimized code (which drops the keys iterator's
+ * results) may not be in place yet after the warm-up (then ~0.9 MB, in
+ * about 1 child of 10 with a fuzzer on the other core); the entry arrays
+ * cost every call.
  */
 test('a Map is walked without garbage per entry', () => {
   const { spawnSync } = require('node:child_process');
@@ -80,15 +84,20 @@ test('a Map is walked without garbage per entry', () => {
       m[1].set(i, i / 3);
     }
     for (let i = 0; i < 30; i++) encodeEntity(m);
-    globalThis.gc();
-    const prof = new v8.GCProfiler();
-    const before = v8.getHeapStatistics().used_heap_size;
-    prof.start();
-    const out = encodeEntity(m);
-    const stats = prof.stop().statistics;
-    let allocated = v8.getHeapStatistics().used_heap_size - before;
-    for (const s of stats) allocated += s.beforeGC.heapStatistics.usedHeapSize - s.afterGC.heapStatistics.usedHeapSize;
-    console.log(JSON.stringify({ allocated, bytes: out.length }));
+    let allocated = Infinity, bytes = 0;
+    for (let r = 0; r < 8 && allocated >= 100000; r++) {
+      globalThis.gc();
+      const prof = new v8.GCProfiler();
+      const before = v8.getHeapStatistics().used_heap_size;
+      prof.start();
+      const out = encodeEntity(m);
+      const stats = prof.stop().statistics;
+      let got = v8.getHeapStatistics().used_heap_size - before;
+      for (const s of stats) got += s.beforeGC.heapStatistics.usedHeapSize - s.afterGC.heapStatistics.usedHeapSize;
+      allocated = Math.min(allocated, got);
+      bytes = out.length;
+    }
+    console.log(JSON.stringify({ allocated, bytes }));
   `;
   const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
   assert.strictEqual(run.stderr, '');
