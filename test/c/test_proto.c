@@ -1728,6 +1728,72 @@ static void test_budget_with_table(void)
 }
 
 /*
+ * An ASCII str's side-table entry never fails a document (dk_proto.c,
+ * dec_entry_commit: not charged to the budget): one 60-byte ASCII string
+ * 20,000 times, a string reference each after the first (~40 KB of
+ * protobuf), decodes with a table under the default bound, as without
+ * one, every str with its entry: 1.3 MB of tape and 2.6 MB of table,
+ * where the bound is 3.6 MB. max_out is the tape's alone: its length is
+ * enough, one byte less is not.
+ */
+static void test_ascii_entries_budget(void)
+{
+    enum { N = 20000, L = 60 };
+    tb t = {0};
+    char s[L];
+    const uint8_t *pb;
+    size_t pb_len, i, p, entries = 0, bound, tape_len = 0;
+    dk_err err;
+    dk_buf u16;
+    uint8_t *copy;
+    dk_code rc;
+    unsigned k;
+    for (i = 0; i < L; i++)
+        s[i] = (char)('a' + i % 26);
+    v_hdr(&t, DK_T_ARRAY, N);
+    for (i = 0; i < N; i++)
+        v_str(&t, s, L);
+    CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "ASCII entries' budget: encodes");
+    copy = dup(pb, pb_len);
+    bound = pb_len * DK_PB_EXPANSION + DK_PB_EXPANSION_FLOOR;
+    CHECK(pb_len < 50000 && t.n < bound && t.n + (size_t)N * (8 + 2 * L) > bound,
+          "ASCII entries' budget: %zu bytes of protobuf, a charged table would pass the bound", pb_len);
+    dk_buf_init(&u16);
+    for (k = 0; k < 3; k++) {
+        /* the default bound, then max_out the tape's length, then one less */
+        size_t max_out = k == 0 ? 0 : k == 1 ? tape_len : tape_len - 1;
+        dk_arena_reset(&dec_side.arena);
+        memset(&err, 0, sizeof err);
+        rc = (dk_code)dk_pb_read_ex(copy, pb_len, NULL, max_out, DK_READ_KEYREFS, &dec_side.arena,
+                                    &dec_side.out, &u16, NULL, &err);
+        if (k == 2) {
+            CHECK(rc == DK_ERR_TOO_LARGE && dec_side.out.len == 0 && u16.len == 0,
+                  "ASCII entries' budget: max_out one byte under the tape refuses it (code %d)", rc);
+            break;
+        }
+        CHECK(rc == DK_OK, "ASCII entries' budget: max_out %zu: decodes with a table (code %d: %s)",
+              max_out, rc, err.msg ? err.msg : "");
+        if (rc != DK_OK)
+            break;
+        tape_len = dec_side.out.len;
+        CHECK(dec_side.out.len == t.n && memcmp(dec_side.out.data, t.p, t.n) == 0,
+              "ASCII entries' budget: the same tape");
+        /* the k-th str's header: after the array's 5 bytes, 1 + 4 + L a str */
+        for (p = 0, entries = 0; u16.len - p >= 8; entries++) {
+            if (dk_rd32(u16.data + p) != 6 + (5 + L) * entries || dk_rd32(u16.data + p + 4) != L ||
+                u16.len - p - 8 < 2 * (size_t)L || memcmp(u16.data + p + 8, "a\0b\0c\0", 6) != 0)
+                break;
+            p += 8 + 2 * (size_t)L;
+        }
+        CHECK(p == u16.len && entries == N, "ASCII entries' budget: %zu entries of %d (table %zu bytes)",
+              entries, N, u16.len);
+    }
+    dk_buf_free(&u16);
+    free(copy);
+    tb_free(&t);
+}
+
+/*
  * The encoder reserves an upper bound on the packed size (pb_bound in
  * dk_proto.c) and lets protobuf-c pack into it; these test builds define
  * DK_CHECK_PB_BOUND, which aborts the write when the bound is below
@@ -2246,6 +2312,7 @@ int main(int argc, char **argv)
         test_one_char_refs();
         test_stream_caps();
         test_budget_with_table();
+        test_ascii_entries_budget();
         test_key_compare();
         test_pb_bound();
         printf("c-proto: %d passed, %d failed\n", passed, failed);
