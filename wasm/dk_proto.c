@@ -50,6 +50,11 @@
  * cost up to a third of the C write.
  */
 #define PB_REF_MAX_BYTES 64
+/* A string reference is at least 2 bytes of protobuf (its kind, its index)
+ * for a tape str of 5 + n bytes: every document the encoder writes stays
+ * within the decode's amplification bound (darmok.h). */
+_Static_assert((5 + PB_REF_MAX_BYTES) / 2 < DK_PB_EXPANSION,
+               "shared strings must not expand past DK_PB_EXPANSION");
 
 /* Document field numbers (darmok.proto). */
 enum {
@@ -1279,12 +1284,10 @@ typedef struct pb_dec {
     uint32_t max_length;
     size_t max_out; /* tape bytes allowed: the amplification bound */
     size_t room_end; /* the tape length both the budget and out's capacity
-                      * allow: min(out->cap, max_out - charged u16 length);
-                      * out->len never passes it (dec_room_set) */
-    dk_buf *u16;    /* UTF-16 side table (dk_pb_read_ex), or NULL; its
-                     * bytes count against max_out too, but those of
-                     * ASCII strs' entries (u16_ascii of them) */
-    size_t u16_ascii;
+                      * allow: min(out->cap, max_out); out->len never
+                      * passes it (dec_room_set) */
+    dk_buf *u16;    /* UTF-16 side table (dk_pb_read_ex), or NULL; not
+                     * charged to max_out (dec_entry_room) */
     uint32_t *key_js; /* DK_READ_KEYREFS: per strings entry, its member key
                        * index once written in full (UINT32_MAX before) */
     uint32_t n_keys;  /* member keys written in full */
@@ -1586,27 +1589,23 @@ static int dec_bad_here(pb_dec *d, dk_code code, const char *msg)
 
 /* --- tape output ------------------------------------------------------- */
 
-/* n more output bytes (tape and the side table's charged entries
- * together) within max_out (<= DK_PB_MAX_OUT): a document whose string
- * table or back-references make it expand past that fails here. */
+/* n more tape bytes within max_out (<= DK_PB_MAX_OUT): a document whose
+ * string table or back-references make it expand past that fails here. */
 static DK_MUST int dec_budget(pb_dec *d, size_t n)
 {
-    size_t used = d->out->len + (d->u16 ? d->u16->len - d->u16_ascii : 0);
+    size_t used = d->out->len;
     if (used > d->max_out || n > d->max_out - used)
         return dec_bad_here(d, DK_ERR_TOO_LARGE,
                             "decoded document too large for its size (string table amplification)");
     return DK_OK;
 }
 
-/* d->room_end again, after out's capacity or the side table's charged
- * length changed. out->len <= room_end holds after: out->len <= out->cap,
- * and out->len + charged u16 length <= max_out (dec_budget was checked for
- * every byte written to either). */
+/* d->room_end again, after out's capacity changed. out->len <= room_end
+ * holds after: out->len <= out->cap, and out->len <= max_out (dec_budget
+ * was checked for every byte written). */
 static void dec_room_set(pb_dec *d)
 {
-    size_t u = d->u16 ? d->u16->len - d->u16_ascii : 0;
-    size_t lim = u <= d->max_out ? d->max_out - u : 0;
-    d->room_end = d->out->cap < lim ? d->out->cap : lim;
+    d->room_end = d->out->cap < d->max_out ? d->out->cap : d->max_out;
 }
 
 /* dec_room's step when the budget or the capacity may be short: the
@@ -1691,19 +1690,18 @@ static DK_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, un
 /*
  * Side-table entries (dk_pb_read_ex) are made in two steps: memory for the
  * largest entry a str of len bytes can need (8 + 2 len) past the table's
- * end, where its units are written; then the entry is committed, and
- * charged to the budget at its real size. Uncommitted memory is capacity
- * only: at most 8 + 2 len past what the budget allows, len within the input.
+ * end, where its units are written; then the entry is committed at its
+ * real size.
  *
- * An ASCII str's entry is not charged: it only saves JS a call (it makes
- * the string from the tape bytes without one), and it must not fail a
- * document that decodes without it. A string reference is a few bytes of
- * protobuf, so its share of the budget is its tape str, 5 + n bytes; its
- * entry would add 8 + 2n, and one 60-byte ASCII string 20,000 times (40
- * KB) would pass the default bound (3.9 MB for 3.6 allowed) where its
- * tape (1.3 MB) fits. Such entries are bounded by the tape instead: 8 + 2n
- * is at most twice the str's 4 + n bytes, so the table's uncharged part is
- * at most twice the tape, itself within max_out.
+ * Entries are not charged to max_out: they only save JS work (it makes
+ * every string from the tape bytes without them), so they must not fail
+ * a document that decodes without them, and they cannot: an entry, 8 + 2
+ * units, is at most twice its str's 4 + n tape bytes, so the table is at
+ * most twice the tape, itself within max_out. Charged, they failed
+ * documents darmok itself writes: a string reference is ~2 bytes of
+ * protobuf and the encoder shares strings of up to 64 bytes, so one
+ * 60-byte string 20,000 times (40 KB) asked for 3.9 MB of tape and table
+ * where the default bound allows 3.6 MB (its tape: 1.3 MB).
  */
 static DK_MUST int dec_entry_room(pb_dec *d, size_t len, uint8_t **units_at)
 {
@@ -1716,26 +1714,19 @@ static DK_MUST int dec_entry_room(pb_dec *d, size_t len, uint8_t **units_at)
     return 0;
 }
 
-/* Commit the entry of the str at tape offset at, whose units are written;
- * charged to the budget unless the str is ASCII. */
-static DK_MUST int dec_entry_commit(pb_dec *d, size_t at, size_t units, int ascii)
+/* Commit the entry of the str at tape offset at, whose units are written. */
+static void dec_entry_commit(pb_dec *d, size_t at, size_t units)
 {
     dk_buf *u = d->u16;
-    if (ascii)
-        d->u16_ascii += 8 + 2 * units;
-    else
-        DK_TRY(dec_budget(d, 8 + 2 * units));
     dk_wr32(u->data + u->len, (uint32_t)at);
     dk_wr32(u->data + u->len + 4, (uint32_t)units);
     u->len += 8 + 2 * units;
-    if (!ascii)
-        dec_room_set(d);
-    return 0;
 }
 
 /* A tape str (header + bytes), and its side-table entry when a table is
- * made and it is not ASCII or has DK_U16_ASCII_MIN bytes; f: its tape flags. b->len is at most
- * max_length (checked by dec_scan), itself at most the tape's 2^30 - 1. */
+ * made and it is not ASCII or has DK_U16_ASCII_MIN bytes; f: its tape
+ * flags. b->len is at most max_length (checked by dec_scan), itself at
+ * most the tape's 2^30 - 1. */
 static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     size_t at = d->out->len;
@@ -1745,8 +1736,8 @@ static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, un
     if (d->u16 == NULL || ((f & DK_STR_ASCII) && b->len < DK_U16_ASCII_MIN))
         return 0;
     DK_TRY(dec_entry_room(d, b->len, &units_at));
-    return dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at),
-                            (f & DK_STR_ASCII) != 0);
+    dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
+    return 0;
 }
 
 /* --- the streams ----------------------------------------------------------- */
@@ -1796,9 +1787,9 @@ static DK_MUST int dec_text(pb_dec *d)
     if (units_at == NULL)
         return 0;
     if (!(f & PB_TX_ASCII))
-        return dec_entry_commit(d, at, units, 0);
-    if (b->len >= DK_U16_ASCII_MIN) /* pb_text_class wrote no units */
-        return dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at), 1);
+        dec_entry_commit(d, at, units);
+    else if (b->len >= DK_U16_ASCII_MIN) /* pb_text_class wrote no units */
+        dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
     return 0;
 }
 

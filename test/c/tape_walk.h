@@ -277,23 +277,4 @@ done:
     return rc;
 }
 
-/*
- * The bytes of the entries of ASCII strs in the side table u[0..un) of the
- * tape t (checked already, tw_check_side_table): what dk_pb_read_ex does
- * not charge to max_out. Entries pointing into a source (DK_U16_SRC) are
- * 12 bytes.
- */
-static size_t tw_ascii_entry_bytes(const uint8_t *t, const uint8_t *u, size_t un)
-{
-    size_t p = 0, sum = 0;
-    while (un - p >= 8) {
-        uint32_t at = dk_rd32(u + p), cnt = dk_rd32(u + p + 4);
-        size_t size = cnt & DK_U16_SRC ? 12 : 8 + 2 * (size_t)cnt;
-        if (dk_rd32(t + at) & DK_STR_ASCII)
-            sum += size;
-        p += size;
-    }
-    return sum;
-}
-
 #endif
