@@ -458,6 +458,9 @@ const CHUNK_BYTES = 16 * 1024;
  */
 const BIG_CHUNK_BYTES = 2.5 * 1024 * 1024; // 1.25 Mi units > 0xFBEE9
 
+/* The stretch of tape bytes made one Latin-1 string (TapeReader#fromLatin1). */
+const LATIN_CHUNK_BYTES = 4 * 1024;
+
 /*
  * The string of the ASCII bytes buf[start .. start+len), len <= SHORT_MAX;
  * nb: buf as a Node Buffer, or null. A string not in the cache is made by
@@ -507,6 +510,11 @@ class TapeReader {
     this.chunk = '';
     this.chunkAt = 0;
     this.chunkEnd = 0;
+    /* A stretch of the tape made one Latin-1 string (see fromLatin1), and
+       the bytes buf[latinAt..latinEnd) it was made of. */
+    this.latin = '';
+    this.latinAt = 0;
+    this.latinEnd = 0;
     /* The member keys read in full so far, when the tape has key
        references (useKeyrefs); else null. */
     this.keys = null;
@@ -531,6 +539,7 @@ class TapeReader {
     this.u16At = 0;
     this.u16End = 0;
     this.chunkAt = 0;
+    this.latinAt = 0;
     this.refCount = 0;
     this.release();
   }
@@ -541,6 +550,8 @@ class TapeReader {
     this.text = '';
     this.chunk = '';
     this.chunkEnd = 0;
+    this.latin = '';
+    this.latinEnd = 0;
   }
 
   /* The tape may hold key references (dk_tape.h): see key(). */
@@ -571,8 +582,7 @@ class TapeReader {
   /*
    * Read strings from the core's UTF-16 side table buf[at..end)
    * (dk_json_read_ex): entries u32 tape offset (from base, where the tape
-   * starts in buf), u32 units, the units (non-ASCII strings, and ASCII
-   * ones over SHORT_MAX bytes); or u32 tape
+   * starts in buf), u32 units, the units (non-ASCII strings); or u32 tape
    * offset, u32 units | 0x80000000, u32 index of the first of them in
    * text, the JSON text the tape was read from (a string; only a decode of
    * a string has such entries, for non-ASCII strings and ASCII ones over
@@ -646,6 +656,28 @@ class TapeReader {
     return null;
   }
 
+  /*
+   * The ASCII string of the tape bytes buf[start..end), longer than
+   * SHORT_MAX: a substring of one latin1Slice of the tape from it on, up to
+   * LATIN_CHUNK_BYTES, of which the long ASCII strings after it are
+   * substrings too. A Buffer slice call costs 70-130 ns whatever its
+   * length, a substring ~13. A one-byte string, as latin1Slice makes one
+   * (the core's UTF-16 would make it a two-byte one: twice the memory,
+   * slower to stringify, hash or measure). The stretch holds the tape
+   * bytes between the strings too, and a kept string keeps it alive, as a
+   * string of the UTF-16 side table keeps its chunk.
+   */
+  fromLatin1(start, end) {
+    if (start < this.latinAt || end > this.latinEnd) {
+      if (end - start > LATIN_CHUNK_BYTES) return this.nb.latin1Slice(start, end);
+      const stop = start + LATIN_CHUNK_BYTES < this.end ? start + LATIN_CHUNK_BYTES : this.end;
+      this.latin = this.nb.latin1Slice(start, stop);
+      this.latinAt = start;
+      this.latinEnd = stop;
+    }
+    return this.latin.substring(start - this.latinAt, end - this.latinAt);
+  }
+
   u8() {
     return this.buf[this.pos++];
   }
@@ -678,15 +710,15 @@ class TapeReader {
     this.pos = end;
     const ascii = (header & STR_ASCII) !== 0;
     if (ascii && len <= SHORT_MAX) return shortAscii(buf, this.nb, start, len);
-    // From the side table: non-ASCII strings, and ASCII ones over
-    // SHORT_MAX bytes (the core's DK_U16_ASCII_MIN = SHORT_MAX + 1).
+    // From the side table: non-ASCII strings, and from a JSON string its
+    // ASCII ones too (the core's DK_U16_ASCII_MIN = SHORT_MAX + 1).
     if (this.u16At < this.u16End) {
       const s = this.fromUtf16(at);
       if (s !== null) return s;
     }
     if (ascii) {
       // ASCII is Latin-1: one-byte string, no decoding.
-      if (this.nb !== null) return this.nb.latin1Slice(start, end);
+      if (this.nb !== null) return this.fromLatin1(start, end);
       return utf8Decoder.decode(buf.subarray(start, end));
     }
     if ((header & STR_WTF8) !== 0) return readWtf8Unsafe(buf, start, end);

@@ -383,13 +383,12 @@ typedef struct dk_src16 {
 
 /*
  * dk_json_read_opts plus a UTF-16 side table for JS: unless u16_out is
- * NULL it is emptied and gets, for every non-ASCII str of the tape and
- * every ASCII one of DK_U16_ASCII_MIN bytes or more, in tape order, an
- * entry: u32 tape offset of the str's header, u32 count of UTF-16 code
- * units, the units (LE, 2 bytes each). A later entry never has a smaller
- * offset. JS makes such strings as slices of one Buffer#ucs2Slice of many
- * entries, instead of decoding UTF-8, which V8 does slowly, or calling
- * into Node once a string. Emptied on failure.
+ * NULL it is emptied and gets, for every non-ASCII str of the tape in tape
+ * order, an entry: u32 tape offset of the str's header, u32 count of
+ * UTF-16 code units, the units (LE, 2 bytes each). A later entry never has
+ * a smaller offset. JS makes such strings as slices of one
+ * Buffer#ucs2Slice of many entries, instead of decoding UTF-8, which V8
+ * does slowly. Emptied on failure.
  * Unless refs_out is NULL, *refs_out is set to the number of referenceable
  * values in the tape (0 on failure): JS sizes its table of them at once.
  */
@@ -401,12 +400,13 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
 #define DK_U16_SRC 0x80000000u
 
 /*
- * An ASCII str of at least this many bytes gets a side-table entry too:
- * from a JS string's text (dk_json_read_utf16) a DK_U16_SRC one when it
- * can, else its units. JS then takes it as a slice of a string it already
- * has, where it would make it from the tape bytes with one Buffer call
- * (latin1Slice, 70-130 ns whatever the length). Shorter ones JS makes
- * from the tape bytes, through its cache (js/tape.cjs SHORT_MAX + 1).
+ * dk_json_read_utf16 also gives an ASCII string of at least this many
+ * bytes a DK_U16_SRC entry (JS then slices it out of its text); shorter
+ * ones JS makes from the tape bytes, through its cache (js/tape.cjs
+ * SHORT_MAX + 1). Without a JS string, an ASCII string gets no entry: JS
+ * slices the long ones out of one Latin-1 string made of the tape bytes
+ * (TapeReader#fromLatin1), so they stay one-byte strings, where units
+ * would make them two-byte ones (twice the memory, slower to use).
  */
 #define DK_U16_ASCII_MIN 25
 
@@ -430,8 +430,8 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
  * table entry u32 tape offset, u32 count | DK_U16_SRC, u32 index of its
  * first unit: JS takes it from the text, and the core converts nothing
  * back. Such entries are made for ASCII strings too, from
- * DK_U16_ASCII_MIN bytes on (one with an escape gets its units, as
- * from bytes). refs_out as for dk_json_read_ex. The WebAssembly entry
+ * DK_U16_ASCII_MIN bytes on (an ASCII string never gets an entry
+ * with its units). refs_out as for dk_json_read_ex. The WebAssembly entry
  * dk_json_decode_ctx with units.
  */
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
@@ -543,7 +543,7 @@ DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
 
 /*
  * dk_pb_read_opts plus the UTF-16 side table of dk_json_read_ex for the
- * non-ASCII and long ASCII strs of the tape (u16_out NULL: none). The
+ * non-ASCII strs of the tape (u16_out NULL: none). The
  * table does not count against max_out, so the outcome of a document
  * never depends on it (but for memory): each entry is at most twice its
  * str's tape bytes, so the table is at most twice the tape.

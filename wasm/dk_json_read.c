@@ -360,8 +360,9 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
  * and they are intact (dk_json_read_utf16): u32 at, u32 unit count |
  * DK_U16_SRC, u32 index of the first; else u32 at, u32 unit count, the
  * UTF-16 units (LE; a byte gives at most one unit, a 4-byte sequence two,
- * so 2n bytes do). ascii: the str is ASCII (one byte, one unit); callers
- * ask for an entry only when it has DK_U16_ASCII_MIN bytes or more.
+ * so 2n bytes do). An ASCII str (ascii set: one byte, one unit) only ever
+ * gets the first kind, from DK_U16_ASCII_MIN bytes on; JS makes it from
+ * its bytes otherwise (units would make it a two-byte string).
  */
 DK_MUST static int put_utf16(reader *r, size_t at, size_t qat, int ascii)
 {
@@ -386,6 +387,7 @@ DK_MUST static int put_utf16(reader *r, size_t at, size_t qat, int ascii)
             return DK_OK;
         }
     }
+    if (ascii) return DK_OK;
     return dk_utf16_entry(u, at, r->tape->data + at + 4, n, r->err, POS(r));
 }
 
@@ -437,8 +439,9 @@ DK_MUST static int read_str_long(reader *r, uint64_t limit, size_t at)
     DK_TRY(read_str_bytes(r, limit, &flags));
     dk_wr32(r->tape->data + at,
             (uint32_t)(r->tape->len - at - 4) << DK_STR_SHIFT | flags);
-    if (r->u16 != NULL &&
-        (!(flags & DK_STR_ASCII) || r->tape->len - at - 4 >= DK_U16_ASCII_MIN))
+    /* a long ASCII str only has an entry pointing at a JS string's units */
+    if (r->u16 != NULL && (!(flags & DK_STR_ASCII) ||
+                           (r->src != NULL && r->tape->len - at - 4 >= DK_U16_ASCII_MIN)))
         DK_TRY(put_utf16(r, at, qat, (flags & DK_STR_ASCII) != 0));
     return DK_OK;
 }

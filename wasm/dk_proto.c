@@ -1723,17 +1723,16 @@ static void dec_entry_commit(pb_dec *d, size_t at, size_t units)
     u->len += 8 + 2 * units;
 }
 
-/* A tape str (header + bytes), and its side-table entry when a table is
- * made and it is not ASCII or has DK_U16_ASCII_MIN bytes; f: its tape
- * flags. b->len is at most max_length (checked by dec_scan), itself at
- * most the tape's 2^30 - 1. */
+/* A tape str (header + bytes), and its side-table entry when it is not
+ * ASCII and a table is made; f: its tape flags. b->len is at most
+ * max_length (checked by dec_scan), itself at most the tape's 2^30 - 1. */
 static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     size_t at = d->out->len;
     uint8_t *units_at;
     DK_TRY(dec_room(d, 4 + b->len));
     dec_str_unsafe(d, b, f);
-    if (d->u16 == NULL || ((f & DK_STR_ASCII) && b->len < DK_U16_ASCII_MIN))
+    if (d->u16 == NULL || (f & DK_STR_ASCII))
         return 0;
     DK_TRY(dec_entry_room(d, b->len, &units_at));
     dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
@@ -1784,12 +1783,8 @@ static DK_MUST int dec_text(pb_dec *d)
     d->text_f[i] = (uint8_t)f;
     d->ti++;
     dec_str_unsafe(d, b, f);
-    if (units_at == NULL)
-        return 0;
-    if (!(f & PB_TX_ASCII))
+    if (units_at != NULL && !(f & PB_TX_ASCII))
         dec_entry_commit(d, at, units);
-    else if (b->len >= DK_U16_ASCII_MIN) /* pb_text_class wrote no units */
-        dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
     return 0;
 }
 

@@ -34,9 +34,8 @@ static int tw_put(dk_buf *out, const uint8_t *t, size_t n)
 }
 
 /* The str at t[*i..n) (a full one, never a reference): copied to out
- * (unless out is NULL); counts it in *tabled when a side table has an
- * entry for it: not ASCII, or ASCII of DK_U16_ASCII_MIN bytes or more. */
-static int tw_str(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *tabled)
+ * (unless out is NULL); counts it in *non_ascii when it is not ASCII. */
+static int tw_str(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *non_ascii)
 {
     uint32_t h;
     size_t len;
@@ -46,8 +45,8 @@ static int tw_str(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *ta
     len = h >> DK_STR_SHIFT;
     if ((h & DK_STR_KEYREF) == DK_STR_KEYREF || n - *i - 4 < len)
         return -1;
-    if (!(h & DK_STR_ASCII) || len >= DK_U16_ASCII_MIN)
-        ++*tabled;
+    if (!(h & DK_STR_ASCII))
+        ++*non_ascii;
     if (out && tw_put(out, t + *i, 4 + len) != 0)
         return -1;
     *i += 4 + len;
@@ -56,7 +55,7 @@ static int tw_str(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *ta
 
 /* A member or class key at t[*i..n): a reference, copied out as the key it
  * names, or a key in full, copied and remembered (keys[] holds offsets). */
-static int tw_key(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *tabled,
+static int tw_key(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *non_ascii,
                   size_t **keys, size_t *nkeys, size_t *kcap, long *refs)
 {
     uint32_t h;
@@ -81,18 +80,18 @@ static int tw_key(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *ta
         *keys = nk;
     }
     (*keys)[(*nkeys)++] = *i;
-    return tw_str(t, n, i, out, tabled);
+    return tw_str(t, n, i, out, non_ascii);
 }
 
 /*
  * Copies the tape t[0..n) into out (emptied first) with every key reference
- * replaced by the full key str it names, counts the full strs of t that
- * have side-table entries (tw_str; references not counted) in *tabled and, unless ids is NULL, its
+ * replaced by the full key str it names, counts the full non-ASCII strs
+ * of t (references not counted) in *non_ascii and, unless ids is NULL, its
  * referenceable values (dk_tape.h) in *ids. Returns the number of key
  * references met, or -1 when t is not one well-formed tape whose references
  * all name member or class keys written in full before them.
  */
-static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *tabled, size_t *ids)
+static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, size_t *ids)
 {
     tw_frame *st = NULL;
     size_t sp = 0, cap = 0, *keys = NULL, nkeys = 0, kcap = 0, i = 0;
@@ -100,12 +99,12 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *tabled, siz
     int key_next = 0;
 
     out->len = 0;
-    *tabled = 0;
+    *non_ascii = 0;
     while (i < n) {
         uint8_t op;
         uint64_t kids = 0, used = 1;
         int container = 0, rec = 0;
-        if (key_next && tw_key(t, n, &i, out, tabled, &keys, &nkeys, &kcap, &refs) != 0)
+        if (key_next && tw_key(t, n, &i, out, non_ascii, &keys, &nkeys, &kcap, &refs) != 0)
             goto done;
         if (i >= n)
             goto done;
@@ -130,10 +129,10 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *tabled, siz
             i += 8;
             break;
         case DK_T_BIGINT: case DK_T_STR:
-            if (tw_str(t, n, &i, out, tabled) != 0) goto done;
+            if (tw_str(t, n, &i, out, non_ascii) != 0) goto done;
             break;
         case DK_T_REGEXP:
-            if (tw_str(t, n, &i, out, tabled) != 0 || tw_str(t, n, &i, out, tabled) != 0)
+            if (tw_str(t, n, &i, out, non_ascii) != 0 || tw_str(t, n, &i, out, non_ascii) != 0)
                 goto done;
             break;
         case DK_T_BYTES: {
@@ -157,7 +156,7 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *tabled, siz
             container = rec = 1;
             break;
         case DK_T_INSTANCE:
-            if (tw_key(t, n, &i, out, tabled, &keys, &nkeys, &kcap, &refs) != 0 || n - i < 8 ||
+            if (tw_key(t, n, &i, out, non_ascii, &keys, &nkeys, &kcap, &refs) != 0 || n - i < 8 ||
                 tw_put(out, t + i, 8) != 0)
                 goto done;
             kids = dk_rd32(t + i + 4);
@@ -195,9 +194,9 @@ done:
 }
 
 /* tw_walk without counting referenceable values. */
-static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *tabled)
+static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii)
 {
-    return tw_walk(t, n, out, tabled, NULL);
+    return tw_walk(t, n, out, non_ascii, NULL);
 }
 
 /* The number of referenceable values of the tape t[0..n), or -1 when it
@@ -205,8 +204,8 @@ static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *t
 static long tw_count_ids(const uint8_t *t, size_t n)
 {
     dk_buf out = {NULL, 0, 0};
-    size_t tabled, ids = 0;
-    long rc = tw_walk(t, n, &out, &tabled, &ids);
+    size_t non_ascii, ids = 0;
+    long rc = tw_walk(t, n, &out, &non_ascii, &ids);
     free(out.data);
     return rc < 0 ? -1 : (long)ids;
 }
@@ -214,10 +213,10 @@ static long tw_count_ids(const uint8_t *t, size_t n)
 /*
  * The side table u (dk_json_read_ex's format) against the tape t: entries
  * in tape order, each at a str of t with the units of its bytes, inline or
- * (DK_U16_SRC) in src[0..src_n) units; an ASCII str only from
- * DK_U16_ASCII_MIN bytes on.
- * *from_src (unless NULL) gets the count of the latter. Returns the number
- * of entries, or -1.
+ * (DK_U16_SRC) in src[0..src_n) units; an ASCII str only the latter, from
+ * DK_U16_ASCII_MIN bytes on. *from_src (unless NULL) gets the count of the
+ * latter. Returns the number of entries of non-ASCII strs (what a read
+ * without src has), or -1.
  */
 static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, size_t un,
                                 const uint8_t *src, size_t src_n, long *from_src)
@@ -239,7 +238,8 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
             goto done;
         h = dk_rd32(t + at);
         len = h >> DK_STR_SHIFT;
-        if (((h & DK_STR_ASCII) && len < DK_U16_ASCII_MIN) || (size_t)at + 4 + len > tn)
+        if (((h & DK_STR_ASCII) && (!(cnt & DK_U16_SRC) || len < DK_U16_ASCII_MIN)) ||
+            (size_t)at + 4 + len > tn)
             goto done;
         if (cnt & DK_U16_SRC) {
             cnt &= ~DK_U16_SRC;
@@ -267,7 +267,7 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
         p += size;
         last = at;
         seen++;
-        entries++;
+        if (!(h & DK_STR_ASCII)) entries++;
     }
     rc = entries;
     if (from_src)

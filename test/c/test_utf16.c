@@ -400,11 +400,10 @@ static void check_pb_side_table(const char *json, long want_refs)
           "%s: side tables differ (%zu, %zu bytes)", json, u1.len, u2.len);
     /* With key references (what JS decodes through): expanded, the same
      * tape; a side-table entry, with the right units, for every non-ASCII
-     * or long ASCII str written in full; a reference for every repeated
-     * member key. */
+     * str written in full; a reference for every repeated member key. */
     {
         dk_buf t3, u3, ex;
-        size_t tabled = 0;
+        size_t non_ascii = 0;
         long refs, entries;
 
         dk_buf_init(&t3);
@@ -415,12 +414,12 @@ static void check_pb_side_table(const char *json, long want_refs)
         CHECK(rc == DK_OK, "%s: protobuf read with key references %d", json, rc);
         CHECK((long)ids == tw_count_ids(t2.data, t2.len) && ids == ids1,
               "%s: %u referenceable values, the tape has %ld", json, ids, tw_count_ids(t2.data, t2.len));
-        refs = tw_expand_keyrefs(t3.data, t3.len, &ex, &tabled);
+        refs = tw_expand_keyrefs(t3.data, t3.len, &ex, &non_ascii);
         CHECK(refs >= 0 && ex.len == t2.len && memcmp(ex.data, t2.data, ex.len) == 0,
               "%s: key references expand to the plain tape (%ld)", json, refs);
         entries = tw_check_side_table(t3.data, t3.len, u3.data, u3.len, NULL, 0, NULL);
-        CHECK(entries >= 0 && (size_t)entries == tabled,
-              "%s: %ld side-table entries for %zu strs that need one", json, entries, tabled);
+        CHECK(entries >= 0 && (size_t)entries == non_ascii,
+              "%s: %ld side-table entries for %zu non-ASCII strs", json, entries, non_ascii);
         CHECK(refs == want_refs || want_refs < 0, "%s: %ld key references, want %ld", json,
               refs, want_refs);
         dk_buf_free(&t3);
@@ -715,9 +714,9 @@ int main(void)
                          "\"\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\"]",
                          0, "CJK text: three bytes a unit");
         /* long ASCII strings and keys too (a first key's $$ loses a '$'),
-           from DK_U16_ASCII_MIN bytes on; with an escape its units
-           instead; no entry for a first key its stripped '$' makes
-           shorter (the checker refuses short ASCII entries) */
+           from DK_U16_ASCII_MIN bytes on; not with an escape, nor a first
+           key its stripped '$' makes shorter (the checker refuses short
+           ASCII entries) */
         check_read_utf16(PAST "\"exactly twenty-five bytes\",\"exactly twenty-four byte\","
                          "\"\xc3\xa9\",{\"$$an ASCII key longer than 24 bytes\":1,"
                          "\"$$a key of twenty-five by\":2,\"$$a key of twenty-four b\":3},"
@@ -786,7 +785,7 @@ int main(void)
             "{\"$$\xc3\xa9\":[\"ascii\",\"\xe6\x9d\xb1\"],\"k\":{\"$Map\":[[\"\xc3\xbc\",1]]}}",
             "{\"$\":\"Cl\xc3\xa4ss\",\"n\xc3\xa4me\":\"Z\xc3\xbcrich\",\"r\":{\"$RegExp\":[\"\xc3\xa9+\",\"u\"]},"
             "\"s\":{\"$Set\":[\"\xe6\x97\xa5\xe6\x9c\xac\",\"\xe6\x97\xa5\xe6\x9c\xac\"]}}",
-            /* ASCII strs from DK_U16_ASCII_MIN bytes on: values, keys (one
+            /* long ASCII strs (no entry from bytes): values, keys (one
                repeated: a reference the second time), a first key whose
                stripped '$' leaves 24 bytes, a class key */
             "[\"exactly twenty-five bytes\",\"exactly twenty-four byte\","

@@ -11,14 +11,12 @@
  *  - every tape the decoder makes encodes (dk_pb_write_opts), and decoding
  *    that gives the same tape again: read(write(t)) == t;
  *  - with the UTF-16 side table (dk_pb_read_ex, what JS decodes through):
- *    the same outcome, the same tape, entries whose units are
- *    their str's bytes converted apart, the same table the JSON reader
- *    makes for the same tape (so one entry per non-ASCII or long ASCII
- *    str), and a budget that counts the tape exactly and the table not at
- *    all;
+ *    the same outcome, the same tape, entries whose units are their str's
+ *    bytes converted apart, the same table the JSON reader makes for the
+ *    same tape (so one entry per non-ASCII str), and a budget that counts
+ *    the tape exactly and the table not at all;
  *  - with key references too (DK_READ_KEYREFS): a tape that expands to the
- *    plain one, and an entry for every non-ASCII or long ASCII str written
- *    in full.
+ *    plain one, and an entry for every non-ASCII str written in full.
  */
 #include "fuzz_common.h"
 #include "dk_internal.h"
@@ -56,15 +54,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc2 = dk_pb_read_ex(data, size, NULL, 0, 0, &arena, &tape2, &u16, NULL, &err2);
     FUZZ_ASSERT(rc2 == rc, "the side table changes no outcome");
     if (rc2 == DK_OK) {
-        size_t need, tabled = 0;
+        size_t need = tape2.len;
+        size_t non_ascii = 0;
         FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len),
                     "the same tape with the side table");
-        FUZZ_ASSERT(tw_expand_keyrefs(tape2.data, tape2.len, &expanded, &tabled) == 0,
+        FUZZ_ASSERT(tw_expand_keyrefs(tape2.data, tape2.len, &expanded, &non_ascii) == 0,
                     "a well-formed tape without key references");
-        FUZZ_ASSERT(tw_check_side_table(tape2.data, tape2.len, u16.data, u16.len, NULL, 0, NULL) == (long)tabled,
-                    "an entry with the str's units for every str that needs one");
+        FUZZ_ASSERT(tw_check_side_table(tape2.data, tape2.len, u16.data, u16.len, NULL, 0, NULL) == (long)non_ascii,
+                    "an entry with the str's units for every non-ASCII str");
         /* the budget counts the tape exactly, the table not at all */
-        need = tape2.len;
         dk_arena_reset(&arena);
         FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, NULL, &err2) == DK_OK,
                     "max_out = the tape is enough, with the table");
@@ -77,9 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             dk_arena_reset(&arena);
             rc2 = dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, NULL, &err2);
         }
-        /* every non-ASCII or long ASCII str has its entry: the JSON reader,
-         * which makes its table apart, gives the same one for the same
-         * tape */
+        /* every non-ASCII str has its entry: the JSON reader, which makes
+         * its table apart, gives the same one for the same tape */
         dk_arena_reset(&arena);
         if (dk_pb_to_json_opts(data, size, NULL, &arena, &mid, &json, &err2) == DK_OK) {
             dk_arena_reset(&arena);
@@ -92,8 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(tape2.len == 0 && u16.len == 0, "a failure leaves no table");
     }
     /* with key references (what JS decodes through): the same outcome,
-     * and expanded, the same tape; every full non-ASCII or long ASCII str
-     * has its entry */
+     * and expanded, the same tape; every full non-ASCII str has its entry */
     dk_arena_reset(&arena);
     ids = UINT32_MAX;
     rc2 = dk_pb_read_ex(data, size, NULL, 0, DK_READ_KEYREFS, &arena, &tape3, &u3, &ids, &err2);
@@ -101,14 +97,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 "key references change no outcome but the budget's");
     FUZZ_ASSERT(rc2 == DK_OK || ids == 0, "a failed read counts no referenceable value");
     if (rc2 == DK_OK && rc == DK_OK) {
-        size_t tabled = 0;
+        size_t non_ascii = 0;
         FUZZ_ASSERT((long)ids == tw_count_ids(tape.data, tape.len),
                     "the count of referenceable values is the tape's");
-        FUZZ_ASSERT(tw_expand_keyrefs(tape3.data, tape3.len, &expanded, &tabled) >= 0 &&
+        FUZZ_ASSERT(tw_expand_keyrefs(tape3.data, tape3.len, &expanded, &non_ascii) >= 0 &&
                         fuzz_same(expanded.data, expanded.len, tape.data, tape.len),
                     "key references expand to the plain tape");
-        FUZZ_ASSERT(tw_check_side_table(tape3.data, tape3.len, u3.data, u3.len, NULL, 0, NULL) == (long)tabled,
-                    "with key references, an entry for every full non-ASCII or long ASCII str");
+        FUZZ_ASSERT(tw_check_side_table(tape3.data, tape3.len, u3.data, u3.len, NULL, 0, NULL) == (long)non_ascii,
+                    "with key references, an entry for every full non-ASCII str");
     }
     if (rc != DK_OK) return 0;
 

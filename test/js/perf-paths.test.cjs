@@ -79,19 +79,23 @@ test('binary values decoded from WebAssembly memory are copies of their own size
   assert.equal(back.ab.byteLength, 2);
 });
 
-/* How many strings run() decodes that really come from the core's side table. */
-function sideTableHits(run) {
-  const fromUtf16 = T.TapeReader.prototype.fromUtf16;
+/*
+ * How many strings run() decodes that really come from TapeReader's
+ * method (default: fromUtf16, the core's side table).
+ */
+function sideTableHits(run, method = 'fromUtf16') {
+  const proto = T.TapeReader.prototype;
+  const from = proto[method];
   let hits = 0;
-  T.TapeReader.prototype.fromUtf16 = function (at) {
-    const s = fromUtf16.call(this, at);
+  proto[method] = function (...args) {
+    const s = from.apply(this, args);
     if (s !== null) hits++;
     return s;
   };
   try {
     run();
   } finally {
-    T.TapeReader.prototype.fromUtf16 = fromUtf16;
+    proto[method] = from;
   }
   return hits;
 }
@@ -131,12 +135,14 @@ for (const format of ['json', 'protobuf']) test(`UTF-16 side table (${format}): 
 });
 
 /*
- * ASCII strings over 24 bytes (the core's DK_U16_ASCII_MIN) come from the
- * side table too, from bytes (protobuf, JSON in a Buffer) as from a JSON
- * string: as slices of one string made for many, not one latin1Slice each.
- * 24-byte ones are made from the tape bytes.
+ * ASCII strings over 24 bytes (the core's DK_U16_ASCII_MIN) are slices of
+ * one string made for many, not one latin1Slice each: from bytes (protobuf,
+ * JSON in a Buffer) of one Latin-1 string of a stretch of the tape
+ * (fromLatin1), from a JSON string of the text (side-table entries; one
+ * with an escape has none: the tape's). 24-byte ones are made from the
+ * tape bytes through the short-string cache.
  */
-for (const input of ['protobuf', 'json-buffer', 'json-string']) test(`UTF-16 side table (${input}): ASCII strings from 25 bytes on`, () => {
+for (const input of ['protobuf', 'json-buffer', 'json-string']) test(`long ASCII strings (${input}): slices of one string, from 25 bytes on`, () => {
   const format = input === 'protobuf' ? 'protobuf' : 'json';
   const { createRegistry, createCodec } = require('../../js/index.cjs');
   const registry = createRegistry();
@@ -158,15 +164,67 @@ for (const input of ['protobuf', 'json-buffer', 'json-string']) test(`UTF-16 sid
   // key once, the instances' L25 key being a key reference to the member
   // key read in full before.
   const want = format === 'protobuf' ? 13 : 16;
+  const blob = codec.encodeEntity(value);
+  const decode = () => codec.decodeEntity(input === 'json-buffer' ? Buffer.from(blob) : blob);
   let back;
-  const hits = sideTableHits(() => {
-    const blob = codec.encodeEntity(value);
-    back = codec.decodeEntity(input === 'json-buffer' ? Buffer.from(blob) : blob);
-  });
-  assert.equal(hits, want, `${hits} strings from the side table`);
+  let latin = 0;
+  const table = sideTableHits(() => { latin = sideTableHits(() => { back = decode(); }, 'fromLatin1'); });
+  if (input === 'json-string') {
+    // From the tape: the Error's stack, which has escapes (\n), and the
+    // first string, whose units the text's UTF-8 overwrote in place.
+    assert.equal(table + latin, want, `${table} strings from the side table, ${latin} from the tape`);
+    assert.ok(latin <= 2, `${latin} strings from the tape`);
+  } else {
+    assert.equal(table, 0, `${table} strings from the side table`);
+    assert.equal(latin, want, `${latin} strings from the tape`);
+  }
+  // Every long ASCII string the tape holds from one latin1Slice of 4 KiB:
+  // one Buffer call for the whole value.
+  const slice = Buffer.prototype.latin1Slice;
+  let calls = 0;
+  Buffer.prototype.latin1Slice = function (...args) { calls++; return slice.apply(this, args); };
+  try {
+    assert.deepEqual(decode().slice(0, 9), value.slice(0, 9));
+  } finally {
+    Buffer.prototype.latin1Slice = slice;
+  }
+  assert.ok(calls <= (input === 'json-string' ? 2 : 1), `${calls} latin1Slice calls`);
   assert.equal(back[9].message, err.message);
   assert.deepEqual(back.slice(0, 9), value.slice(0, 9));
   assert.ok(back[3] instanceof Long && back[4] instanceof Long);
+});
+
+/*
+ * Long ASCII strings from bytes are substrings of one latin1Slice of up to
+ * 4 KiB of the tape (TapeReader#fromLatin1): strings of every length
+ * around that, and past it, between other values, so that stretches end
+ * before strings of every size; keys and class keys too.
+ */
+test('long ASCII strings from bytes: across the ends of the Latin-1 stretches, and longer than one', () => {
+  const { createRegistry, createCodec } = require('../../js/index.cjs');
+  const registry = createRegistry();
+  class K { constructor(a, b) { this['a key of well over twenty-four bytes'] = a; this.b = b; } }
+  registry.serializable(K, { key: 'a class key of over 24 bytes' });
+  const rnd = xorshift(77);
+  const ascii = (n) => {
+    let s = '';
+    for (let i = 0; i < n; i++) s += String.fromCharCode(32 + rnd(95));
+    return s;
+  };
+  const value = [];
+  for (let i = 0; i < 400; i++) {
+    const n = i % 50 === 7 ? 4000 + rnd(5000) : 25 + rnd(300);
+    value.push(i % 3 ? ascii(n) : new K(ascii(n), i), i, { [ascii(25 + (i % 7))]: i });
+  }
+  for (const format of ['protobuf', 'json']) {
+    const codec = createCodec({ format, registry });
+    const blob = codec.encodeEntity(value);
+    for (const input of format === 'json' ? [blob, Buffer.from(blob)] : [blob]) {
+      const back = codec.decodeEntity(input);
+      assert.deepEqual(back, value);
+      assert.ok(back[0] instanceof K);
+    }
+  }
 });
 
 /*
