@@ -62,6 +62,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     "a well-formed tape without key references");
         FUZZ_ASSERT(tw_check_side_table(tape2.data, tape2.len, u16.data, u16.len, NULL, 0, NULL) == (long)non_ascii,
                     "an entry with the str's units for every non-ASCII str");
+        /* the table is not charged to max_out: what bounds it is that an
+         * entry (8 + 2 units) is at most twice its str's 4 + n tape bytes */
+        FUZZ_ASSERT(u16.len <= 2 * tape2.len, "the side table is at most twice the tape");
         /* the budget counts the tape exactly, the table not at all */
         dk_arena_reset(&arena);
         FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, NULL, &err2) == DK_OK,
