@@ -545,8 +545,9 @@ DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
  * dk_pb_read_opts plus the UTF-16 side table of dk_json_read_ex for the
  * non-ASCII strs of the tape (u16_out NULL: none). The
  * table does not count against max_out, so the outcome of a document
- * never depends on it (but for memory): each entry is at most twice its
- * str's tape bytes, so the table is at most twice the tape.
+ * never depends on it (but for memory); it has a bound of its own, half
+ * of max_out: a str whose entry would pass it has none (JS makes it from
+ * its bytes).
  * flags: DK_READ_KEYREFS for a tape JS rebuilds from (the writers do not
  * read key references), or 0. refs_out as for dk_json_read_ex.
  */

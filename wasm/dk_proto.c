@@ -1695,19 +1695,25 @@ static DK_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, un
  *
  * Entries are not charged to max_out: they only save JS work (it makes
  * every string from the tape bytes without them), so they must not fail
- * a document that decodes without them, and they cannot: an entry, 8 + 2
- * units, is at most twice its str's 4 + n tape bytes, so the table is at
- * most twice the tape, itself within max_out. Charged, they failed
- * documents darmok itself writes: a string reference is ~2 bytes of
- * protobuf and the encoder shares strings of up to 64 bytes, so one
- * 60-byte string 20,000 times (40 KB) asked for 3.9 MB of tape and table
- * where the default bound allows 3.6 MB (its tape: 1.3 MB).
+ * a document that decodes without them. Charged, they failed documents
+ * darmok itself writes: a string reference is ~2 bytes of protobuf and
+ * the encoder shares strings of up to 64 bytes, so one 60-byte string
+ * 20,000 times (40 KB) asked for 3.9 MB of tape and table where the
+ * default bound allows 3.6 MB (its tape: 1.3 MB). The table has a bound
+ * of its own instead, half of max_out (PB_U16_SHARE): a str whose entry
+ * could pass it gets none (*units_at NULL), and JS makes it from its
+ * bytes. Without it, hostile input (a text and 100,000 references to
+ * it) took up to three times the bound in WebAssembly memory: 1.2 MB of
+ * input 522 MB, where 138 MB when the table was charged.
  */
+#define PB_U16_SHARE 2
 static DK_MUST int dec_entry_room(pb_dec *d, size_t len, uint8_t **units_at)
 {
     dk_buf *u = d->u16;
-    if (len > (SIZE_MAX - 8) / 2)
-        return dec_bad_here(d, DK_ERR_TOO_LARGE, "string too long");
+    size_t cap = d->max_out / PB_U16_SHARE;
+    *units_at = NULL;
+    if (cap < 8 || len > (cap - 8) / 2 || u->len > cap - 8 - 2 * len)
+        return 0;
     if (u->cap - u->len < 8 + 2 * len)
         DK_TRY(dk_buf_reserve(u, 8 + 2 * len, d->err, 0));
     *units_at = u->data + u->len + 8;
@@ -1735,7 +1741,8 @@ static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, un
     if (d->u16 == NULL || (f & DK_STR_ASCII))
         return 0;
     DK_TRY(dec_entry_room(d, b->len, &units_at));
-    dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
+    if (units_at != NULL)
+        dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
     return 0;
 }
 

@@ -440,8 +440,10 @@ static void check_pb_side_table(const char *json, long want_refs)
         CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0, "%s: max_out = tape - 1, no table: %d", json, rc);
         dk_arena_reset(&a);
         rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len, 0, &a, &t2, &u2, NULL, &err);
-        CHECK(rc == DK_OK && t2.len == tape_len && u2.len == all_len,
-              "%s: max_out = tape, with the table: %d", json, rc);
+        /* the table stops at half of max_out: some entries, or all */
+        CHECK(rc == DK_OK && t2.len == tape_len && u2.len <= all_len && u2.len <= tape_len / 2 &&
+                  (all_len <= tape_len / 2 ? u2.len == all_len : 1),
+              "%s: max_out = tape, with the table: %d, table %zu of %zu", json, rc, u2.len, all_len);
         dk_arena_reset(&a);
         rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len - 1, 0, &a, &t2, &u2, NULL, &err);
         CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0 && u2.len == 0,
