@@ -725,7 +725,7 @@ class TapeReader {
     const ascii = (header & STR_ASCII) !== 0;
     if (ascii && len <= SHORT_MAX) return shortAscii(buf, this.nb, start, len);
     // From the side table: non-ASCII strings, and from a JSON string its
-    // ASCII ones too (the core's DK_U16_ASCII_MIN = SHORT_MAX + 1).
+    // ASCII ones too (the core's DK_U16_SRC_ASCII_MIN = SHORT_MAX + 1).
     if (this.u16At < this.u16End) {
       const s = this.fromUtf16(at);
       if (s !== null) return s;

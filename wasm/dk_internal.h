@@ -404,11 +404,12 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
  * bytes a DK_U16_SRC entry (JS then slices it out of its text); shorter
  * ones JS makes from the tape bytes, through its cache (js/tape.cjs
  * SHORT_MAX + 1). Without a JS string, an ASCII string gets no entry: JS
- * slices the long ones out of one Latin-1 string made of the tape bytes
- * (TapeReader#fromLatin1), so they stay one-byte strings, where units
+ * makes the long ones from the tape bytes with latin1Slice, or where they
+ * come close together as slices of one Latin-1 string of a stretch of the
+ * tape (TapeReader#fromLatin1), so they stay one-byte strings, where units
  * would make them two-byte ones (twice the memory, slower to use).
  */
-#define DK_U16_ASCII_MIN 25
+#define DK_U16_SRC_ASCII_MIN 25
 
 /*
  * Where the n UTF-16 units of a JS string's JSON text sit in its decode
@@ -430,7 +431,7 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
  * table entry u32 tape offset, u32 count | DK_U16_SRC, u32 index of its
  * first unit: JS takes it from the text, and the core converts nothing
  * back. Such entries are made for ASCII strings too, from
- * DK_U16_ASCII_MIN bytes on (an ASCII string never gets an entry
+ * DK_U16_SRC_ASCII_MIN bytes on (an ASCII string never gets an entry
  * with its units). refs_out as for dk_json_read_ex. The WebAssembly entry
  * dk_json_decode_ctx with units.
  */

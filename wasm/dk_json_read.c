@@ -361,7 +361,7 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
  * DK_U16_SRC, u32 index of the first; else u32 at, u32 unit count, the
  * UTF-16 units (LE; a byte gives at most one unit, a 4-byte sequence two,
  * so 2n bytes do). An ASCII str (ascii set: one byte, one unit) only ever
- * gets the first kind, from DK_U16_ASCII_MIN bytes on; JS makes it from
+ * gets the first kind, from DK_U16_SRC_ASCII_MIN bytes on; JS makes it from
  * its bytes otherwise (units would make it a two-byte string).
  */
 DK_MUST static int put_utf16(reader *r, size_t at, size_t qat, int ascii)
@@ -393,7 +393,7 @@ DK_MUST static int put_utf16(reader *r, size_t at, size_t qat, int ascii)
 
 /* Strings shorter than this may take the fast path of read_str_op. */
 #define DK_SHORT_STR 16u
-_Static_assert(DK_SHORT_STR <= DK_JSON_PADDING && DK_SHORT_STR <= DK_U16_ASCII_MIN,
+_Static_assert(DK_SHORT_STR <= DK_JSON_PADDING && DK_SHORT_STR <= DK_U16_SRC_ASCII_MIN,
                "a short string's copy stays in the padding and needs no ASCII entry");
 
 /*
@@ -441,7 +441,7 @@ DK_MUST static int read_str_long(reader *r, uint64_t limit, size_t at)
             (uint32_t)(r->tape->len - at - 4) << DK_STR_SHIFT | flags);
     /* a long ASCII str only has an entry pointing at a JS string's units */
     if (r->u16 != NULL && (!(flags & DK_STR_ASCII) ||
-                           (r->src != NULL && r->tape->len - at - 4 >= DK_U16_ASCII_MIN)))
+                           (r->src != NULL && r->tape->len - at - 4 >= DK_U16_SRC_ASCII_MIN)))
         DK_TRY(put_utf16(r, at, qat, (flags & DK_STR_ASCII) != 0));
     return DK_OK;
 }
@@ -468,7 +468,7 @@ DK_MUST static DK_INLINE int read_str_op(reader *r, uint64_t limit, uint8_t op)
     dk_wr32(r->tape->data + at, (uint32_t)n << DK_STR_SHIFT | flags);
     r->tape->len = at + 4 + n;
     r->p += n + 2;
-    /* shorter than DK_U16_ASCII_MIN: an entry only when not ASCII */
+    /* shorter than DK_U16_SRC_ASCII_MIN: an entry only when not ASCII */
     if (r->u16 != NULL && !(flags & DK_STR_ASCII)) return put_utf16(r, at, qat, 0);
     return DK_OK;
 }
@@ -499,7 +499,7 @@ static void strip_dollar(dk_buf *t, size_t at)
 /*
  * strip_dollar for the key just read at tape offset at, and the same for
  * its side-table entry (the last one) when it has one; an ASCII key that
- * falls under DK_U16_ASCII_MIN bytes loses its entry.
+ * falls under DK_U16_SRC_ASCII_MIN bytes loses its entry.
  */
 static void strip_key_dollar(reader *r, size_t at)
 {
@@ -512,7 +512,7 @@ static void strip_key_dollar(reader *r, size_t at)
 
         if (dk_rd32(u->data + e) != (uint32_t)at) return;
         if ((dk_rd32(r->tape->data + at) & DK_STR_ASCII) &&
-            dk_rd32(r->tape->data + at) >> DK_STR_SHIFT < DK_U16_ASCII_MIN) {
+            dk_rd32(r->tape->data + at) >> DK_STR_SHIFT < DK_U16_SRC_ASCII_MIN) {
             u->len = e; /* now short: JS makes it from its bytes */
             return;
         }

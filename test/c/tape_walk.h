@@ -214,7 +214,7 @@ static long tw_count_ids(const uint8_t *t, size_t n)
  * The side table u (dk_json_read_ex's format) against the tape t: entries
  * in tape order, each at a str of t with the units of its bytes, inline or
  * (DK_U16_SRC) in src[0..src_n) units; an ASCII str only the latter, from
- * DK_U16_ASCII_MIN bytes on. *from_src (unless NULL) gets the count of the
+ * DK_U16_SRC_ASCII_MIN bytes on. *from_src (unless NULL) gets the count of the
  * latter. Returns the number of entries of non-ASCII strs (what a read
  * without src has), or -1.
  */
@@ -238,7 +238,7 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
             goto done;
         h = dk_rd32(t + at);
         len = h >> DK_STR_SHIFT;
-        if (((h & DK_STR_ASCII) && (!(cnt & DK_U16_SRC) || len < DK_U16_ASCII_MIN)) ||
+        if (((h & DK_STR_ASCII) && (!(cnt & DK_U16_SRC) || len < DK_U16_SRC_ASCII_MIN)) ||
             (size_t)at + 4 + len > tn)
             goto done;
         if (cnt & DK_U16_SRC) {

@@ -1742,7 +1742,7 @@ static void test_budget_with_table(void)
  * (ERR_TOO_LARGE). max_out is the tape's alone: its length is enough, one
  * byte less is not.
  */
-static void test_entries_not_charged(void)
+static void test_table_bound(void)
 {
     enum { N = 20000, L = 60, UNITS = L - 1 };
     tb t = {0};
@@ -2247,7 +2247,7 @@ static void test_texts(void)
             }
         }
     }
-    /* ASCII, of every length around DK_U16_ASCII_MIN: no entry (JS makes
+    /* ASCII, of every length around DK_U16_SRC_ASCII_MIN: no entry (JS makes
        long ones from the tape bytes, one-byte strings) */
     for (size_t n = 0; n <= 70; n++) {
         for (size_t i = 0; i < n; i++)
@@ -2324,7 +2324,7 @@ int main(int argc, char **argv)
         test_one_char_refs();
         test_stream_caps();
         test_budget_with_table();
-        test_entries_not_charged();
+        test_table_bound();
         test_key_compare();
         test_pb_bound();
         printf("c-proto: %d passed, %d failed\n", passed, failed);

@@ -716,7 +716,7 @@ int main(void)
                          "\"\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\"]",
                          0, "CJK text: three bytes a unit");
         /* long ASCII strings and keys too (a first key's $$ loses a '$'),
-           from DK_U16_ASCII_MIN bytes on; not with an escape, nor a first
+           from DK_U16_SRC_ASCII_MIN bytes on; not with an escape, nor a first
            key its stripped '$' makes shorter (the checker refuses short
            ASCII entries) */
         check_read_utf16(PAST "\"exactly twenty-five bytes\",\"exactly twenty-four byte\","

@@ -135,7 +135,7 @@ for (const format of ['json', 'protobuf']) test(`UTF-16 side table (${format}): 
 });
 
 /*
- * ASCII strings over 24 bytes (the core's DK_U16_ASCII_MIN) are slices of
+ * ASCII strings over 24 bytes (the core's DK_U16_SRC_ASCII_MIN) are slices of
  * one string made for many, not one latin1Slice each: from bytes (protobuf,
  * JSON in a Buffer) of one Latin-1 string of a stretch of the tape
  * (fromLatin1), from a JSON string of the text (side-table entries; one
