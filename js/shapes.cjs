@@ -213,10 +213,14 @@ function makeDecodeShape(plan, keys) {
     const bytes = tapeBytes((w) => w.str(keys[i]));
     if (bytes.length <= 4 + 24 && (bytes[0] & T.STR_ASCII) !== 0) {
       // A key written in full (not a key reference) is matched on its
-      // tape bytes, header included: no string made or looked up.
-      let same = 'raw';
-      for (let j = 0; j < bytes.length; j++) same += ` && b[p + ${j}] === ${bytes[j]}`;
-      body += `        p = r.pos;\n        if (${same}) r.pos = p + ${bytes.length};\n        else ${read}\n`;
+      // tape bytes, header included: no string made or looked up. With
+      // key references (protobuf) it is numbered as r.key() would, as
+      // this constant, so a reference to it (header k << 2 | STR_KEYREF,
+      // read here without a call) compares with one pointer. Protobuf
+      // decode: Foo -6%, one Post -2%, 100 Posts -1%.
+      let same = `b[p] === ${bytes[0]}`;
+      for (let j = 1; j < bytes.length; j++) same += ` && b[p + ${j}] === ${bytes[j]}`;
+      body += `        p = r.pos;\n        if (!raw && (b[p] & 3) === 3) { r.pos = p + 4; if (r.keys[(b[p] | b[p + 1] << 8 | b[p + 2] << 16 | b[p + 3] << 24) >>> 2] !== ${k}) { r.pos = p; ${read} } }\n        else if (${same}) { r.pos = p + ${bytes.length}; if (!raw) r.keys.push(${k}); }\n        else ${read}\n`;
     } else {
       body += `        ${read}\n`;
     }

@@ -421,6 +421,55 @@ test('protobuf key references: repeated member keys everywhere decode to the sam
   assert.ok(refs > 150, `${refs} key references`);
 });
 
+test('protobuf decode shapes: member keys written in full are matched on their bytes, then referenced', () => {
+  const pb = require('../../js/protobuf.cjs');
+  const registry = pb.createRegistry();
+  const codec = pb.createCodec({ format: 'protobuf', registry });
+  class Row { constructor(i) { this.id = i; this.label = `r${i}`; this.when = new Date(i); } }
+  codec.serializable(Row);
+  const rows = Array.from({ length: 20 }, (_, i) => new Row(i));
+  const bytes = codec.encodeEntity(rows);
+  for (let i = 0; i < 3; i++) codec.decodeEntity(bytes); // the class gets its decode shape
+  const T = require('../../js/tape.cjs');
+  const key = T.TapeReader.prototype.key;
+  const full = [];
+  let refs = 0;
+  T.TapeReader.prototype.key = function () {
+    const header = this.buf[this.pos] | (this.buf[this.pos + 1] << 8);
+    if ((header & 3) === 3) refs++;
+    else full.push(header >>> 2);
+    return key.call(this);
+  };
+  let back;
+  try {
+    back = codec.decodeEntity(bytes);
+  } finally {
+    T.TapeReader.prototype.key = key;
+  }
+  assert.deepEqual(back, rows);
+  assert.ok(back.every((r) => r instanceof Row));
+  // Only the class key "Row" goes through key(), in full once and as a
+  // reference for the 19 rows after the first; "id", "label" and "when"
+  // are matched on their tape bytes by the shape, which numbers them, and
+  // their references are read by the shape too.
+  assert.deepEqual(full, [3]);
+  assert.equal(refs, 19);
+
+  // Rows whose keys leave the shape after a reference (another order, a
+  // field fewer or more) go field by field from there, keys intact.
+  const odd = rows.slice(0, 6).map((r) => new Row(r.id));
+  delete odd[2].id;
+  odd[2].id = 2; // keys label, when, id
+  delete odd[3].when; // id, label
+  odd[4].extra = 'x'; // id, label, when, extra
+  odd[5].label = undefined;
+  const mixed = codec.decodeEntity(codec.encodeEntity([rows[0], ...odd, rows[1]]));
+  assert.deepEqual(mixed, [rows[0], ...odd, rows[1]]);
+  assert.deepEqual(Object.keys(mixed[3]), ['label', 'when', 'id']);
+  assert.deepEqual(Object.keys(mixed[4]), ['id', 'label']);
+  assert.deepEqual(Object.keys(mixed[5]), ['id', 'label', 'when', 'extra']);
+});
+
 test('identity around the encoder\'s switch from a short array to a Map: every shared object found again', () => {
   for (const format of ['json', 'protobuf']) {
     const { encodeEntity, decodeEntity } = require(`../../js/${format}.cjs`);
