@@ -220,7 +220,15 @@ function makeDecodeShape(plan, keys) {
       // decode: Foo -6%, one Post -2%, 100 Posts -1%.
       let same = `b[p] === ${bytes[0]}`;
       for (let j = 1; j < bytes.length; j++) same += ` && b[p + ${j}] === ${bytes[j]}`;
-      body += `        p = r.pos;\n        if (!raw && (b[p] & 3) === 3) { r.pos = p + 4; if (r.keys[(b[p] | b[p + 1] << 8 | b[p + 2] << 16 | b[p + 3] << 24) >>> 2] !== ${k}) { r.pos = p; ${read} } }\n        else if (${same}) { r.pos = p + ${bytes.length}; if (!raw) r.keys.push(${k}); }\n        else ${read}\n`;
+      const ref = `r.keys[(b[p] | b[p + 1] << 8 | b[p + 2] << 16 | b[p + 3] << 24) >>> ${T.STR_SHIFT}]`;
+      body += `        p = r.pos;\n`;
+      body += `        if (!raw && (b[p] & ${T.STR_KEYREF}) === ${T.STR_KEYREF}) {\n`;
+      body += `          r.pos = p + 4;\n`;
+      body += `          if (${ref} !== ${k}) { r.pos = p; ${read} }\n`;
+      body += `        } else if (${same}) {\n`;
+      body += `          r.pos = p + ${bytes.length};\n`;
+      body += `          if (!raw) r.keys.push(${k});\n`;
+      body += `        } else ${read}\n`;
     } else {
       body += `        ${read}\n`;
     }
@@ -242,7 +250,9 @@ return function build(d, r, n) {
   let i = 0, k = null, p = 0, x;
   const epoch = d.epoch;
   // Without key references every key is written in full (JSON tapes);
-  // with them, a full key must go through r.key(), which numbers it.
+  // with them (protobuf), each key read in full takes the next number in
+  // r.keys (r.key() does it, and so does a match below), and a reference
+  // is such a number.
   const raw = r.keys === null;
   const b = r.buf;
   if (n === ${keys.length}) {
