@@ -571,7 +571,10 @@ class TapeReader {
    * A member key or class key str. With key references: a reference
    * (header k << 2 | STR_KEYREF, no bytes: the k-th such key read in full)
    * or a key in full, which is remembered as the next. A caller that reads a key and
-   * goes back must put keys.length back too.
+   * goes back must put keys.length back too. The decode shapes (shapes.cjs
+   * makeDecodeShape) number their keys of up to SHORT_MAX ASCII bytes the
+   * same way inline: a change to the numbering goes in both
+   * (test/js/shape-keys.test.cjs compares them with the JSON decode).
    */
   key() {
     if (this.keys === null) return this.str();
