@@ -219,12 +219,21 @@ static int start(dk_ctx *c, uint32_t len, dk_err *err)
     return 0;
 }
 
-/* 1 when b[0..n) has a byte >= 0x80; 8 bytes at a time. */
+/* 1 when b[0..n) has a byte >= 0x80; 64 bytes at a time with SIMD. */
 static int has_high(const uint8_t *b, size_t n)
 {
     size_t i = 0;
     uint32_t acc = 0;
 
+#ifdef __wasm_simd128__
+    v128_t v = wasm_i8x16_splat(0);
+
+    for (; n - i >= 64; i += 64)
+        v = wasm_v128_or(v, wasm_v128_or(wasm_v128_or(wasm_v128_load(b + i), wasm_v128_load(b + i + 16)),
+                                         wasm_v128_or(wasm_v128_load(b + i + 32), wasm_v128_load(b + i + 48))));
+    for (; n - i >= 16; i += 16) v = wasm_v128_or(v, wasm_v128_load(b + i));
+    if (wasm_i8x16_bitmask(v) != 0) return 1;
+#endif
     for (; n - i >= 8; i += 8) acc |= dk_rd32(b + i) | dk_rd32(b + i + 4);
     for (; i < n; i++) acc |= b[i];
     return (acc & 0x80808080u) != 0;

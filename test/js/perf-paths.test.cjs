@@ -350,6 +350,15 @@ test('encode output as UTF-16 (non-ASCII) or Latin-1 (ASCII) equals JSON.stringi
     assert.equal(encodeEntity(arr), JSON.stringify(arr));
     assert.deepEqual(decodeEntity(encodeEntity(arr)), arr);
   }
+  // One non-ASCII character at every byte of the output, in outputs of
+  // every length up to 200 bytes: the core's scan for one (dk_wasm.c
+  // has_high: 64, 16, 8 bytes at a time, then single bytes) misses none.
+  for (let len = 1; len <= 198; len++) {
+    for (let at = 0; at < len; at++) {
+      const s = `${'a'.repeat(at)}é${'b'.repeat(len - at - 1)}`;
+      assert.equal(encodeEntity(s), JSON.stringify(s));
+    }
+  }
   const big = { list: Array.from({ length: 20000 }, (_, i) => (i % 3 ? `ascii ${i}` : `ünï ${i} 🚀`)) };
   assert.equal(encodeEntity(big), JSON.stringify(big));
   assert.deepEqual(decodeEntity(encodeEntity(big)), big);
