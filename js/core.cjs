@@ -28,6 +28,9 @@
 const { DarmokError, coreCode, documentPath, pathForMessage } = require('./errors.cjs');
 const { TapeReader, utf8Encoder, utf8Decoder, nodeBufferOf } = require('./tape.cjs');
 
+/* JSON text as UTF-16 units, where there is no Buffer#ucs2Slice (outputText). */
+const utf16Decoder = new TextDecoder('utf-16le');
+
 /* Result words (u32 index into the words at dk_ctx_result). */
 const RES_CODE = 0; //     error code (0 = ok)
 const RES_OFFSET = 1; //   byte offset into the input where the error was found
@@ -288,21 +291,25 @@ function jsonEncode(tape, len, maxDepth) {
 
 /*
  * The JSON text an encode call left in memory heap (word(i): result word
- * i of that call), as a string. Under Node it is made with one copy: from
- * the core's UTF-16 copy of the output (ucs2Slice, several times faster
- * than decoding non-ASCII UTF-8), or from the output itself when it is all
- * ASCII (no UTF-16 copy then: Latin-1 is the same bytes, a one-byte
- * string). Also for bench/core.mjs.
+ * i of that call), as a string: from UTF-16 units when the text is not
+ * ASCII (result words 6-7: the output itself, or a copy of it; see
+ * dk_wasm.c dk_json_encode_ctx), else from the output's bytes. Under Node
+ * with one copy: ucs2Slice (several times faster than decoding non-ASCII
+ * UTF-8), or latin1Slice (Latin-1 is the same bytes as ASCII, a one-byte
+ * string). Elsewhere through TextDecoder: the units hold no lone surrogate
+ * (the writer escapes them), which UTF-16LE decoding would replace. Also
+ * for bench/core.mjs.
  */
 function outputText(heap, word) {
-  const out = word(RES_OUT);
-  const end = out + word(RES_OUT_LEN);
+  const u16 = word(RES_U16);
   if (typeof heap.ucs2Slice === 'function') {
-    const u16 = word(RES_U16);
     if (u16 !== 0) return heap.ucs2Slice(u16, u16 + word(RES_U16_LEN));
-    return heap.latin1Slice(out, end);
+    const out = word(RES_OUT);
+    return heap.latin1Slice(out, out + word(RES_OUT_LEN));
   }
-  return utf8Decoder.decode(heap.subarray(out, end));
+  if (u16 !== 0) return utf16Decoder.decode(heap.subarray(u16, u16 + word(RES_U16_LEN)));
+  const out = word(RES_OUT);
+  return utf8Decoder.decode(heap.subarray(out, out + word(RES_OUT_LEN)));
 }
 
 /*

@@ -17,16 +17,20 @@
  * line, and in WebAssembly the call costs about as much as the work.
  * DK_COLD: its rare step (growth, failure), kept a call so that the inlined
  * part stays small; DK_UNLIKELY marks the branch to it.
+ * DK_NOINLINE: a step that is not rare but belongs to another mode than
+ * its caller's usual one, kept a call for the same reason.
  */
 #if defined(__GNUC__) || defined(__clang__)
 #define DK_MUST __attribute__((warn_unused_result))
 #define DK_INLINE inline __attribute__((always_inline))
 #define DK_COLD __attribute__((noinline, cold))
+#define DK_NOINLINE __attribute__((noinline))
 #define DK_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define DK_MUST
 #define DK_INLINE inline
 #define DK_COLD
+#define DK_NOINLINE
 #define DK_UNLIKELY(x) (x)
 #endif
 
@@ -563,6 +567,29 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
  * tape that breaks the promise gives a Document whose decoding fails.
  */
 #define DK_WRITE_TRUSTED_TEXT 1u
+
+/*
+ * dk_json_write_ex flag: the output may be UTF-16 (LE) units instead of
+ * UTF-8. The writer starts in UTF-8 and, at the first long string JS put
+ * on the tape as UTF-16 (DK_T_STR16) that is not ASCII, makes what it
+ * wrote so far units and goes on in units: such strings are then copied,
+ * not narrowed to UTF-8 and widened again for JavaScript's string. Short
+ * strings (DK_T_STR, WTF-8) do not switch it: in a document of many
+ * small values and a few names that are not ASCII, writing units cost
+ * more than one widening of the whole output at the end.
+ */
+#define DK_WRITE_MAY_WIDE 2u
+
+/* What dk_json_write_ex wrote: ASCII (UTF-8 that is also Latin-1), other
+ * UTF-8, or UTF-16 units (only with DK_WRITE_MAY_WIDE). */
+#define DK_FORM_ASCII 0
+#define DK_FORM_UTF8 1
+#define DK_FORM_UTF16 2
+
+/* dk_json_write_opts with flags (DK_WRITE_MAY_WIDE, or 0); *form (may be
+ * NULL) says which output it wrote, on success. */
+int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
+                     dk_arena *scratch, dk_buf *out, int *form, dk_err *err);
 
 /* dk_pb_write_opts with flags (DK_WRITE_TRUSTED_TEXT, or 0). */
 int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,

@@ -10,6 +10,10 @@
  * String flags (DK_STR_ASCII, DK_STR_WTF8) are hints for the JS decoder
  * and are not relied on here: the bytes themselves are checked as WTF-8
  * and every encoded surrogate is written as a \udxxx escape.
+ *
+ * Output is UTF-8, or with DK_WRITE_MAY_WIDE (dk_internal.h) UTF-16 units
+ * from the first DK_T_STR16 that is not ASCII on: go_wide() makes what
+ * was written units, and every output function has a units form.
  */
 #include <math.h>
 
@@ -35,7 +39,13 @@ typedef struct writer {
     uint32_t sp, cap; /* open containers; stack capacity */
     uint32_t max_depth;
     uint64_t refs; /* referenceable values met so far */
+    uint8_t may_wide; /* DK_WRITE_MAY_WIDE */
+    uint8_t wide;     /* the output is UTF-16 (LE) units from here on */
+    uint8_t high;     /* UTF-8 output: a byte >= 0x80 was written */
+    char num[48];     /* a number or date, formatted here when wide */
 } writer;
+
+_Static_assert(DK_NUM_MAX <= 48 && 10 + DK_ISO_MAX + 2 <= 48, "writer.num holds a number and a date");
 
 /* Fails with DK_ERR_TAPE at tape offset pos. */
 static int bad_tape(writer *w, const char *msg, size_t pos)
@@ -76,17 +86,84 @@ DK_MUST static int read_str(writer *w, const uint8_t **s, size_t *n, size_t *at)
     return DK_OK;
 }
 
-/* Appends n bytes to the output. */
+/* Appends the n ASCII bytes s as n UTF-16 units. */
+DK_MUST static DK_NOINLINE int put_units(writer *w, const uint8_t *s, size_t n)
+{
+    dk_buf *o = w->out;
+    size_t k = 0;
+
+    if (n <= 8 && o->cap - o->len >= 16) { /* punctuation, short numbers */
+        for (; k < n; k++) dk_put_u16(o->data + o->len + 2 * k, s[k]);
+        o->len += 2 * n;
+        return DK_OK;
+    }
+
+    if (n > SIZE_MAX / 2) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", w->pos);
+    if (o->cap - o->len < 2 * n) DK_TRY(dk_buf_reserve(o, 2 * n, w->err, w->pos));
+    for (; n - k >= DK_PLAIN_RUN; k += DK_PLAIN_RUN) dk_widen_run(s + k, o->data + o->len + 2 * k);
+    for (; k < n; k++) dk_put_u16(o->data + o->len + 2 * k, s[k]);
+    o->len += 2 * n;
+    return DK_OK;
+}
+
+/*
+ * The output so far made UTF-16 units, and the writer writes units from
+ * now on. ASCII output is widened in place, from the end so that no byte
+ * is overwritten before it is read; other UTF-8 (valid: the writer checked
+ * every string) is converted from a copy.
+ */
+DK_MUST static int go_wide(writer *w, size_t at)
+{
+    dk_buf *o = w->out;
+    size_t n = o->len;
+
+    if (n > SIZE_MAX / 2) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
+    if (o->cap - o->len < n) DK_TRY(dk_buf_reserve(o, n, w->err, at));
+    w->wide = 1;
+    if (w->high) {
+        uint8_t *t = dk_arena_alloc(w->arena, n);
+
+        if (t == NULL) return dk_fail(w->err, DK_ERR_MEMORY, "out of memory", at);
+        memcpy(t, o->data, n);
+        o->len = 2 * dk_wtf8_to_utf16(t, n, o->data);
+        return DK_OK;
+    }
+    for (size_t i = n; i-- > 0;) {
+        uint8_t c = o->data[i];
+        o->data[2 * i + 1] = 0;
+        o->data[2 * i] = c;
+    }
+    o->len = 2 * n;
+    return DK_OK;
+}
+
+/* Appends n ASCII bytes to the output (as units when wide). */
 DK_MUST static int put(writer *w, const void *s, size_t n)
 {
+    if (DK_UNLIKELY(w->wide)) return put_units(w, s, n);
     if (w->out->cap - w->out->len < n)
         DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
     dk_put_unsafe(w->out, s, n);
     return DK_OK;
 }
 
-/* Appends a string literal. */
-#define PUT_LIT(w, lit) put((w), (lit), sizeof(lit) - 1)
+/* Appends one ASCII character (as a unit when wide). */
+DK_MUST static DK_INLINE int put_char(writer *w, uint8_t c)
+{
+    dk_buf *o = w->out;
+
+    if (o->cap - o->len < 2) DK_TRY(dk_buf_reserve(o, 2, w->err, w->pos));
+    if (w->wide) {
+        dk_put_u16(o->data + o->len, c);
+        o->len += 2;
+    } else {
+        o->data[o->len++] = c;
+    }
+    return DK_OK;
+}
+
+/* Appends a string literal (punctuation, one character, without a call). */
+#define PUT_LIT(w, lit) (sizeof(lit) == 2 ? put_char((w), (uint8_t)(lit)[0]) : put((w), (lit), sizeof(lit) - 1))
 
 /*
  * The output's free bytes after reserving n, for a formatter to write into
@@ -95,9 +172,21 @@ DK_MUST static int put(writer *w, const void *s, size_t n)
  */
 DK_MUST static int out_room(writer *w, size_t n, char **at)
 {
+    if (w->wide) { /* formatted in w->num, then widened by out_done */
+        *at = w->num;
+        return DK_OK;
+    }
     if (w->out->cap - w->out->len < n)
         DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
     *at = (char *)w->out->data + w->out->len;
+    return DK_OK;
+}
+
+/* The k ASCII bytes a formatter wrote at out_room's *at are output. */
+DK_MUST static int out_done(writer *w, const char *at, size_t k)
+{
+    if (w->wide) return put_units(w, (const uint8_t *)at, k);
+    w->out->len += k;
     return DK_OK;
 }
 
@@ -154,6 +243,121 @@ static size_t put_escape(uint8_t *d, uint32_t u)
     return 6;
 }
 
+/* put_escape's escape of u as UTF-16 units at d; returns the unit count. */
+static size_t put_escape_units(uint8_t *d, uint32_t u)
+{
+    uint8_t e[6];
+    size_t k = put_escape(e, u);
+
+    for (size_t j = 0; j < k; j++) dk_put_u16(d + 2 * j, e[j]);
+    return k;
+}
+
+/*
+ * Checks the WTF-8 sequence at s[i] (lead byte >= 0x80; tape offset of s:
+ * at): its length, *sur when it is an encoded surrogate. A surrogate pair
+ * must be one 4-byte sequence, never two 3-byte ones (JSON would read
+ * them back as the pair).
+ */
+DK_MUST static int wtf8_at(writer *w, const uint8_t *s, size_t n, size_t i, size_t at,
+                           size_t *len, int *sur)
+{
+    *len = wtf8_len(s + i, n - i, sur);
+    if (*len == 0) return bad_tape(w, "invalid WTF-8 in string", at + i);
+    if (*sur && s[i + 1] <= 0xAF && n - i >= 6 && s[i + 3] == 0xED &&
+        s[i + 4] >= 0xB0 && s[i + 4] <= 0xBF)
+        return bad_tape(w, "surrogate pair split in WTF-8", at + i);
+    return DK_OK;
+}
+
+/*
+ * Room for k more UTF-16 units and a closing quote (the units forms of the
+ * string writers keep 2 bytes a unit still to come reserved).
+ */
+DK_MUST static int units_room(writer *w, size_t k, size_t at)
+{
+    if (k > (SIZE_MAX - 2) / 2) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
+    return dk_buf_reserve(w->out, 2 * k + 2, w->err, at);
+}
+
+/* The closing quote of a string, as a unit (room kept by units_room). */
+static void close_units(dk_buf *o)
+{
+    dk_put_u16(o->data + o->len, '"');
+    o->len += 2;
+}
+
+/*
+ * The rest of a JSON string in UTF-16 units: the WTF-8 s[i..n) (tape
+ * offset of s: at) escaped as put_str escapes it, then the closing quote.
+ *
+ * Room: 2 bytes a byte still to come and the closing quote stay reserved
+ * (a sequence of 2-4 bytes is 1 or 2 units; a block stores 2 bytes for
+ * each of its DK_PLAIN_RUN bytes); an escape re-reserves its 12 on top.
+ */
+DK_MUST static int put_str_units(writer *w, const uint8_t *s, size_t n, size_t i, size_t at)
+{
+    dk_buf *o = w->out;
+
+    DK_TRY(units_room(w, n - i, at));
+    while (i < n) {
+        uint8_t c;
+        size_t len = 1;
+        int sur = 0;
+
+        if (n - i >= DK_PLAIN_RUN) { /* plain bytes widened a run at a time */
+            dk_runmask m = dk_plain_mask(s + i);
+
+            dk_widen_run(s + i, o->data + o->len); /* whole; the units past the plain ones are rewritten */
+            if (m == 0) {
+                i += DK_PLAIN_RUN;
+                o->len += 2 * DK_PLAIN_RUN;
+                continue;
+            }
+            i += dk_mask_first(m);
+            o->len += 2 * (size_t)dk_mask_first(m);
+        }
+        c = s[i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            dk_put_u16(o->data + o->len, c);
+            o->len += 2;
+            i++;
+            continue;
+        }
+        if (c >= 0x80) {
+            uint32_t cp;
+
+            DK_TRY(wtf8_at(w, s, n, i, at, &len, &sur));
+            cp = len == 2 ? (uint32_t)(c & 0x1F) << 6 | (uint32_t)(s[i + 1] & 0x3F)
+               : len == 3 ? (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 |
+                                (uint32_t)(s[i + 2] & 0x3F)
+                          : (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
+                                (uint32_t)(s[i + 2] & 0x3F) << 6 | (uint32_t)(s[i + 3] & 0x3F);
+            i += len;
+            if (sur) { /* a lone surrogate: \udxxx */
+                DK_TRY(dk_buf_reserve(o, 12 + 2 * (n - i) + 2, w->err, at + i));
+                o->len += 2 * put_escape_units(o->data + o->len, cp);
+                continue;
+            }
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                dk_put_u16(o->data + o->len, 0xD800 + (cp >> 10));
+                dk_put_u16(o->data + o->len + 2, 0xDC00 + (cp & 0x3FF));
+                o->len += 4;
+            } else {
+                dk_put_u16(o->data + o->len, cp);
+                o->len += 2;
+            }
+            continue;
+        }
+        DK_TRY(dk_buf_reserve(o, 12 + 2 * (n - i) + 2, w->err, at + i));
+        o->len += 2 * put_escape_units(o->data + o->len, c);
+        i++;
+    }
+    close_units(o);
+    return DK_OK;
+}
+
 /*
  * Writes s[0..n) (tape offset at) as a JSON string escaped exactly as
  * JSON.stringify does; with dollar, one extra '$' goes first (the key
@@ -181,6 +385,22 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
             if (m != 0 && dk_mask_first(m) < n - k) break;
             k += DK_PLAIN_RUN;
         }
+        if (k >= n && w->wide) { /* the same, as 16 units */
+            uint8_t *d;
+
+            if (o->cap - o->len < 38) DK_TRY(dk_buf_reserve(o, 38, w->err, at));
+            d = o->data + o->len;
+            dk_put_u16(d, '"');
+            d += 2;
+            if (dollar) {
+                dk_put_u16(d, '$');
+                d += 2;
+            }
+            for (k = 0; k < 16; k += DK_PLAIN_RUN) dk_widen_run(s + k, d + 2 * k);
+            dk_put_u16(d + 2 * n, '"');
+            o->len = (size_t)(d - o->data) + 2 * n + 2;
+            return DK_OK;
+        }
         if (k >= n) {
             if (o->cap - o->len < 19) DK_TRY(dk_buf_reserve(o, 19, w->err, at));
             o->data[o->len++] = '"';
@@ -192,6 +412,10 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
             o->data[o->len++] = '"';
             return DK_OK;
         }
+    }
+    if (w->wide) {
+        DK_TRY(put(w, dollar ? "\"$" : "\"", dollar ? 2 : 1));
+        return put_str_units(w, s, n, 0, at);
     }
     if (n > SIZE_MAX - 3)
         return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
@@ -218,14 +442,9 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
             continue;
         }
         if (c >= 0x80) {
-            len = wtf8_len(s + i, n - i, &sur);
-            if (len == 0) return bad_tape(w, "invalid WTF-8 in string", at + i);
-            /* WTF-8 encodes a surrogate pair as one 4-byte sequence, never
-             * as two 3-byte ones (JSON would read them back as the pair). */
-            if (sur && s[i + 1] <= 0xAF && n - i >= 6 && s[i + 3] == 0xED &&
-                s[i + 4] >= 0xB0 && s[i + 4] <= 0xBF)
-                return bad_tape(w, "surrogate pair split in WTF-8", at + i);
+            DK_TRY(wtf8_at(w, s, n, i, at, &len, &sur));
             if (!sur) {
+                w->high = 1;
                 i += len;
                 continue;
             }
@@ -245,6 +464,64 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
 }
 
 /*
+ * The rest of put_str16's string as UTF-16 units: u[i..n) copied, but for
+ * the escapes, then the closing quote. With SIMD, 8 units at a time while
+ * none is a control character, '"', '\\' or a surrogate.
+ *
+ * Room: 2 bytes a unit still to come and the closing quote stay reserved;
+ * an escape (2 or 6 units) re-reserves its 12 on top.
+ */
+DK_MUST static int put_str16_units(writer *w, const uint8_t *u, size_t n, size_t i, size_t at)
+{
+    dk_buf *o = w->out;
+
+    DK_TRY(units_room(w, n - i, at));
+    while (i < n) {
+        uint32_t c;
+#ifdef __wasm_simd128__
+        if (n - i >= 8) { /* room: 2(n - i) >= 16 */
+            v128_t v = wasm_v128_load(u + 2 * i);
+            v128_t bad = wasm_v128_or(
+                wasm_v128_or(wasm_i16x8_eq(wasm_v128_and(v, wasm_i16x8_splat((int16_t)0xFFE0)),
+                                           wasm_i16x8_splat(0)),
+                             wasm_i16x8_eq(v, wasm_i16x8_splat('"'))),
+                wasm_v128_or(wasm_i16x8_eq(v, wasm_i16x8_splat('\\')),
+                             wasm_i16x8_eq(wasm_v128_and(v, wasm_i16x8_splat((int16_t)0xF800)),
+                                           wasm_i16x8_splat((int16_t)0xD800))));
+
+            if (!wasm_v128_any_true(bad)) {
+                wasm_v128_store(o->data + o->len, v);
+                o->len += 16;
+                i += 8;
+                continue;
+            }
+        }
+#endif
+        c = (uint32_t)u[2 * i] | (uint32_t)u[2 * i + 1] << 8;
+        i++;
+        if (c >= 0xD800 && c <= 0xDBFF && i < n) {
+            uint32_t lo = (uint32_t)u[2 * i] | (uint32_t)u[2 * i + 1] << 8;
+            if (lo >= 0xDC00 && lo <= 0xDFFF) { /* a pair: copied */
+                dk_put_u16(o->data + o->len, c);
+                dk_put_u16(o->data + o->len + 2, lo);
+                o->len += 4;
+                i++;
+                continue;
+            }
+        }
+        if (c < 0x20 || c == '"' || c == '\\' || (c >= 0xD800 && c <= 0xDFFF)) {
+            DK_TRY(dk_buf_reserve(o, 12 + 2 * (n - i) + 2, w->err, at));
+            o->len += 2 * put_escape_units(o->data + o->len, c);
+        } else {
+            dk_put_u16(o->data + o->len, c);
+            o->len += 2;
+        }
+    }
+    close_units(o);
+    return DK_OK;
+}
+
+/*
  * Writes the n UTF-16 units at u (a DK_T_STR16's, little-endian; tape
  * offset at) as the JSON string put_str writes for their WTF-8, in one
  * pass: a pair as its 4-byte sequence, a lone surrogate as \udxxx. With
@@ -259,6 +536,10 @@ DK_MUST static int put_str16(writer *w, const uint8_t *u, size_t n, size_t at)
     dk_buf *o = w->out;
     size_t i = 0;
 
+    if (w->wide) {
+        DK_TRY(put(w, "\"", 1));
+        return put_str16_units(w, u, n, 0, at);
+    }
     if (n > (SIZE_MAX - 2) / 3)
         return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
     DK_TRY(dk_buf_reserve(o, 3 * n + 2, w->err, at));
@@ -284,6 +565,13 @@ DK_MUST static int put_str16(writer *w, const uint8_t *u, size_t n, size_t at)
         }
 #endif
         c = (uint32_t)u[2 * i] | (uint32_t)u[2 * i + 1] << 8;
+        if (c >= 0x80) {
+            if (w->may_wide) { /* the first such string that is not ASCII */
+                DK_TRY(go_wide(w, at));
+                return put_str16_units(w, u, n, i, at);
+            }
+            w->high = 1;
+        }
         i++;
         if (c >= 0xD800 && c <= 0xDBFF && i < n) {
             uint32_t lo = (uint32_t)u[2 * i] | (uint32_t)u[2 * i + 1] << 8;
@@ -315,8 +603,7 @@ DK_MUST static int put_number(writer *w, double d)
                      : PUT_LIT(w, "{\"$Number\":\"-Infinity\"}");
     if (d == 0 && signbit(d)) return PUT_LIT(w, "{\"$Number\":\"-0\"}");
     DK_TRY(out_room(w, DK_NUM_MAX, &num));
-    w->out->len += dk_fmt_double(d, num);
-    return DK_OK;
+    return out_done(w, num, dk_fmt_double(d, num));
 }
 
 /* Writes an integer in decimal. */
@@ -325,8 +612,7 @@ DK_MUST static int put_int(writer *w, int64_t v)
     char *num;
 
     DK_TRY(out_room(w, DK_NUM_MAX, &num));
-    w->out->len += dk_fmt_int(v, num);
-    return DK_OK;
+    return out_done(w, num, dk_fmt_int(v, num));
 }
 
 /*
@@ -378,6 +664,19 @@ DK_MUST static int write_bytes(writer *w, size_t at)
     if ((uint64_t)n / 3 * 4 + 32 > SIZE_MAX)
         return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
     b64 = DK_B64_LEN((size_t)n);
+    if (w->wide) { /* the text made in scratch memory, then widened */
+        size_t k = strlen(name);
+        uint8_t *t = dk_arena_alloc(w->arena, b64 + k + 8);
+
+        if (t == NULL) return dk_fail(w->err, DK_ERR_MEMORY, "out of memory", at);
+        memcpy(t, "{\"$", 3);
+        memcpy(t + 3, name, k);
+        memcpy(t + 3 + k, "\":\"", 3);
+        dk_b64_encode(w->tape + w->pos, n, t + 6 + k);
+        memcpy(t + 6 + k + b64, "\"}", 2);
+        w->pos += n;
+        return put_units(w, t, b64 + k + 8);
+    }
     DK_TRY(dk_buf_reserve(w->out, b64 + strlen(name) + 8, w->err, at));
     dk_put_unsafe(w->out, "{\"$", 3);
     dk_put_unsafe(w->out, name, strlen(name));
@@ -408,8 +707,7 @@ DK_MUST static int write_date(writer *w, size_t at)
     memcpy(iso, "{\"$Date\":\"", 10);
     n = dk_fmt_iso(ms, iso + 10);
     memcpy(iso + 10 + n, "\"}", 2);
-    w->out->len += 10 + n + 2;
-    return DK_OK;
+    return out_done(w, iso, 10 + n + 2);
 }
 
 /*
@@ -621,9 +919,9 @@ DK_MUST static int write_all(writer *w)
     }
 }
 
-/* See darmok.h. */
-int dk_json_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
-                       dk_arena *scratch, dk_buf *out, dk_err *err)
+/* See dk_internal.h. */
+int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
+                     dk_arena *scratch, dk_buf *out, int *form, dk_err *err)
 {
     writer w;
     int rc;
@@ -636,10 +934,19 @@ int dk_json_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
     w.err = err;
     w.arena = scratch;
     w.max_depth = dk_max_depth(lim);
+    w.may_wide = (flags & DK_WRITE_MAY_WIDE) != 0;
     out->len = 0;
     rc = write_all(&w);
     if (rc != DK_OK) out->len = 0;
+    if (form != NULL) *form = w.wide ? DK_FORM_UTF16 : w.high ? DK_FORM_UTF8 : DK_FORM_ASCII;
     return rc;
+}
+
+/* See darmok.h. */
+int dk_json_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
+                       dk_arena *scratch, dk_buf *out, dk_err *err)
+{
+    return dk_json_write_ex(tape, len, lim, 0, scratch, out, NULL, err);
 }
 
 /* See darmok.h. */

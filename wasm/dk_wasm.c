@@ -77,9 +77,11 @@
  *                     with units also has entries u32 tape offset,
  *                     u32 units | 0x80000000, u32 index of the first in
  *                     the input's units, which stay in place: see
- *                     dk_json_read_utf16). encode: address
- *                     of the output as UTF-16 (LE), or 0 when the output
- *                     is all ASCII (then it reads as Latin-1 too)
+ *                     dk_json_read_utf16). encode: the
+ *                     output's address again when the output is UTF-16
+ *                     (LE) units, as it is once a character is not ASCII
+ *                     (DK_WRITE_MAY_WIDE), or 0 when it is all ASCII
+ *                     UTF-8 (then it reads as Latin-1 too)
  *    7 DK_RES_U16_LEN its length in bytes
  *    8 DK_RES_IN_LEN  JSON decode from UTF-16: the text's length as UTF-8
  *                     (the input that offsets count), also on failure
@@ -219,52 +221,6 @@ static int start(dk_ctx *c, uint32_t len, dk_err *err)
     return 0;
 }
 
-/* 1 when b[0..n) has a byte >= 0x80; 64 bytes at a time with SIMD. */
-static int has_high(const uint8_t *b, size_t n)
-{
-    size_t i = 0;
-    uint32_t acc = 0;
-
-#ifdef __wasm_simd128__
-    v128_t v = wasm_i8x16_splat(0);
-
-    for (; n - i >= 64; i += 64)
-        v = wasm_v128_or(v, wasm_v128_or(wasm_v128_or(wasm_v128_load(b + i), wasm_v128_load(b + i + 16)),
-                                         wasm_v128_or(wasm_v128_load(b + i + 32), wasm_v128_load(b + i + 48))));
-    for (; n - i >= 16; i += 16) v = wasm_v128_or(v, wasm_v128_load(b + i));
-    if (wasm_i8x16_bitmask(v) != 0) return 1;
-#endif
-    for (; n - i >= 8; i += 8) acc |= dk_rd32(b + i) | dk_rd32(b + i + 4);
-    for (; i < n; i++) acc |= b[i];
-    return (acc & 0x80808080u) != 0;
-}
-
-/*
- * After a successful JSON encode: unless the output is all ASCII, also
- * writes it as UTF-16 for JS (result words 6, 7). The output is valid
- * UTF-8 (the writer escapes every surrogate). Out of memory here fails the
- * call like any other.
- */
-static int out_utf16(dk_ctx *c)
-{
-    dk_err err = {DK_OK, NULL, 0};
-    size_t n = c->out.len;
-
-    c->u16.len = 0;
-    if (!has_high(c->out.data, n)) return DK_OK;
-    if (n > SIZE_MAX / 2 ||
-        dk_buf_reserve(&c->u16, 2 * n, &err, 0) != DK_OK) {
-        c->res[DK_RES_OUT] = 0;
-        c->res[DK_RES_OUT_LEN] = 0;
-        (void)dk_fail(&err, DK_ERR_MEMORY, "out of memory", 0);
-        return finish(c, &err);
-    }
-    c->u16.len = 2 * dk_wtf8_to_utf16(c->out.data, n, c->u16.data);
-    c->res[DK_RES_U16] = (uint32_t)(uintptr_t)c->u16.data;
-    c->res[DK_RES_U16_LEN] = (uint32_t)c->u16.len;
-    return DK_OK;
-}
-
 /* finish() for a decode: on success, result words 6-7 give the UTF-16
  * side table the reader filled in c->u16. */
 static int finish_decode(dk_ctx *c, const dk_err *err)
@@ -275,17 +231,42 @@ static int finish_decode(dk_ctx *c, const dk_err *err)
     return DK_OK;
 }
 
-/* Encodes the tape in the input area as JSON into the output. */
+/*
+ * Encodes the tape in the input area as JSON into the output. JS makes its
+ * string from UTF-16 units (one copy; UTF-8 that is not ASCII would need
+ * a conversion) or, for ASCII, from the bytes as Latin-1: the writer
+ * writes units once a long string is not ASCII (DK_WRITE_MAY_WIDE), and
+ * other UTF-8 that is not ASCII is widened here into c->u16. Result words
+ * 6-7 give the units.
+ */
 EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 {
     dk_limits lim = {max_depth, 0};
     dk_err err = {DK_OK, NULL, 0};
+    int form = DK_FORM_ASCII;
 
     if (start(c, tape_len, &err) != 0) return (int)err.code;
-    (void)dk_json_write_opts(c->in.data, tape_len, &lim, &c->arena, &c->out,
-                             &err);
+    (void)dk_json_write_ex(c->in.data, tape_len, &lim, DK_WRITE_MAY_WIDE, &c->arena, &c->out,
+                           &form, &err);
     if (finish(c, &err) != DK_OK) return (int)err.code;
-    return out_utf16(c);
+    c->u16.len = 0;
+    if (form == DK_FORM_UTF16) {
+        c->res[DK_RES_U16] = (uint32_t)(uintptr_t)c->out.data;
+        c->res[DK_RES_U16_LEN] = (uint32_t)c->out.len;
+    } else if (form == DK_FORM_UTF8) {
+        size_t n = c->out.len;
+
+        if (n > SIZE_MAX / 2 || dk_buf_reserve(&c->u16, 2 * n, &err, 0) != DK_OK) {
+            c->res[DK_RES_OUT] = 0;
+            c->res[DK_RES_OUT_LEN] = 0;
+            (void)dk_fail(&err, DK_ERR_MEMORY, "out of memory", 0);
+            return finish(c, &err);
+        }
+        c->u16.len = 2 * dk_wtf8_to_utf16(c->out.data, n, c->u16.data);
+        c->res[DK_RES_U16] = (uint32_t)(uintptr_t)c->u16.data;
+        c->res[DK_RES_U16_LEN] = (uint32_t)c->u16.len;
+    }
+    return DK_OK;
 }
 
 /*

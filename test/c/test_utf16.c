@@ -458,6 +458,149 @@ static void check_pb_side_table(const char *json, long want_refs)
     dk_arena_free(&a);
 }
 
+/*
+ * The JSON writer's UTF-16 output (DK_WRITE_MAY_WIDE, dk_json_encode_ctx's):
+ * the same outcome as the UTF-8 writer, and when it is units, exactly the
+ * UTF-8 output's widening; ASCII and other UTF-8 reported as such.
+ */
+static void check_wide_write(const uint8_t *tape, size_t len, const char *what)
+{
+    static dk_buf narrow, wide, back;
+    dk_arena a;
+    dk_err err1, err2;
+    int form = -1, rc1, rc2;
+
+    dk_arena_init(&a);
+    rc1 = dk_json_write_opts(tape, len, NULL, &a, &narrow, &err1);
+    dk_arena_reset(&a);
+    rc2 = dk_json_write_ex(tape, len, NULL, DK_WRITE_MAY_WIDE, &a, &wide, &form, &err2);
+    CHECK(rc1 == rc2 && (rc1 == DK_OK || err1.pos == err2.pos), "%s: outcomes %d at %zu, %d at %zu", what,
+          rc1, err1.pos, rc2, err2.pos);
+    if (rc1 == DK_OK && rc2 == DK_OK) {
+        int ascii = 1;
+
+        for (size_t i = 0; i < narrow.len; i++) ascii &= narrow.data[i] < 0x80;
+        if (form == DK_FORM_UTF16) {
+            dk_err e;
+            if (dk_buf_reserve(&back, 2 * narrow.len + 32, &e, 0) != DK_OK) abort();
+            back.len = 2 * dk_wtf8_to_utf16(narrow.data, narrow.len, back.data);
+            /* (the output may be ASCII when the string that made it
+               units had only lone surrogates, written as escapes) */
+            CHECK(back.len == wide.len && memcmp(back.data, wide.data, back.len) == 0,
+                  "%s: units differ from the widened UTF-8 (%zu, %zu bytes)", what, back.len, wide.len);
+
+        } else {
+            CHECK(form == (ascii ? DK_FORM_ASCII : DK_FORM_UTF8) && narrow.len == wide.len &&
+                      memcmp(narrow.data, wide.data, wide.len) == 0,
+                  "%s: form %d, ascii %d, %zu and %zu bytes", what, form, ascii, narrow.len, wide.len);
+        }
+    }
+    dk_arena_free(&a);
+}
+
+/* Tape building for check_wide_write. */
+typedef struct { uint8_t *p; size_t n; } tb;
+static void tb_u8(tb *t, uint8_t v) { t->p[t->n++] = v; }
+static void tb_u32(tb *t, uint32_t v) { dk_wr32(t->p + t->n, v); t->n += 4; }
+/* A DK_T_STR of the code points cps[0..k) (lone surrogates as WTF-8). */
+static void tb_str(tb *t, const uint32_t *cps, size_t k)
+{
+    size_t at = t->n, n = 0;
+    int ascii = 1, lone = 0;
+
+    t->n += 4;
+    for (size_t i = 0; i < k; i++) {
+        n += put_wtf8(t->p + at + 4 + n, cps[i]);
+        ascii &= cps[i] < 0x80;
+        lone |= cps[i] >= 0xD800 && cps[i] <= 0xDFFF;
+    }
+    dk_wr32(t->p + at, (uint32_t)n << DK_STR_SHIFT | (ascii ? DK_STR_ASCII : 0) | (lone ? DK_STR_WTF8 : 0));
+    t->n += n;
+}
+/* A DK_T_STR16 of the code points cps[0..k) (a lone surrogate as one unit). */
+static void tb_str16(tb *t, const uint32_t *cps, size_t k)
+{
+    uint16_t u[2 * 64];
+    size_t n = 0;
+
+    for (size_t i = 0; i < k; i++) n += put_units(u + n, cps[i]);
+    tb_u8(t, DK_T_STR16);
+    tb_u32(t, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        t->p[t->n++] = (uint8_t)u[i];
+        t->p[t->n++] = (uint8_t)(u[i] >> 8);
+    }
+}
+
+/* Random documents of strings (both kinds), keys, numbers, dates and bytes. */
+static void check_wide_writes(void)
+{
+    static const uint32_t palette[] = {'a', 'b', ' ', 'z', '0', '"', '\\', '\n', 0x01, 0x1F, 0x7F,
+                                       0xE9, 0xFC, 0x7FF, 0x800, 0x6771, 0xFFFF, 0x1F680, 0x10FFFF,
+                                       0xD800, 0xDBFF, 0xDC00, 0xDFFF};
+    static uint8_t buf[1 << 16];
+    uint32_t rng = 0x5eed16;
+
+    for (int doc = 0; doc < 4000; doc++) {
+        tb t = {buf, 0};
+        uint32_t items = 1 + xorshift32(&rng) % 12;
+        /* mostly ASCII, or mostly not */
+        uint32_t odd = xorshift32(&rng) % 3 == 0 ? 50 : 4;
+
+        tb_u8(&t, DK_T_ARRAY);
+        tb_u32(&t, items);
+        for (uint32_t it = 0; it < items; it++) {
+            uint32_t cps[64];
+            size_t k = xorshift32(&rng) % 64;
+
+            for (size_t i = 0; i < k; i++) {
+                uint32_t r = xorshift32(&rng) % 100;
+                cps[i] = r < odd ? palette[xorshift32(&rng) % (sizeof palette / sizeof palette[0])]
+                                 : 'a' + r % 26;
+            }
+            /* no pair split across two lone halves (one 4-byte sequence in WTF-8) */
+            for (size_t i = 0; i + 1 < k; i++)
+                if (cps[i] >= 0xD800 && cps[i] <= 0xDBFF && cps[i + 1] >= 0xDC00 && cps[i + 1] <= 0xDFFF)
+                    cps[i + 1] = 'x';
+            switch (xorshift32(&rng) % 7) {
+            case 0: tb_str16(&t, cps, k); break;
+            case 1:
+                tb_u8(&t, DK_T_STR);
+                tb_str(&t, cps, k);
+                break;
+            case 2: /* an object: a key of these code points, a STR16 value */
+                tb_u8(&t, DK_T_OBJECT);
+                tb_u32(&t, 1);
+                tb_str(&t, cps, k < 20 ? k : 20);
+                tb_str16(&t, cps, k);
+                break;
+            case 3:
+                tb_u8(&t, DK_T_INT);
+                tb_u32(&t, xorshift32(&rng));
+                break;
+            case 4:
+                tb_u8(&t, DK_T_F64);
+                dk_wrf64(t.p + t.n, (double)xorshift32(&rng) / 7.0);
+                t.n += 8;
+                break;
+            case 5:
+                tb_u8(&t, DK_T_DATE);
+                dk_wrf64(t.p + t.n, (double)(xorshift32(&rng) % 100000) * 1e7);
+                t.n += 8;
+                break;
+            default:
+                tb_u8(&t, DK_T_BYTES);
+                tb_u8(&t, DK_BYTES_BUFFER);
+                tb_u32(&t, (uint32_t)k);
+                for (size_t i = 0; i < k; i++) tb_u8(&t, (uint8_t)cps[i]);
+            }
+        }
+        check_wide_write(buf, t.n, "random document");
+        /* and cut short: the same tape errors at the same offsets */
+        if (t.n > 1) check_wide_write(buf, xorshift32(&rng) % t.n, "cut document");
+    }
+}
+
 int main(void)
 {
     static const uint32_t specials[] = {0x00,   0x7F,   0x80,    0x7FF,
@@ -468,6 +611,7 @@ int main(void)
 
     CHECK(dk_wtf8_to_utf16((const uint8_t *)"", 0, (uint8_t *)cps) == 0,
           "empty");
+    check_wide_writes();
     /* DK_READ_VALID_UTF8: a string that ends in a block with non-ASCII
        bytes after its closing quote is still ASCII (as without the flag);
        and the public entry points never pass the flag on */

@@ -7,12 +7,14 @@
  *    _DEPTH / _TOO_LARGE / _MEMORY at an offset inside the tape;
  *  - every JSON text the writer makes is a darmok document the reader
  *    accepts (with max_length wide open: only the reader has that limit),
- *    and writing the reader's tape again gives the same text.
+ *    and writing the reader's tape again gives the same text;
+ *  - the writer's UTF-16 output (DK_WRITE_MAY_WIDE) has the same outcome,
+ *    and is the UTF-8 output, widened, or the UTF-8 output itself.
  */
 #include "fuzz_common.h"
 
 static dk_arena arena; /* reused across inputs, reset per call */
-static dk_buf json, tape, json2;
+static dk_buf json, tape, json2, units, widened;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,6 +31,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_check_outcome(rc, &err, size, &json, DK_ERR_TAPE);
     FUZZ_ASSERT(rc != DK_ERR_SYNTAX && rc != DK_ERR_FORMAT,
                 "the writer reports tape errors, not text errors");
+    {
+        dk_err err2;
+        int form = -1, rc2;
+
+        dk_arena_reset(&arena);
+        rc2 = dk_json_write_ex(data, size, NULL, DK_WRITE_MAY_WIDE, &arena, &units, &form, &err2);
+        FUZZ_ASSERT(rc2 == rc && (rc != DK_ERR_TAPE || err2.pos == err.pos),
+                    "the UTF-16 output fails as the UTF-8 one does");
+        if (rc == DK_OK && form == DK_FORM_UTF16) {
+            FUZZ_ASSERT(dk_buf_reserve(&widened, 2 * json.len + 32, &err2, 0) == DK_OK, "memory");
+            widened.len = 2 * dk_wtf8_to_utf16(json.data, json.len, widened.data);
+            FUZZ_ASSERT(fuzz_same(units.data, units.len, widened.data, widened.len),
+                        "the UTF-16 output is the UTF-8 output widened");
+        } else if (rc == DK_OK) {
+            FUZZ_ASSERT(fuzz_same(units.data, units.len, json.data, json.len),
+                        "an output that stays UTF-8 is the same");
+        }
+    }
     if (rc != DK_OK) return 0;
 
     dk_arena_reset(&arena);

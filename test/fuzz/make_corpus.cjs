@@ -67,6 +67,15 @@ for (const f of fixtures) {
   pbSeeds.push(protobuf.encodeEntity(v));
 }
 for (const bad of invalid) jsonSeeds.push(bad.bytes ? Uint8Array.from(bad.bytes) : bad.text);
+// Long strings that are not ASCII (T_STR16 on the tape), before and after
+// short ones that are not either: where the JSON writer's output becomes
+// UTF-16 units (dk_internal.h DK_WRITE_MAY_WIDE).
+const long = 'long text, café and 東京 and 🚀, "quoted"\n';
+for (const v of [
+  [long], ['é', long, 'ü'], { 'kéy': long, n: 1.5, d: new Date(0), b: Buffer.from('x'), big: 12n },
+  [`${'a'.repeat(40)}\ud800 lone`, 'x'.repeat(33), `${'é'.repeat(20)}\udc00`],
+  new Map([['ü', long], [long, [long, { [long]: 0 }]]]),
+]) tapeSeeds.push(encodeTape(v));
 jsonSeeds.push(...extra);
 for (const text of extra) {
   try {

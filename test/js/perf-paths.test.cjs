@@ -528,3 +528,30 @@ test('long string values through T_STR16: random code units in both formats', ()
     assert.deepStrictEqual(protobuf.decodeEntity(protobuf.encodeEntity(value)), value, `case ${t}`);
   }
 });
+
+test('without Node\'s Buffer (as in a browser) encode and decode give the same text and values', () => {
+  const { spawnSync } = require('node:child_process');
+  const path = require('node:path');
+  // A child process where Buffer is gone before darmok loads: TextEncoder,
+  // TextDecoder and plain Uint8Arrays only (and no T_STR16 on the tape, so
+  // the core's output is UTF-8 with a UTF-16 copy when not ASCII).
+  const script = `
+    globalThis.Buffer = undefined;
+    const dk = require(${JSON.stringify(path.join(__dirname, '../../js/index.cjs'))});
+    const long = 'long text, café and 東京 and 🚀, "quoted"\\n';
+    const values = ['ascii only', 'é', [long], { k: 'ü', v: long + '\\ud800', w: [long, 'x'.repeat(40)] },
+      { d: new Date(0), n: 1.5, s: 'x'.repeat(100) }];
+    const out = values.map((v) => { const s = dk.encodeEntity(v); return [s, JSON.stringify(dk.decodeEntity(s))]; });
+    process.stdout.write(JSON.stringify({ buffer: typeof Buffer, out }));`;
+  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const { buffer, out } = JSON.parse(run.stdout);
+  assert.equal(buffer, 'undefined');
+  const long = 'long text, café and 東京 and 🚀, "quoted"\n';
+  const values = ['ascii only', 'é', [long], { k: 'ü', v: `${long}\ud800`, w: [long, 'x'.repeat(40)] },
+    { d: new Date(0), n: 1.5, s: 'x'.repeat(100) }];
+  values.forEach((v, i) => {
+    assert.equal(out[i][0], encodeEntity(v), `value ${i}: the same text as with Buffer`);
+    assert.equal(out[i][1], JSON.stringify(decodeEntity(encodeEntity(v))), `value ${i}: the same value back`);
+  });
+});

@@ -156,6 +156,15 @@ static inline v128_t wasm_u16x8_extend_high_u8x16(v128_t a)
     return sim_put16(l);
 }
 
+static inline v128_t wasm_i16x8_eq(v128_t a, v128_t b)
+{
+    uint16_t x[8], y[8];
+    sim_get16(a, x);
+    sim_get16(b, y);
+    for (int i = 0; i < 8; i++) x[i] = x[i] == y[i] ? 0xFFFF : 0;
+    return sim_put16(x);
+}
+
 static inline v128_t wasm_i16x8_gt(v128_t a, v128_t b)
 {
     uint16_t x[8], y[8];
