@@ -79,12 +79,13 @@ $(BUILD)/darmok.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt $(PB_HEADERS) $(c
 test: test-c test-c-simd test-c32 test-js test-fuzz
 
 # Native C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer,
-# with every arena allocation a malloc of its own (DK_ARENA_EXACT), so a read
-# past one is seen; the -m32 build, the fuzzers and the .wasm use the real
-# bump arena.
+# with every arena allocation a malloc of its own (DK_ARENA_EXACT) and every
+# output buffer exactly the room reserved (DK_BUF_EXACT), so an access past
+# one is seen; the -m32 build, the fuzzers and the .wasm use the real bump
+# arena and buffers that double.
 $(BUILD)/c/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c/*.h) $(call PB_OBJS,native) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	gcc $(NATIVE_WARN) $(SAN) -DDK_ARENA_EXACT -DDK_CHECK_PB_BOUND -g -O1 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native) -lm -o $@
+	gcc $(NATIVE_WARN) $(SAN) -DDK_ARENA_EXACT -DDK_BUF_EXACT -DDK_CHECK_PB_BOUND -g -O1 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native) -lm -o $@
 
 $(BUILD)/c32/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c/*.h) $(call PB_OBJS,native32) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
@@ -98,7 +99,7 @@ $(BUILD)/c32/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test
 # malloc here, so a read past a block and its slack is seen.
 $(BUILD)/csimd/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c/*.h test/c/simd/*.h) $(call PB_OBJS,native) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	gcc $(NATIVE_WARN) $(SAN) -DDK_ARENA_EXACT -DDK_PB_ALLOC_BLOCKS -DDK_CHECK_PB_BOUND -D__wasm_simd128__ -Itest/c/simd -g -O1 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native) -lm -o $@
+	gcc $(NATIVE_WARN) $(SAN) -DDK_ARENA_EXACT -DDK_BUF_EXACT -DDK_PB_ALLOC_BLOCKS -DDK_CHECK_PB_BOUND -D__wasm_simd128__ -Itest/c/simd -g -O1 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native) -lm -o $@
 
 test-c-simd: $(addprefix $(BUILD)/csimd/,$(C_TESTS))
 	@set -e; for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
@@ -128,7 +129,9 @@ FUZZ_TARGETS := $(patsubst test/fuzz/fuzz_%.c,%,$(sort $(wildcard test/fuzz/fuzz
 # More sources or libraries a target needs (e.g. protobuf-c generated code).
 FUZZ_EXTRA_SRC ?= $(call PB_OBJS,fuzz)
 FUZZ_LIBS ?= -lm
-FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -DDK_CHECK_PB_BOUND \
+# DK_BUF_EXACT: an output buffer is exactly the room reserved (dk_mem.c),
+# so a store past a writer's reservation is past the allocation.
+FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -DDK_CHECK_PB_BOUND -DDK_BUF_EXACT \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer
 # Each target also as <name>-simd: built with the .wasm's 16-byte SIMD paths

@@ -26,6 +26,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dk_err err;
     int rc;
 
+    /* fresh buffers each input (with DK_BUF_EXACT, exactly the room the
+       writer reserves: a store past it is seen) */
+    dk_buf_free(&json);
+    dk_buf_free(&units);
+    dk_buf_free(&widened);
     dk_arena_reset(&arena);
     rc = dk_json_write_opts(data, size, NULL, &arena, &json, &err);
     fuzz_check_outcome(rc, &err, size, &json, DK_ERR_TAPE);
