@@ -324,33 +324,23 @@ DK_MUST static int put_str_units(writer *w, const uint8_t *s, size_t n, size_t i
             i++;
             continue;
         }
-        if (c >= 0x80) {
-            uint32_t cp;
+        if (c >= 0x80) { /* its 1 or 2 units; a lone surrogate's escaped */
+            size_t k;
 
             DK_TRY(wtf8_at(w, s, n, i, at, &len, &sur));
-            cp = len == 2 ? (uint32_t)(c & 0x1F) << 6 | (uint32_t)(s[i + 1] & 0x3F)
-               : len == 3 ? (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 |
-                                (uint32_t)(s[i + 2] & 0x3F)
-                          : (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
-                                (uint32_t)(s[i + 2] & 0x3F) << 6 | (uint32_t)(s[i + 3] & 0x3F);
+            k = dk_wtf8_to_utf16(s + i, len, o->data + o->len);
             i += len;
-            if (sur) { /* a lone surrogate: \udxxx */
-                DK_TRY(dk_buf_reserve(o, 12 + 2 * (n - i) + 2, w->err, at + i));
-                o->len += 2 * put_escape_units(o->data + o->len, cp);
-                continue;
-            }
-            if (cp >= 0x10000) {
-                cp -= 0x10000;
-                dk_put_u16(o->data + o->len, 0xD800 + (cp >> 10));
-                dk_put_u16(o->data + o->len + 2, 0xDC00 + (cp & 0x3FF));
-                o->len += 4;
+            if (sur) {
+                uint32_t u = (uint32_t)o->data[o->len] | (uint32_t)o->data[o->len + 1] << 8;
+
+                DK_TRY(units_room(w, 6 + (n - i), at + i));
+                o->len += 2 * put_escape_units(o->data + o->len, u);
             } else {
-                dk_put_u16(o->data + o->len, cp);
-                o->len += 2;
+                o->len += 2 * k;
             }
             continue;
         }
-        DK_TRY(dk_buf_reserve(o, 12 + 2 * (n - i) + 2, w->err, at + i));
+        DK_TRY(units_room(w, 6 + (n - i), at + i));
         o->len += 2 * put_escape_units(o->data + o->len, c);
         i++;
     }
@@ -510,7 +500,7 @@ DK_MUST static int put_str16_units(writer *w, const uint8_t *u, size_t n, size_t
             }
         }
         if (c < 0x20 || c == '"' || c == '\\' || (c >= 0xD800 && c <= 0xDFFF)) {
-            DK_TRY(dk_buf_reserve(o, 12 + 2 * (n - i) + 2, w->err, at));
+            DK_TRY(units_room(w, 6 + (n - i), at));
             o->len += 2 * put_escape_units(o->data + o->len, c);
         } else {
             dk_put_u16(o->data + o->len, c);
@@ -537,7 +527,7 @@ DK_MUST static int put_str16(writer *w, const uint8_t *u, size_t n, size_t at)
     size_t i = 0;
 
     if (w->wide) {
-        DK_TRY(put(w, "\"", 1));
+        DK_TRY(PUT_LIT(w, "\""));
         return put_str16_units(w, u, n, 0, at);
     }
     if (n > (SIZE_MAX - 2) / 3)
