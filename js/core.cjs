@@ -42,7 +42,7 @@ const RES_U16 = 6; //      decode: address of the UTF-16 side table of the tape'
 //                         encode: the output as UTF-16, or 0 when it is all ASCII
 const RES_U16_LEN = 7; //  its length in bytes
 const RES_IN_LEN = 8; //   JSON decode from UTF-16: the text's length as UTF-8
-const RES_REFS = 9; //     decode: the number of referenceable values in the tape
+const RES_KEEP = 9; //     decode: how many referenceable values the tape's references need
 
 /* dk_pb_decode_ctx flag (DK_READ_KEYREFS in wasm/dk_internal.h). */
 const READ_KEYREFS = 2;
@@ -374,7 +374,7 @@ function readerOverOutput(reader, heap, view, word, text, keyrefs) {
   const end = out + word(RES_OUT_LEN);
   if (reader === null) reader = new TapeReader(heap, view, out, end);
   else reader.reset(heap, view, out, end);
-  reader.refCount = word(RES_REFS);
+  reader.refKeep = word(RES_KEEP);
   const u16 = word(RES_U16);
   if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN), text);
   if (keyrefs === true) reader.useKeyrefs();

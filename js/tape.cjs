@@ -422,6 +422,10 @@ function nodeBufferOf(u8) {
  * so sharing them across decodes is safe.
  */
 const SHORT_MAX = 24;
+
+/* TapeReader#refKeep of a tape no core described (decodeTape): every
+   referenceable value may be named by a reference. */
+const KEEP_ALL = 0xFFFFFFFF;
 const CACHE_SIZE = 1024; // a power of two
 const shortCache = new Array(CACHE_SIZE).fill('');
 /*
@@ -525,9 +529,10 @@ class TapeReader {
     /* The member keys read in full so far, when the tape has key
        references (useKeyrefs); else null. */
     this.keys = null;
-    /* How many referenceable values the tape holds, when the core that
-       wrote it said so (its result word); 0 when not known. */
-    this.refCount = 0;
+    /* How many of the tape's referenceable values its references need
+       (the highest index one names, plus one; 0: none), when the core
+       that wrote it said so (its result word); KEEP_ALL when not known. */
+    this.refKeep = KEEP_ALL;
   }
 
   /*
@@ -548,7 +553,7 @@ class TapeReader {
     this.chunkAt = 0;
     this.latinAt = 0;
     this.latinLast = -LATIN_NEAR_BYTES - 1;
-    this.refCount = 0;
+    this.refKeep = KEEP_ALL;
     this.release();
   }
 
@@ -776,6 +781,6 @@ module.exports = {
   BYTES_UINT8C, BYTES_INT16, BYTES_UINT16, BYTES_INT32, BYTES_UINT32,
   BYTES_FLOAT32, BYTES_FLOAT64, BYTES_BIGINT64, BYTES_BIGUINT64, BYTES_KIND_COUNT,
   TYPED_ARRAYS,
-  TapeWriter, TapeReader,
+  TapeWriter, TapeReader, KEEP_ALL,
   utf8Encoder, utf8Decoder, isWellFormed, writeWtf8, readWtf8Unsafe, nodeBufferOf
 };

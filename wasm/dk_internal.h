@@ -393,12 +393,14 @@ typedef struct dk_src16 {
  * a smaller offset. JS makes such strings as slices of one
  * Buffer#ucs2Slice of many entries, instead of decoding UTF-8, which V8
  * does slowly. Emptied on failure.
- * Unless refs_out is NULL, *refs_out is set to the number of referenceable
- * values in the tape (0 on failure): JS sizes its table of them at once.
+ * Unless keep_out is NULL, *keep_out is set to how many of the tape's
+ * referenceable values (in tape order) a rebuild must keep for its T_REFs:
+ * the highest index a T_REF names, plus one; 0 when the tape has no T_REF
+ * (and on failure). JS keeps only those in its table, sized at once.
  */
 int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
                     const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                    dk_buf *u16_out, uint32_t *refs_out, dk_err *err);
+                    dk_buf *u16_out, uint32_t *keep_out, dk_err *err);
 
 /* Side-table entry flag on the unit count: the units are in the source. */
 #define DK_U16_SRC 0x80000000u
@@ -436,11 +438,11 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
  * first unit: JS takes it from the text, and the core converts nothing
  * back. Such entries are made for ASCII strings too, from
  * DK_U16_SRC_ASCII_MIN bytes on (an ASCII string never gets an entry
- * with its units). refs_out as for dk_json_read_ex. The WebAssembly entry
+ * with its units). keep_out as for dk_json_read_ex. The WebAssembly entry
  * dk_json_decode_ctx with units.
  */
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
-                       dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, uint32_t *refs_out,
+                       dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, uint32_t *keep_out,
                        dk_err *err);
 
 /* ---- text helpers (dk_text.c) ------------------------------------------ */
@@ -554,11 +556,11 @@ DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
  * of max_out: a str whose entry would pass it has none (JS makes it from
  * its bytes).
  * flags: DK_READ_KEYREFS for a tape JS rebuilds from (the writers do not
- * read key references), or 0. refs_out as for dk_json_read_ex.
+ * read key references), or 0. keep_out as for dk_json_read_ex.
  */
 int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
                   size_t max_out, uint32_t flags, dk_arena *scratch,
-                  dk_buf *tape_out, dk_buf *u16_out, uint32_t *refs_out, dk_err *err);
+                  dk_buf *tape_out, dk_buf *u16_out, uint32_t *keep_out, dk_err *err);
 
 /*
  * dk_pb_write_ex flag: the tape's strings are WTF-8 as darmok's JS tape

@@ -54,6 +54,7 @@ typedef struct reader {
     uint32_t max_len; /* counts and binary lengths */
     uint32_t max_str; /* string bytes: max_len, capped by the tape */
     uint64_t refs;    /* referenceable values opened so far */
+    uint64_t keep;    /* the highest $ref index so far + 1; 0: none */
     char *num;        /* scratch copy of a long number token */
     size_t num_cap;
     dk_buf *u16;      /* UTF-16 side table (dk_json_read_ex), or NULL */
@@ -1081,6 +1082,7 @@ DK_MUST static int read_tag(reader *r, int tag, size_t open, int *state,
                          "$ref must be a non-negative integer"));
         if (v >= r->refs)
             return fail(r, DK_ERR_FORMAT, "$ref does not point back", at);
+        if (v >= r->keep) r->keep = (uint64_t)v + 1;
         DK_TRY(emit_op_u32(r, DK_T_REF, v));
         break;
     case TAG_MAP:
@@ -1377,7 +1379,7 @@ DK_MUST static int parse(reader *r)
  */
 static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
                      dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out, const dk_src16 *src,
-                     uint32_t *refs_out, dk_err *err)
+                     uint32_t *keep_out, dk_err *err)
 {
     reader r;
     int rc;
@@ -1386,7 +1388,7 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
     memset(&r, 0, sizeof r);
     tape_out->len = 0;
     if (u16_out) u16_out->len = 0;
-    if (refs_out) *refs_out = 0;
+    if (keep_out) *keep_out = 0;
     r.u16 = u16_out;
     r.valid_utf8 = (flags & DK_READ_VALID_UTF8) != 0;
     r.src = r.valid_utf8 && u16_out != NULL ? src : NULL;
@@ -1416,22 +1418,21 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
         tape_out->len = 0;
         if (u16_out) u16_out->len = 0;
     }
-    /* the tape's length bounds the count (5 bytes a value at least) */
-    if (refs_out && rc == DK_OK) *refs_out = (uint32_t)r.refs;
+    if (keep_out && rc == DK_OK) *keep_out = r.keep > UINT32_MAX ? UINT32_MAX : (uint32_t)r.keep;
     return rc;
 }
 
 /* See dk_internal.h. */
 int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
                     const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                    dk_buf *u16_out, uint32_t *refs_out, dk_err *err)
+                    dk_buf *u16_out, uint32_t *keep_out, dk_err *err)
 {
-    return json_read(json, len, flags, lim, scratch, tape_out, u16_out, NULL, refs_out, err);
+    return json_read(json, len, flags, lim, scratch, tape_out, u16_out, NULL, keep_out, err);
 }
 
 /* See dk_internal.h. */
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
-                       dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, uint32_t *refs_out,
+                       dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, uint32_t *keep_out,
                        dk_err *err)
 {
     size_t at = DK_U16_AT(n), lone, len = dk_utf16_to_utf8(area + at, n, area, &lone);
@@ -1443,7 +1444,7 @@ int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *
     memset(area + len, 0, DK_JSON_PADDING);
     /* a lone surrogate is U+FFFD in the UTF-8: strings then come from it */
     return json_read(area, len, DK_READ_PADDED | DK_READ_VALID_UTF8, lim, scratch, tape_out,
-                     u16_out, lone == 0 ? &src : NULL, refs_out, err);
+                     u16_out, lone == 0 ? &src : NULL, keep_out, err);
 }
 
 /* See darmok.h. */

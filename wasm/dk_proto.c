@@ -1299,6 +1299,7 @@ typedef struct pb_dec {
     /* Stream cursors: the next entry of each. */
     size_t ki, ci, ii, ni, ti, bki, bi;
     uint32_t n_refs; /* values with identity met so far */
+    uint32_t keep;   /* the highest REF index so far + 1; 0: none */
     pb_dec_frame *frames;
     size_t n_frames, cap_frames;
 } pb_dec;
@@ -2042,6 +2043,8 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         if (c >= d->n_refs)
             return dec_bad(d, DK_ERR_FORMAT, "reference to a value not yet met", PB_F_COUNTS,
                            d->ci - 1);
+        if (c >= d->keep)
+            d->keep = c + 1; /* c < n_refs <= UINT32_MAX */
         return dec_op_u32(d, DK_T_REF, c);
     case DARMOK__KIND__KIND_HOLES:
         return dec_bad_here(d, DK_ERR_FORMAT, "holes outside an array");
@@ -2121,7 +2124,7 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
 /* The same, with the UTF-16 side table; see dk_internal.h. */
 int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
                   size_t max_out, uint32_t flags, dk_arena *scratch,
-                  dk_buf *tape_out, dk_buf *u16_out, uint32_t *refs_out, dk_err *err)
+                  dk_buf *tape_out, dk_buf *u16_out, uint32_t *keep_out, dk_err *err)
 {
     pb_dec d;
     pb_alloc_ctx ac;
@@ -2135,8 +2138,8 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
     tape_out->len = 0;
     if (u16_out)
         u16_out->len = 0;
-    if (refs_out)
-        *refs_out = 0;
+    if (keep_out)
+        *keep_out = 0;
     memset(&d, 0, sizeof d);
     d.u16 = u16_out;
     d.a = scratch;
@@ -2187,8 +2190,8 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
             u16_out->len = 0;
         return (int)err->code;
     }
-    if (refs_out)
-        *refs_out = d.n_refs;
+    if (keep_out)
+        *keep_out = d.keep;
     return DK_OK;
 }
 

@@ -85,9 +85,11 @@
  *    7 DK_RES_U16_LEN its length in bytes
  *    8 DK_RES_IN_LEN  JSON decode from UTF-16: the text's length as UTF-8
  *                     (the input that offsets count), also on failure
- *    9 DK_RES_REFS    decode (JSON and protobuf): the number of
- *                     referenceable values in the tape (dk_tape.h), so
- *                     that JS makes its table of them at that size
+ *    9 DK_RES_KEEP    decode (JSON and protobuf): how many of the
+ *                     tape's referenceable values (dk_tape.h) its T_REFs
+ *                     need: the highest index one names, plus one; 0
+ *                     without T_REF. JS keeps only those, in a table
+ *                     made at that size
  *  The output stays valid until the next call on the same ctx. Memory:
  *  arenas/buffers reused per ctx, reset at the start of each call (also
  *  after a failed call); no malloc per value; WASM memory does not keep
@@ -136,7 +138,7 @@ enum {
     DK_RES_U16,
     DK_RES_U16_LEN,
     DK_RES_IN_LEN,
-    DK_RES_REFS,
+    DK_RES_KEEP,
     DK_RES_WORDS = 10
 };
 
@@ -292,14 +294,14 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
         }
         if (start(c, DK_U16_AREA(units), &err) != 0) return (int)err.code;
         (void)dk_json_read_utf16(c->in.data, units, &lim, &c->arena, &c->out, &c->u16, &n,
-                                 &c->res[DK_RES_REFS], &err);
+                                 &c->res[DK_RES_KEEP], &err);
         c->res[DK_RES_IN_LEN] = (uint32_t)n;
         return finish_decode(c, &err);
     }
     if (start(c, json_len, &err) != 0) return (int)err.code;
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
     (void)dk_json_read_ex(c->in.data, json_len, DK_READ_PADDED, &lim,
-                          &c->arena, &c->out, &c->u16, &c->res[DK_RES_REFS], &err);
+                          &c->arena, &c->out, &c->u16, &c->res[DK_RES_KEEP], &err);
     return finish_decode(c, &err);
 }
 
@@ -329,7 +331,7 @@ EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
     (void)dk_pb_read_ex(c->in.data, pb_len, &lim, 0, flags & DK_READ_KEYREFS,
-                        &c->arena, &c->out, &c->u16, &c->res[DK_RES_REFS], &err);
+                        &c->arena, &c->out, &c->u16, &c->res[DK_RES_KEEP], &err);
     return finish_decode(c, &err);
 }
 

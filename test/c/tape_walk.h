@@ -86,12 +86,13 @@ static int tw_key(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *no
 /*
  * Copies the tape t[0..n) into out (emptied first) with every key reference
  * replaced by the full key str it names, counts the full non-ASCII strs
- * of t (references not counted) in *non_ascii and, unless ids is NULL, its
- * referenceable values (dk_tape.h) in *ids. Returns the number of key
+ * of t (references not counted) in *non_ascii and, unless keep is NULL,
+ * puts in *keep how many of its referenceable values (dk_tape.h) its T_REFs
+ * need: the highest index one names, plus one (0 without T_REF). Returns the number of key
  * references met, or -1 when t is not one well-formed tape whose references
  * all name member or class keys written in full before them.
  */
-static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, size_t *ids)
+static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, size_t *keep)
 {
     tw_frame *st = NULL;
     size_t sp = 0, cap = 0, *keys = NULL, nkeys = 0, kcap = 0, i = 0;
@@ -111,12 +112,11 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, 
         op = t[i++];
         if (tw_put(out, &op, 1) != 0)
             goto done;
-        if (ids && op >= DK_T_ARRAY && op <= DK_T_ERROR && op != DK_T_HOLE)
-            ++*ids;
         switch (op) {
         case DK_T_UNDEF: case DK_T_NULL: case DK_T_FALSE: case DK_T_TRUE: break;
         case DK_T_INT: case DK_T_REF:
             if (n - i < 4 || tw_put(out, t + i, 4) != 0) goto done;
+            if (op == DK_T_REF && keep && dk_rd32(t + i) >= *keep) *keep = (size_t)dk_rd32(t + i) + 1;
             i += 4;
             break;
         case DK_T_HOLE:
@@ -193,21 +193,21 @@ done:
     return rc;
 }
 
-/* tw_walk without counting referenceable values. */
+/* tw_walk without looking at T_REFs. */
 static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii)
 {
     return tw_walk(t, n, out, non_ascii, NULL);
 }
 
-/* The number of referenceable values of the tape t[0..n), or -1 when it
- * is not one well-formed tape. */
-static long tw_count_ids(const uint8_t *t, size_t n)
+/* How many referenceable values the T_REFs of the tape t[0..n) need (as
+ * tw_walk's *keep), or -1 when it is not one well-formed tape. */
+static long tw_ref_keep(const uint8_t *t, size_t n)
 {
     dk_buf out = {NULL, 0, 0};
-    size_t non_ascii, ids = 0;
-    long rc = tw_walk(t, n, &out, &non_ascii, &ids);
+    size_t non_ascii, keep = 0;
+    long rc = tw_walk(t, n, &out, &non_ascii, &keep);
     free(out.data);
-    return rc < 0 ? -1 : (long)ids;
+    return rc < 0 ? -1 : (long)keep;
 }
 
 /*

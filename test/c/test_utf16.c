@@ -239,9 +239,9 @@ static void check_read_utf16(const char *text, long want_src, const char *what)
     CHECK(len == w && memcmp(area, ref, w) == 0, "%s: the UTF-8 in place", what);
     CHECK(r0 == DK_OK && r1 == DK_OK && t0.len == t1.len && memcmp(t0.data, t1.data, t0.len) == 0,
           "%s: read %d/%d, the same tape", what, r0, r1);
-    CHECK((long)ids0 == tw_count_ids(t0.data, t0.len) && ids1 == ids0,
-          "%s: %u and %u referenceable values, the tape has %ld", what, ids0, ids1,
-          tw_count_ids(t0.data, t0.len));
+    CHECK((long)ids0 == tw_ref_keep(t0.data, t0.len) && ids1 == ids0,
+          "%s: %u and %u referenceable values to keep, the tape's references need %ld", what, ids0,
+          ids1, tw_ref_keep(t0.data, t0.len));
     entries = tw_check_side_table(t0.data, t0.len, u0.data, u0.len, NULL, 0, NULL);
     CHECK(entries >= 0 &&
               tw_check_side_table(t1.data, t1.len, u1.data, u1.len, area + DK_U16_AT(n), n, &srcs) ==
@@ -364,6 +364,54 @@ static uint32_t rnd(void)
 }
 
 /*
+ * keep_out of dk_json_read_ex, dk_json_read_utf16 and (the document
+ * transcoded) dk_pb_read_ex: want, how many referenceable values the
+ * document's $refs need (the highest index one names, plus one).
+ */
+static void check_keep(const char *json, uint32_t want)
+{
+    dk_buf tape, u16, pb, mid;
+    dk_arena a;
+    dk_err err;
+    size_t n = strlen(json), len = 0;
+    uint32_t k_json = UINT32_MAX, k_units = UINT32_MAX, k_pb = UINT32_MAX;
+    uint16_t units[256];
+    uint8_t *area;
+    size_t un = dk_wtf8_to_utf16((const uint8_t *)json, n, (uint8_t *)units);
+
+    dk_buf_init(&tape);
+    dk_buf_init(&u16);
+    dk_buf_init(&pb);
+    dk_buf_init(&mid);
+    dk_arena_init(&a);
+    CHECK(n < 256, "%s: short", json);
+    CHECK(dk_json_read_ex((const uint8_t *)json, n, 0, NULL, &a, &tape, &u16, &k_json, &err) == DK_OK,
+          "%s: JSON read", json);
+    area = malloc(DK_U16_AREA(un) + DK_JSON_PADDING);
+    CHECK(area != NULL, "malloc");
+    if (area != NULL) {
+        memcpy(area + DK_U16_AT(un), units, 2 * un);
+        dk_arena_reset(&a);
+        CHECK(dk_json_read_utf16(area, un, NULL, &a, &tape, &u16, &len, &k_units, &err) == DK_OK,
+              "%s: UTF-16 read", json);
+        free(area);
+    }
+    dk_arena_reset(&a);
+    CHECK(dk_pb_from_json_opts((const uint8_t *)json, n, 0, NULL, &a, &mid, &pb, &err) == DK_OK,
+          "%s: to protobuf", json);
+    dk_arena_reset(&a);
+    CHECK(dk_pb_read_ex(pb.data, pb.len, NULL, 0, DK_READ_KEYREFS, &a, &tape, &u16, &k_pb, &err) == DK_OK,
+          "%s: protobuf read", json);
+    CHECK(k_json == want && k_units == want && k_pb == want, "%s: keep %u, %u, %u; want %u", json,
+          k_json, k_units, k_pb, want);
+    dk_buf_free(&tape);
+    dk_buf_free(&u16);
+    dk_buf_free(&pb);
+    dk_buf_free(&mid);
+    dk_arena_free(&a);
+}
+
+/*
  * The same JSON document read by dk_json_read_ex, and transcoded to
  * protobuf then read by dk_pb_read_ex: the same tape and the same side
  * table, byte for byte. Then the protobuf read again under a max_out that
@@ -412,8 +460,9 @@ static void check_pb_side_table(const char *json, long want_refs)
         dk_arena_reset(&a);
         rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, DK_READ_KEYREFS, &a, &t3, &u3, &ids, &err);
         CHECK(rc == DK_OK, "%s: protobuf read with key references %d", json, rc);
-        CHECK((long)ids == tw_count_ids(t2.data, t2.len) && ids == ids1,
-              "%s: %u referenceable values, the tape has %ld", json, ids, tw_count_ids(t2.data, t2.len));
+        CHECK((long)ids == tw_ref_keep(t2.data, t2.len) && ids == ids1,
+              "%s: %u referenceable values to keep, the tape's references need %ld", json, ids,
+              tw_ref_keep(t2.data, t2.len));
         refs = tw_expand_keyrefs(t3.data, t3.len, &ex, &non_ascii);
         CHECK(refs >= 0 && ex.len == t2.len && memcmp(ex.data, t2.data, ex.len) == 0,
               "%s: key references expand to the plain tape (%ld)", json, refs);
@@ -961,6 +1010,14 @@ int main(void)
                             "{\"$Error\":{\"name\":\"E\",\"message\":\"m\"}}]",
                             10);
         check_pb_side_table("{\"a\":1,\"b\":{\"c\":2}}", 0);
+        /* what a rebuild keeps for the $refs: the root is index 0, then
+           every object, array, Map, Set, Date, ... in document order */
+        check_keep("{\"a\":[1,2],\"d\":{\"$Date\":\"2020-01-01T00:00:00.000Z\"}}", 0);
+        check_keep("[{\"a\":1},{\"$ref\":1},{\"b\":{\"$ref\":0}}]", 2);
+        check_keep("[[],[],[],{\"$ref\":3},{\"$ref\":1}]", 4);
+        check_keep("[{\"x\":1},{\"y\":{\"$Map\":[[{\"$ref\":1},{\"$Set\":[]}]]}},[]]", 2);
+        check_keep("{\"$\":\"C\",\"self\":{\"$ref\":0}}", 1);
+        check_pb_side_table("[{\"a\":1},{\"$ref\":1},{\"b\":{\"$ref\":0}},[[],{\"$ref\":4}]]", -1);
     }
     /* random arrays of random strings (lone surrogates as \u escapes),
        ASCII runs of every length between the others */

@@ -114,11 +114,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc2 = dk_pb_read_ex(data, size, NULL, 0, DK_READ_KEYREFS, &arena, &tape3, &u3, &ids, &err2);
     FUZZ_ASSERT(rc2 == rc || rc2 == DK_ERR_TOO_LARGE || rc == DK_ERR_TOO_LARGE,
                 "key references change no outcome but the budget's");
-    FUZZ_ASSERT(rc2 == DK_OK || ids == 0, "a failed read counts no referenceable value");
+    FUZZ_ASSERT(rc2 == DK_OK || ids == 0, "a failed read keeps no referenceable value");
     if (rc2 == DK_OK && rc == DK_OK) {
         size_t non_ascii = 0;
-        FUZZ_ASSERT((long)ids == tw_count_ids(tape.data, tape.len),
-                    "the count of referenceable values is the tape's");
+        FUZZ_ASSERT((long)ids == tw_ref_keep(tape.data, tape.len),
+                    "the referenceable values to keep are what the tape's references need");
         FUZZ_ASSERT(tw_expand_keyrefs(tape3.data, tape3.len, &expanded, &non_ascii) >= 0 &&
                         fuzz_same(expanded.data, expanded.len, tape.data, tape.len),
                     "key references expand to the plain tape");
