@@ -447,20 +447,22 @@ for (let c = 0; c < 128; c++) ONE_CHAR.push(String.fromCharCode(c));
 const CHUNK_BYTES = 16 * 1024;
 
 /*
- * A large side table is read in chunks of 2.5 MiB instead: while at least
- * that much of it is left from the string being read. Node makes a UCS-2
- * slice of 0xFBEE9 units or more (EXTERN_APEX in its src/string_bytes.cc)
- * an external string, its characters outside V8's heap. A large decode
- * makes its strings while the young generation is collected again and
- * again, each collection copying what survives: the value so far and
- * every 16 KiB chunk its strings are slices of. An external chunk is never
- * copied. 10,000 Posts (a side table of ~14 MiB), protobuf: one decode
- * after a full collection 65-67 -> 50-53 ms; round trips back to back
- * 199 -> 174 ms (means of 5 processes). A table under 2.5 MiB reads as
- * before. The price: a string kept from such a document keeps up to
- * 2.5 MiB.
+ * A large side table is read in chunks of 1 MiB instead: while at least
+ * that much of it is left from the string being read. Such a chunk is a
+ * string of V8's large-object space, which a collection of the young
+ * generation never copies (16 KiB chunks were copied, with the value made
+ * so far, by every scavenge during a large decode), and it stays under
+ * 0xFBEE9 units (EXTERN_APEX in Node's src/string_bytes.cc), from which
+ * Node makes a UCS-2 slice an external string: 2.5 MiB external chunks
+ * (before 2026-11-30) were each reported to V8 as external memory, whose
+ * pressure brought full collections and a young generation kept small, so
+ * that most of a decode was promoted (10,000 Posts, protobuf decode: 29
+ * mark-compacts and 2.05 s of scavenges in 8 s against 12 and 0.76 s;
+ * 60-62 -> 52-57 ms a decode, round trips 126-137 -> 123-127 ms). A table
+ * under 1 MiB reads in CHUNK_BYTES. The price: a string kept from such a
+ * document keeps up to 1 MiB.
  */
-const BIG_CHUNK_BYTES = 2.5 * 1024 * 1024; // 1.25 Mi units > 0xFBEE9
+const BIG_CHUNK_BYTES = 1024 * 1024; // 0.5 Mi units < 0xFBEE9
 
 /*
  * The stretch of tape bytes made one Latin-1 string (TapeReader#fromLatin1),

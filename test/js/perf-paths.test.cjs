@@ -291,14 +291,16 @@ test('UTF-16 side table read in chunks: strings across chunk ends, and longer th
 });
 
 /*
- * A side table of 2.5 MiB and more is read in chunks of 2.5 MiB (tape.cjs
- * BIG_CHUNK_BYTES), which Node makes external strings (0xFBEE9 units and
- * more), while that much is left; its last stretch in chunks of 16 KiB.
+ * A side table of 1 MiB and more is read in chunks of 1 MiB (tape.cjs
+ * BIG_CHUNK_BYTES) while that much is left, its last stretch in chunks of
+ * 16 KiB. The big chunks stay under 0xFBEE9 units, from which Node makes
+ * external strings (whose memory pressure made large decodes slower).
  * ~9 MiB of strings of up to 4,000 units, and one of 1.5 Mi units (longer
- * than a big chunk) among them: every string exact, across big chunk ends
- * and the switch back to small ones, and the big chunks really made.
+ * than a big chunk: sliced alone) among them: every string exact, across
+ * big chunk ends and the switch back to small ones, and the big chunks
+ * really made.
  */
-test('UTF-16 side table over 2.5 MiB: big chunks, then small ones', () => {
+test('UTF-16 side table over 1 MiB: big chunks, then small ones', () => {
   const rnd = xorshift(0xb16);
   const alphabet = ['a', 'é', '東', '🚀', ' ', 'ß', 'z', 'q'];
   const make = (n) => {
@@ -333,12 +335,18 @@ test('UTF-16 side table over 2.5 MiB: big chunks, then small ones', () => {
     }
     assert.equal(back.length, strings.length, format);
     for (let i = 0; i < strings.length; i++) assert.ok(back[i] === strings[i], `${format}: string ${i} of length ${strings[i].length}`);
-    const big = calls.filter((n) => n >= EXTERN);
+    const BIG = 1024 * 1024;
+    const LONG = 2 * 1.5 * 1024 * 1024; // the long string's bytes
+    const big = calls.filter((n) => n > 16 * 1024 && n !== LONG);
     // ~12 MiB of entries (non-ASCII strings; a few of only 'a', 'z', ' ' and
-    // 'q' are not in the table): four big chunks and the long string alone
-    assert.ok(big.length >= 4, `${format}: ${big.length} slices of at least ${EXTERN} bytes: ${big}`);
-    assert.ok(big.every((n) => n <= 2.5 * 1024 * 1024 || n === 2 * 1.5 * 1024 * 1024), `${format}: ${big}`);
-    assert.ok(calls.length < big.length + 2.5 * 1024 * 1024 / (8 * 1024), `${format}: ${calls.length} ucs2Slice calls`);
+    // 'q' are not in the table): big chunks, each whole entries up to 1 MiB
+    // (entries of at most 8 KiB; the one before the long string ends
+    // early), and the long string alone
+    assert.ok(big.length >= 8, `${format}: ${big.length} big chunks: ${big}`);
+    assert.ok(big.every((n) => n <= BIG && n < EXTERN), `${format}: ${big}`);
+    assert.ok(big.filter((n) => n > BIG - 8 * 1024).length >= big.length - 1, `${format}: ${big}`);
+    assert.equal(calls.filter((n) => n === LONG).length, 1, `${format}: the long string sliced alone`);
+    assert.ok(calls.length < big.length + 1 + BIG / (8 * 1024), `${format}: ${calls.length} ucs2Slice calls`);
   }
 });
 
