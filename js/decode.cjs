@@ -14,8 +14,10 @@
  * class's field names are known (shapes.cjs), so they share one hidden
  * class with in-object fields, and each field is one monomorphic store.
  *
- * Identity: one array from referenceable index to object; each object takes
- * its index as its op is read, before its children, as the encoder counted.
+ * Identity: each object takes the next referenceable index as its op is
+ * read, before its children, as the encoder counted; one array maps the
+ * indexes a reference of the tape may name (below the core's
+ * reader.refKeep) to their objects.
  */
 
 const T = require('./tape.cjs');
@@ -90,7 +92,7 @@ function copyBytes(kind, src) {
 const NO_REFS = Object.freeze([]);
 
 /*
- * The largest table of referenceable values made at once; past it the
+ * The largest table of referenced values made at once; past it the
  * table grows as it is filled. 16,000 slots stay under V8's large-object
  * size (128 KiB): a larger array is allocated in the old generation, where
  * storing each new object into it goes through the write barrier and the
@@ -167,13 +169,13 @@ class Decoder {
    * reference of the tape may name it: below the core's reader.refKeep.
    * A document without references (100 Posts) keeps nothing: the table
    * of every object was the one old-generation object (past
-   * REFS_AT_ONCE) that each new object was written into, through the write
-   * barrier and the remembered set, which every scavenge of a large decode
-   * then walked (10,000 Posts, JSON decode 51 -> 37 ms, protobuf 66 -> 60;
-   * 100 Posts -2%). The table was made at that size (up to REFS_AT_ONCE;
-   * a tape no core described starts empty), so it does not regrow from
-   * nothing: that regrowth was ~18 KiB of a 100-Post decode's 167. A store
-   * past its end appends.
+   * REFS_AT_ONCE) that each new object was written into, through the
+   * write barrier and the remembered set, which every scavenge of a large
+   * decode then walked (10,000 Posts, JSON decode 52 -> 37 ms, protobuf
+   * 66-69 -> 60-62; 100 Posts -1..2%). The table was made at that size
+   * (up to REFS_AT_ONCE; a tape no core described starts empty), so it
+   * does not regrow from nothing: that regrowth was ~18 KiB of a 100-Post
+   * decode's 167. A store past its end appends.
    */
   take(x) {
     const i = this.nrefs++;
@@ -400,9 +402,11 @@ class Decoder {
    * returned, so references from inside its fields (cycles) reach it. With
    * fromData the object exists only after its fields: until then the index
    * is an accessor that throws ERR_FORMAT, so a cycle through the instance
-   * fails loudly instead of pointing at a stand-in. (The accessor turns
-   * `refs` into a slow array for the rest of this decode; only documents
-   * with fromData classes pay for it.)
+   * fails loudly instead of pointing at a stand-in. (Both only when a
+   * reference of the tape may name the index: below this.keep. The
+   * accessor turns `refs` into a slow array for the rest of this decode;
+   * only documents with references to fromData instances or to values
+   * after them pay for it.)
    */
   upgraded(plan, version) {
     if (version > plan.version && !this.acceptNewer) throw newerVersionError(plan, version);

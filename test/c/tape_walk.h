@@ -88,14 +88,17 @@ static int tw_key(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *no
  * replaced by the full key str it names, counts the full non-ASCII strs
  * of t (references not counted) in *non_ascii and, unless keep is NULL,
  * puts in *keep how many of its referenceable values (dk_tape.h) its T_REFs
- * need: the highest index one names, plus one (0 without T_REF). Returns the number of key
- * references met, or -1 when t is not one well-formed tape whose references
- * all name member or class keys written in full before them.
+ * need: the highest index one names, plus one (0 without T_REF). Returns
+ * the number of key references met, or -1 when t is not one well-formed
+ * tape whose key references all name member or class keys written in full
+ * before them, and whose T_REFs all name referenceable values (dk_tape.h)
+ * opened before them.
  */
 static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, size_t *keep)
 {
     tw_frame *st = NULL;
     size_t sp = 0, cap = 0, *keys = NULL, nkeys = 0, kcap = 0, i = 0;
+    uint64_t ids = 0; /* referenceable values opened so far */
     long refs = 0, rc = -1;
     int key_next = 0;
 
@@ -112,10 +115,13 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, 
         op = t[i++];
         if (tw_put(out, &op, 1) != 0)
             goto done;
+        if (op >= DK_T_ARRAY && op <= DK_T_ERROR && op != DK_T_HOLE)
+            ids++;
         switch (op) {
         case DK_T_UNDEF: case DK_T_NULL: case DK_T_FALSE: case DK_T_TRUE: break;
         case DK_T_INT: case DK_T_REF:
             if (n - i < 4 || tw_put(out, t + i, 4) != 0) goto done;
+            if (op == DK_T_REF && dk_rd32(t + i) >= ids) goto done; /* not opened before it */
             if (op == DK_T_REF && keep && dk_rd32(t + i) >= *keep) *keep = (size_t)dk_rd32(t + i) + 1;
             i += 4;
             break;

@@ -377,14 +377,16 @@ static void check_keep(const char *json, uint32_t want)
     uint32_t k_json = UINT32_MAX, k_units = UINT32_MAX, k_pb = UINT32_MAX;
     uint16_t units[256];
     uint8_t *area;
-    size_t un = dk_wtf8_to_utf16((const uint8_t *)json, n, (uint8_t *)units);
+    size_t un;
 
+    CHECK(n < 256, "%s: short", json);
+    if (n >= 256) return;
+    un = dk_wtf8_to_utf16((const uint8_t *)json, n, (uint8_t *)units);
     dk_buf_init(&tape);
     dk_buf_init(&u16);
     dk_buf_init(&pb);
     dk_buf_init(&mid);
     dk_arena_init(&a);
-    CHECK(n < 256, "%s: short", json);
     CHECK(dk_json_read_ex((const uint8_t *)json, n, 0, NULL, &a, &tape, &u16, &k_json, &err) == DK_OK,
           "%s: JSON read", json);
     area = malloc(DK_U16_AREA(un) + DK_JSON_PADDING);
