@@ -422,10 +422,6 @@ function nodeBufferOf(u8) {
  * so sharing them across decodes is safe.
  */
 const SHORT_MAX = 24;
-
-/* TapeReader#refKeep of a tape no core described (decodeTape): every
-   referenceable value may be named by a reference. */
-const KEEP_ALL = 0xFFFFFFFF;
 const CACHE_SIZE = 1024; // a power of two
 const shortCache = new Array(CACHE_SIZE).fill('');
 /*
@@ -495,6 +491,10 @@ function shortAscii(buf, nb, start, len) {
   shortCache[slot] = s;
   return s;
 }
+
+/* TapeReader#refKeep of a tape no core described (decodeTape): every
+   referenceable value may be named by a reference. */
+const KEEP_ALL = 0xFFFFFFFF;
 
 /*
  * TapeReader: reads a tape from buf[pos..end). buf is a Uint8Array over any

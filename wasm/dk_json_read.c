@@ -1418,6 +1418,7 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
         tape_out->len = 0;
         if (u16_out) u16_out->len = 0;
     }
+    /* over UINT32_MAX only after 2^32 values: not in a tape wasm32 holds */
     if (keep_out && rc == DK_OK) *keep_out = r.keep > UINT32_MAX ? UINT32_MAX : (uint32_t)r.keep;
     return rc;
 }
