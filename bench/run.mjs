@@ -189,7 +189,7 @@ function workloadSection(id, results) {
     if (r.processRatios) {
       const lo = Math.min(...r.processRatios);
       const hi = Math.max(...r.processRatios);
-      cmp += ` (${r.processRatios.length} processes: ${lo.toFixed(2)}–${hi.toFixed(2)})`;
+      cmp += ` (${r.processRatios.length} processes, ratio ${lo.toFixed(2)}–${hi.toFixed(2)})`;
     }
     lines.push(`| ${cell(label)} | ${r.version || '—'} | ${ops(r.roundTripOps)} | ${cmp} | ${ops(r.encodeOps)} | ${ops(r.decodeOps)} | ${bytes(r.bytes)} | ${bytes(r.allocPerOp)} | ${pct(r.gcShare)} | ${first} | ${cell(correctness(r))} |`);
   }
