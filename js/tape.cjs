@@ -449,8 +449,8 @@ const CHUNK_BYTES = 16 * 1024;
  * generation never copies (16 KiB chunks were copied, with the value made
  * so far, by every scavenge during a large decode), and it stays under
  * 0xFBEE9 units (EXTERN_APEX in Node's src/string_bytes.cc), from which
- * Node makes a UCS-2 slice an external string: 2.5 MiB external chunks
- * (before 2026-11-30) were each reported to V8 as external memory, whose
+ * Node makes a UCS-2 slice an external string: the 2.5 MiB external chunks
+ * this reader made before were each reported to V8 as external memory, whose
  * pressure brought full collections and a young generation kept small, so
  * that most of a decode was promoted (10,000 Posts, protobuf decode: 29
  * mark-compacts and 2.05 s of scavenges in 8 s against 12 and 0.76 s;

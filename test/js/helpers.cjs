@@ -121,4 +121,18 @@ function xorshift(seed) {
   };
 }
 
-module.exports = { assert, sameGraph, deepFreeze, haveWasm, hasOwn, throwsCode, xorshift };
+/*
+ * Protobuf documents through Debian's protoc and darmok's schema: pbDoc
+ * encodes protobuf text format (darmok.Document) to bytes, pbText decodes
+ * bytes to that text.
+ */
+const PROTO_DIR = require('node:path').join(__dirname, '..', '..', 'proto');
+function protoc(mode, input) {
+  return require('node:child_process').execFileSync('protoc',
+    [`--${mode}=darmok.Document`, `-I${PROTO_DIR}`, require('node:path').join(PROTO_DIR, 'darmok.proto')],
+    { input, maxBuffer: 1 << 24 });
+}
+const pbDoc = (text) => protoc('encode', text);
+const pbText = (bytes) => protoc('decode', bytes).toString('utf8');
+
+module.exports = { assert, sameGraph, deepFreeze, haveWasm, hasOwn, throwsCode, xorshift, pbDoc, pbText };

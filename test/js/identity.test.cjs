@@ -8,7 +8,7 @@
  * index (boxed primitives) between them, in every format.
  */
 const { test } = require('node:test');
-const { assert, haveWasm, sameGraph, xorshift } = require('./helpers.cjs');
+const { assert, haveWasm, sameGraph, xorshift, pbDoc, pbText } = require('./helpers.cjs');
 const { formats } = require('./fixtures.cjs');
 const { createCodec, createRegistry } = require('../../js/index.cjs');
 const { encodeTape } = require('../../js/encode.cjs');
@@ -164,39 +164,14 @@ test('tape: a reference gets the index of its object, scanned or resolved after 
 const BYTE_KINDS = ['Buffer', 'ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array',
   'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array'];
 
-/* protobuf bytes with the last value of the packed `counts` field (5), a
-   one-byte varint 1, made `count` */
+/* protobuf bytes with the last of their `counts` (a reference's index 1)
+   made `count`, through protoc's text format */
 function withLastCount(bytes, count) {
-  const b = Buffer.from(bytes);
-  let p = 0;
-  const varint = () => {
-    let v = 0;
-    let s = 0;
-    let x;
-    do {
-      x = b[p++];
-      v += (x & 0x7f) * 2 ** s;
-      s += 7;
-    } while (x & 0x80);
-    return v;
-  };
-  while (p < b.length) {
-    const tag = varint();
-    const wt = tag & 7;
-    if (wt === 0) varint();
-    else if (wt === 1) p += 8;
-    else if (wt === 5) p += 4;
-    else {
-      const len = varint();
-      if (tag >>> 3 === 5) {
-        assert.equal(b[p + len - 1], 1, 'the reference is the last count');
-        b[p + len - 1] = count;
-        return b;
-      }
-      p += len;
-    }
-  }
-  throw new Error('no counts field');
+  const lines = pbText(bytes).split('\n');
+  const last = lines.map((l) => l.startsWith('counts: ')).lastIndexOf(true);
+  assert.equal(lines[last], 'counts: 1', 'the reference is the last count');
+  lines[last] = `counts: ${count}`;
+  return pbDoc(lines.join('\n'));
 }
 
 test('every kind with identity takes one index: a reference to it is it, one past it is refused', { skip }, () => {

@@ -7,21 +7,12 @@
  * stable memory over many good and failing calls.
  */
 const { test } = require('node:test');
-const path = require('node:path');
-const { execFileSync } = require('node:child_process');
-const { assert, haveWasm, sameGraph } = require('./helpers.cjs');
+const { assert, haveWasm, sameGraph, pbDoc: doc } = require('./helpers.cjs');
 const pb = require('../../js/protobuf.cjs');
 const darmok = require('../../js/index.cjs');
 const core = require('../../js/core.cjs');
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
-const protoDir = path.join(__dirname, '..', '..', 'proto');
-
-/* A document from protobuf text format, by protoc. */
-function doc(text) {
-  return execFileSync('protoc', ['--encode=darmok.Document', `-I${protoDir}`, path.join(protoDir, 'darmok.proto')],
-    { input: text });
-}
 
 function rejects(bytes, code, offset, options) {
   assert.throws(() => pb.decodeEntity(bytes, options), (err) => {

@@ -6,18 +6,10 @@
  * text decodes through darmok into the expected instances.
  */
 const { test } = require('node:test');
-const path = require('node:path');
-const { execFileSync } = require('node:child_process');
-const { assert, haveWasm } = require('./helpers.cjs');
+const { assert, haveWasm, pbDoc, pbText } = require('./helpers.cjs');
 const { createCodec, createRegistry, transcode } = require('../../js/protobuf.cjs');
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
-const protoDir = path.join(__dirname, '..', '..', 'proto');
-
-function protoc(args, input) {
-  return execFileSync('protoc', [...args, `-I${protoDir}`, path.join(protoDir, 'darmok.proto')],
-    { input, maxBuffer: 1 << 24 });
-}
 
 /* The tanagra article's graph (bench/workloads.mjs): Foo { Bar, Bar, Map<Baz> }. */
 function fooModel() {
@@ -44,7 +36,7 @@ function fooModel() {
 test('protoc --decode reads darmok bytes for the Foo graph', { skip }, () => {
   const { codec, foo, Foo, Bar, Baz } = fooModel();
   const bytes = codec.encodeEntity(foo);
-  const text = protoc(['--decode=darmok.Document'], bytes).toString('utf8');
+  const text = pbText(bytes);
   for (const want of [
     'format: 1',
     // the string table: class keys and field names, once each
@@ -65,7 +57,7 @@ test('protoc --decode reads darmok bytes for the Foo graph', { skip }, () => {
   // One message per document plus one per shape, not one per value.
   assert.strictEqual(text.split('{').length - 1, 3);
   // protoc's text, encoded again by protoc, is the same document.
-  const again = protoc(['--encode=darmok.Document'], text);
+  const again = pbDoc(text);
   assert.deepStrictEqual(Buffer.from(again), bytes);
   const back = codec.decodeEntity(again);
   assert.ok(back instanceof Foo && back.bars[0] instanceof Bar && back.bars[0].baz instanceof Baz);
@@ -122,7 +114,7 @@ test('protoc --encode of a hand-written document decodes through darmok', { skip
   }
   registry.serializable(Point, { key: 'Point', version: 2, migrate: { 1: (d) => d } });
   const codec = createCodec({ format: 'protobuf', registry });
-  const bytes = protoc(['--encode=darmok.Document'], HANDWRITTEN);
+  const bytes = pbDoc(HANDWRITTEN);
   const v = codec.decodeEntity(bytes);
   assert.ok(Array.isArray(v));
   assert.strictEqual(v.length, 13);
