@@ -77,9 +77,11 @@ function coldSamples(r, peer, workload) {
 const OWN_PROCESSES = 3;
 
 /* The results of more processes of one (peer, workload) as one: the
-   median of each timing figure, the rest from the first. */
+   median of each timing figure, the rest from the first (but every
+   process's import time, for startupSection). */
 function mergeProcesses(rs) {
   const r = { ...rs[0] };
+  r.importSamples = rs.map((x) => x.importMs).filter((x) => x !== undefined);
   const ok = rs.filter((x) => !x.fatal && Number.isFinite(x.ratioToJson));
   if (ok.length < 2) return r;
   const mid = (get) => median(ok.map(get));
@@ -202,7 +204,7 @@ function startupSection(all) {
   for (const r of all) {
     if (r.importMs === undefined) continue;
     if (!byPeer.has(r.peer)) byPeer.set(r.peer, { label: r.label, version: r.version, xs: [] });
-    byPeer.get(r.peer).xs.push(r.importMs);
+    byPeer.get(r.peer).xs.push(...(r.importSamples || [r.importMs]));
   }
   const lines = ['## Import + instantiation', '',
     'Time for the first `import`/`require` of the library in a fresh process (for darmok: loading the JS, compiling and instantiating the WebAssembly module, and `init()` if exported), median over the child processes of this run.', '',
