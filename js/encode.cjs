@@ -65,6 +65,11 @@ function writtenAsBuiltin(v) {
     v instanceof ArrayBuffer || ArrayBuffer.isView(v);
 }
 
+/* The Error prototypes decoded as themselves (by name): strict mode takes these. */
+const STANDARD_ERRORS = new Set([Error, EvalError, RangeError, ReferenceError, SyntaxError,
+  TypeError, URIError, typeof AggregateError === 'function' ? AggregateError : Error]
+  .map((C) => C.prototype));
+
 /* Built-ins that hold state darmok cannot read or rebuild. */
 const UNSUPPORTED = [
   typeof WeakMap === 'function' ? WeakMap : null,
@@ -272,6 +277,9 @@ class Encoder {
       }
     }
     if (Array.isArray(v)) {
+      // A subclass of Array is written as an array (its class is lost):
+      // strict mode refuses that, as builtin() does for the other built-ins.
+      if (this.strict) this.exactArray(v);
       this.array(v);
       return;
     }
@@ -672,6 +680,9 @@ class Encoder {
       return;
     }
     if (v instanceof Error) {
+      // A subclass of Error other than the standard ones comes back as an
+      // Error with its name: strict mode refuses it.
+      if (this.strict && !STANDARD_ERRORS.has(proto)) this.unregistered(proto);
       this.error(v);
       return;
     }
@@ -693,6 +704,12 @@ class Encoder {
     }
     if (this.strict) this.unregistered(proto);
     this.plain(v);
+  }
+
+  /* Strict mode: throws ERR_UNREGISTERED_CLASS for an array whose prototype is not Array.prototype. */
+  exactArray(v) {
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Array.prototype) this.unregistered(proto);
   }
 
   /* Throws ERR_UNREGISTERED_CLASS for an instance whose prototype is proto. */

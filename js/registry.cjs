@@ -95,14 +95,19 @@ function migrationSteps(migrate, version, what) {
  * registered class's own-fields encoding would silently drop (a Map
  * subclass would come back as an empty object that is not a Map).
  */
+const TYPED_ARRAY = Object.getPrototypeOf(Uint8Array);
 const SLOT_BUILTINS = [Array, Map, Set, Date, RegExp, Error, ArrayBuffer, DataView,
-  Object.getPrototypeOf(Uint8Array), Promise, WeakMap, WeakSet];
+  TYPED_ARRAY, Promise, WeakMap, WeakSet, Number, String, Boolean];
 
-/* The name of the slot built-in Class derives from, or null. */
+/*
+ * The name of the slot built-in Class derives from, or null. Object itself
+ * is refused too: its instances are the plain objects, written as such.
+ */
 function slotBase(Class) {
+  if (Class === Object) return 'Object';
   for (let i = 0; i < SLOT_BUILTINS.length; i++) {
     const B = SLOT_BUILTINS[i];
-    if (Class === B || Class.prototype instanceof B) return B === SLOT_BUILTINS[8] ? 'TypedArray' : B.name;
+    if (Class === B || Class.prototype instanceof B) return B === TYPED_ARRAY ? 'TypedArray' : B.name;
   }
   return null;
 }
@@ -214,6 +219,9 @@ class Registry {
       throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable() takes a class');
     }
     const base = slotBase(Class);
+    if (base === 'Object') {
+      throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable(Object): plain objects are written as plain objects; register a class');
+    }
     if (base !== null) {
       throw new DarmokError('ERR_UNSUPPORTED_TYPE',
         `serializable(${Class.name || 'class'}): a subclass of ${base} keeps its state in ${base}'s internal slots, ` +

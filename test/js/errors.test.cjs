@@ -157,8 +157,38 @@ test('subclasses of built-ins with internal state: registration refused, strict 
   throwsCode(() => c.encodeEntity({ m }, { strict: true }), 'ERR_UNREGISTERED_CLASS', '$.m');
   throwsCode(() => c.encodeEntity([new D(0)], { strict: true }), 'ERR_UNREGISTERED_CLASS', '$[0]');
   throwsCode(() => c.encodeEntity(new B(2), { strict: true }), 'ERR_UNREGISTERED_CLASS', '$');
-  // The built-ins themselves (and Buffer) are fine in strict mode.
+  throwsCode(() => c.encodeEntity({ e: new E('x') }, { strict: true }), 'ERR_UNREGISTERED_CLASS', '$.e');
+  throwsCode(() => c.encodeEntity([1, L.from([1])], { strict: true }), 'ERR_UNREGISTERED_CLASS', '$[1]');
+  // Not strict: an Array subclass comes back as an array, an Error subclass as an Error.
+  const back = c.decodeEntity(c.encodeEntity([L.from([1, 2]), new E('x')]));
+  assert.strictEqual(Object.getPrototypeOf(back[0]), Array.prototype);
+  assert.deepStrictEqual(back[0], [1, 2]);
+  assert.strictEqual(Object.getPrototypeOf(back[1]), Error.prototype);
+  // The built-ins themselves (and Buffer) are fine in strict mode, and so
+  // are the standard Errors, which come back as themselves.
   c.encodeEntity([new Map(), new Set(), new Date(0), /x/, new Uint8Array(1), Buffer.from('a'), new ArrayBuffer(1)], { strict: true });
+  const errors = [new Error('a'), new TypeError('b'), new RangeError('c'), new SyntaxError('d'),
+    new ReferenceError('e'), new EvalError('f'), new URIError('g'), new AggregateError([], 'h')];
+  const decoded = c.decodeEntity(c.encodeEntity(errors, { strict: true }));
+  for (let i = 0; i < errors.length; i++) {
+    assert.strictEqual(Object.getPrototypeOf(decoded[i]), Object.getPrototypeOf(errors[i]), errors[i].name);
+  }
+});
+
+test('boxed primitives\' classes and Object itself cannot be registered', () => {
+  const { createRegistry, createCodec } = require('../../js/index.cjs');
+  const registry = createRegistry();
+  const c = createCodec({ registry });
+  class Money extends Number { constructor(v, cur) { super(v); this.cur = cur; } }
+  class Name extends String {}
+  class Flag extends Boolean {}
+  for (const C of [Money, Name, Flag, Number, String, Boolean, Object]) {
+    throwsCode(() => registry.serializable(C), 'ERR_UNSUPPORTED_TYPE');
+    assert.strictEqual(registry.planByKey(C.name), null, `${C.name} is not registered`);
+  }
+  // Unregistered, a boxed value is written as its primitive, as JSON.stringify does.
+  assert.strictEqual(c.decodeEntity(c.encodeEntity(new Money(12.5, 'EUR'))), 12.5);
+  throwsCode(() => c.encodeEntity(new Money(1, 'EUR'), { strict: true }), 'ERR_UNSUPPORTED_TYPE', '$');
 });
 
 /*
