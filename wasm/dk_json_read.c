@@ -902,6 +902,16 @@ static int find_tag(const uint8_t *s, size_t n)
     return -1;
 }
 
+/*
+ * The strings of $Number and $Date are not string values: max_length
+ * (whose JS name says "the largest string, array, Map, Set or binary")
+ * does not apply to them, as the protobuf format has no string there. They
+ * are read with room for any valid one (an ISO date has at most 27
+ * characters) whatever max_length; a longer one fails as before.
+ */
+#define DK_TAG_TEXT_ROOM 32u
+#define TAG_TEXT_MAX(r) ((r)->max_str > DK_TAG_TEXT_ROOM ? (r)->max_str : DK_TAG_TEXT_ROOM)
+
 /* {"$Number":"NaN" | "Infinity" | "-Infinity" | "-0"} -> DK_T_F64. */
 DK_MUST static int read_tag_number(reader *r)
 {
@@ -912,7 +922,7 @@ DK_MUST static int read_tag_number(reader *r)
     uint32_t flags;
 
     if (*r->p != '"') return bad_value(r, "$Number needs a string");
-    DK_TRY(read_str_bytes(r, r->max_str, &flags));
+    DK_TRY(read_str_bytes(r, TAG_TEXT_MAX(r), &flags));
     n = r->tape->len - mark;
     for (int i = 0; i < 4; i++) {
         if (strlen(names[i]) == n &&
@@ -941,7 +951,7 @@ DK_MUST static int read_tag_date(reader *r)
      * where it stands, nothing on the tape yet), and an empty string adds
      * no bytes, so the tape would have no memory for the sum below */
     DK_TRY(room(r, 9));
-    DK_TRY(read_str_bytes(r, r->max_str, &flags));
+    DK_TRY(read_str_bytes(r, TAG_TEXT_MAX(r), &flags));
     if (!dk_parse_iso(r->tape->data + mark, r->tape->len - mark, &ms))
         return fail(r, DK_ERR_FORMAT, "bad $Date", at);
     r->tape->len = mark;
@@ -970,7 +980,7 @@ DK_MUST static int read_date_inline(reader *r, int *done)
         n = 27;
     else
         return DK_OK;
-    if (n > r->max_str || !dk_parse_iso(s, n, &ms)) return DK_OK;
+    if (!dk_parse_iso(s, n, &ms)) return DK_OK;
     r->refs++;
     DK_TRY(emit_op_f64(r, DK_T_DATE, ms));
     r->p = s + n + 1;

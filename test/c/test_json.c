@@ -947,7 +947,12 @@ static void test_max_length(void)
         {"{\"$Map\":[[1,1],[2,2],[3,3],[4,4]]}", DK_ERR_TOO_LARGE, 0},
         {"{\"$Uint8Array\":\"AAEC\"}", DK_OK, 0},
         {"{\"$Date\":null}", DK_OK, 0},
-        {"{\"$Date\":\"2020-01-02T03:04:05.006Z\"}", DK_ERR_TOO_LARGE, 9},
+        /* a date's and a special number's strings are no string values:
+         * max_length does not count them (as protobuf has none there) */
+        {"{\"$Date\":\"2020-01-02T03:04:05.006Z\"}", DK_OK, 0},
+        {"{\"$Date\": \"2020-01-02T03:04:05.006Z\"}", DK_OK, 0},
+        {"{\"$Number\":\"-Infinity\"}", DK_OK, 0},
+        {"{\"$Date\":\"2020-01-02T03:04:05.006Z000000000000000\"}", DK_ERR_TOO_LARGE, 9},
         {"{\"$Uint8Array\":\"AAECAw==\"}", DK_ERR_TOO_LARGE, 15},
         {"{\"$Uint8Array\":\"AAECAwQF\"}", DK_ERR_TOO_LARGE, 15},
     };
@@ -962,18 +967,23 @@ static void test_max_length(void)
               "max_length 3 %s: %d at %zu, want %d at %zu", cases[i].json, rc,
               err.pos, cases[i].code, cases[i].pos);
     }
-    /* a date's string against max_length around its 24 and 27 bytes */
+    /* a date's string is not counted against max_length, on the inline
+     * path (no whitespace) and the general one alike */
     {
         static const struct {
             const char *json;
             uint32_t max;
             int code;
         } dates[] = {
-            {"{\"$Date\":\"2020-01-02T03:04:05.006Z\"}", 23, DK_ERR_TOO_LARGE},
-            {"{\"$Date\":\"2020-01-02T03:04:05.006Z\"}", 24, DK_OK},
-            {"{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}", 24, DK_ERR_TOO_LARGE},
-            {"{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}", 26, DK_ERR_TOO_LARGE},
+            {"{\"$Date\":\"2020-01-02T03:04:05.006Z\"}", 1, DK_OK},
+            {"{\"$Date\":\"2020-01-02T03:04:05.006Z\"}", 23, DK_OK},
+            {"{\"$Date\": \"2020-01-02T03:04:05.006Z\"}", 23, DK_OK},
+            {"{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}", 1, DK_OK},
+            {"{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}", 26, DK_OK},
+            {"{\"$Date\": \"+275760-09-13T00:00:00.000Z\"}", 26, DK_OK},
             {"{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}", 27, DK_OK},
+            {"{\"$Date\":\"x2020-01-02T03:04:05.006Z0000000000\"}", 26, DK_ERR_TOO_LARGE},
+            {"{\"$Date\":\"x2020-01-02T03:04:05.006Z0000000000\"}", 40, DK_ERR_FORMAT},
         };
 
         for (size_t i = 0; i < sizeof dates / sizeof *dates; i++) {
