@@ -109,6 +109,23 @@ let epochs = 0;
 const SMALL_ARRAY = 64;
 
 /*
+ * Make arr's length len (> arr.length) past a run of holes, without
+ * making the holes. `arr.length = len` makes V8 allocate a backing store of
+ * len slots (8 bytes each) on a fast array: 128 MiB for {"$hole":16777216},
+ * so 40 such arrays in a 1 KB document ran Node out of heap. Defining the
+ * last index instead goes through V8's element-store heuristics, as user
+ * code writing a[len - 1] would: a gap of more than 1024 slots turns the
+ * array into a dictionary (a few bytes whatever the gap), a short one grows
+ * the store as appends do. Deleting the index leaves the length. Defined,
+ * not assigned: an index setter on Array.prototype is never called.
+ */
+const HOLE_SLOT = { value: undefined, writable: true, enumerable: true, configurable: true };
+function extendWithHoles(arr, len) {
+  defineProperty(arr, len - 1, HOLE_SLOT);
+  delete arr[len - 1];
+}
+
+/*
  * Decoder: rebuilds the value of a tape, one decode(reader) at a time
  * (codec.cjs keeps one per option set; see core.cjs `reader` for why).
  * `unknownPlain` turns unknown class keys into plain objects instead of
@@ -353,7 +370,7 @@ class Decoder {
         if (r.buf[r.pos] === T.T_HOLE) {
           r.pos++;
           i += r.u32();
-          if (!small) arr.length = i;
+          if (!small) extendWithHoles(arr, i);
         } else if (small) {
           arr[i] = this.value();
           i++;

@@ -72,7 +72,7 @@ function isTanagraDocument(value) {
  */
 function convert(name, v, reader) {
   let base = strip(name, MAP_SUFFIXES);
-  if (base !== null && Array.isArray(v) && v.every((e) => Array.isArray(e) && e.length === 2)) {
+  if (base !== null && Array.isArray(v) && denseEvery(v, isPair)) {
     const m = new Map();
     for (let i = 0; i < v.length; i++) {
       try {
@@ -88,8 +88,7 @@ function convert(name, v, reader) {
     return [base, new Date(v)];
   }
   base = strip(name, BUFFER_SUFFIXES);
-  if (base !== null && isPlainObject(v) && Array.isArray(v.data) &&
-      v.data.every((b) => typeof b === 'number')) {
+  if (base !== null && isPlainObject(v) && Array.isArray(v.data) && denseEvery(v.data, isNumber)) {
     return [base, NodeBuffer !== null ? NodeBuffer.from(v.data) : Uint8Array.from(v.data)];
   }
   base = strip(name, UINT8_SUFFIXES);
@@ -98,6 +97,50 @@ function convert(name, v, reader) {
     if (bytes !== null) return [base, bytes];
   }
   return null;
+}
+
+function isPair(e) {
+  return Array.isArray(e) && e.length === 2;
+}
+
+function isNumber(b) {
+  return typeof b === 'number';
+}
+
+/*
+ * Whether a has no hole and test(x) holds for every element: what tanagra
+ * wrote is dense. A decoded array may have runs of holes ({"$hole": n})
+ * that are never materialised (docs/SECURITY.md); Array#every skips them,
+ * so a Map or Buffer made of such an array would read holes or make all
+ * its n elements. Stops at the first hole.
+ */
+function denseEvery(a, test) {
+  const len = a.length;
+  for (let i = 0; i < len; i++) if (!(i in a) || !test(a[i])) return false;
+  return true;
+}
+
+/*
+ * f(i) for each index i of a present element of a, ascending, without
+ * touching its holes: a run of 16 Mi holes costs nothing, as elsewhere in
+ * a decode. At the first hole the rest is read through Object.keys (the
+ * integer keys come first, ascending), once.
+ */
+function eachPresent(a, f) {
+  const len = a.length;
+  let i = 0;
+  for (; i < len; i++) {
+    if (!(i in a)) break;
+    f(i);
+  }
+  if (i === len) return;
+  const keys = Object.keys(a);
+  for (let j = 0; j < keys.length; j++) {
+    const k = keys[j];
+    const n = Number(k);
+    if (!(n >= 0 && n < len && String(n) === k)) break; // past the indexes
+    if (n > i) f(n);
+  }
 }
 
 /*
@@ -154,13 +197,13 @@ class TanagraReader {
     if (seen !== undefined) return seen;
     if (Array.isArray(v)) {
       this.done.set(v, v);
-      for (let i = 0; i < v.length; i++) {
+      eachPresent(v, (i) => {
         try {
           v[i] = this.element(v[i]);
         } catch (err) {
           throw addSegment(err, i);
         }
-      }
+      });
       return v;
     }
     if (!isPlainObject(v)) return v;
@@ -193,13 +236,13 @@ class TanagraReader {
     if (Array.isArray(x)) {
       if (this.done.has(x)) return x;
       this.done.set(x, x);
-      for (let j = 0; j < x.length; j++) {
+      eachPresent(x, (j) => {
         try {
           x[j] = this.visit(x[j]);
         } catch (err) {
           throw addSegment(err, j);
         }
-      }
+      });
     }
     return x;
   }

@@ -136,6 +136,66 @@ test('maxLength: a hostile length is refused before any allocation', { skip }, (
   assert.strictEqual(decodeEntity('[{"$hole":16777216}]').length, 16777216);
 });
 
+/*
+ * V8 gives `arr.length = n` a store of n slots: a run of 16 Mi holes made
+ * 128 MiB, and 40 such arrays in a 1 KB document ran Node out of heap, on
+ * the plain path and on the tanagra one (which also wrote every hole). In a
+ * child whose heap is capped at 128 MiB, where one such store is too much.
+ */
+test('runs of holes are never made: 40 arrays of 16 Mi holes in 1 KB, both formats, tanagra too', { skip }, () => {
+  const { spawnSync } = require('node:child_process');
+  const path = require('node:path');
+  const script = `
+    const assert = require('node:assert');
+    const darmok = require(${JSON.stringify(path.join(__dirname, '../../js/index.cjs'))});
+    class K {}
+    darmok.serializable(K, [], 'holes.K');
+    let text = '{"k":0';
+    // a run of holes at the end: nothing after it for V8 to turn the
+    // array into a dictionary on (one in the middle made 128 MiB that
+    // then became garbage)
+    for (let i = 0; i < 40; i++) text += ',"a' + i + '":[1,{"$hole":16777000}]';
+    text += '}';
+    const keep = [];
+    for (const format of ['json', 'protobuf']) {
+      const blob = format === 'json' ? text : darmok.transcode(text, { from: 'json', to: 'protobuf' });
+      const all = darmok.decodeEntity(blob, { format });
+      assert.strictEqual(all.a39.length, 16777001);
+      assert.deepStrictEqual(Object.keys(all.a39), ['0']);
+      keep.push(all);
+    }
+    const tanagra = darmok.decodeEntity(text.replace('"k":0', '"_serializationKey":"holes.K"'));
+    assert.ok(tanagra instanceof K);
+    assert.deepStrictEqual(Object.keys(tanagra.a0), ['0']);
+    keep.push(tanagra);
+    console.log(keep.length);
+  `;
+  const run = spawnSync(process.execPath, ['--max-old-space-size=128', '-e', script], { encoding: 'utf8' });
+  assert.strictEqual(run.stderr, '');
+  assert.strictEqual(run.status, 0);
+  assert.strictEqual(run.stdout.trim(), '3');
+});
+
+test('arrays with holes: lengths and elements around runs of every size', { skip }, () => {
+  for (const format of ['json', 'protobuf']) {
+    const blob = (t) => (format === 'json' ? t : darmok.transcode(t, { from: 'json', to: 'protobuf' }));
+    const a = decodeEntity(blob('[1,{"$hole":16777000},2]'), { format });
+    assert.strictEqual(a.length, 16777002);
+    assert.deepStrictEqual(Object.keys(a), ['0', '16777001']);
+    assert.deepStrictEqual([a[0], a[16777001]], [1, 2]);
+    // Trailing holes keep the length; short runs between elements too.
+    const trailing = decodeEntity(blob('[1,{"$hole":5000}]'), { format });
+    assert.strictEqual(trailing.length, 5001);
+    assert.deepStrictEqual(Object.keys(trailing), ['0']);
+    const short = decodeEntity(blob(`[${'1,{"$hole":3},'.repeat(40)}2]`), { format });
+    assert.strictEqual(short.length, 161);
+    assert.strictEqual(Object.keys(short).length, 41);
+    assert.strictEqual(short[160], 2);
+    // Encoded again, the same bytes.
+    assert.deepStrictEqual(Buffer.from(encodeEntity(short, { format })), Buffer.from(blob(`[${'1,{"$hole":3},'.repeat(40)}2]`)));
+  }
+});
+
 test('bad limit values are ERR_INVALID_OPTION', () => {
   for (const name of ['maxDepth', 'maxBytes', 'maxLength']) {
     for (const v of [0, -1, 1.5, NaN, Infinity, '10', 2 ** 32, null]) {

@@ -250,3 +250,33 @@ for (const format of formats) {
     sameGraph(out, fromTanagra);
   });
 }
+
+/*
+ * A tanagra document is read from the decoded value, which may hold runs of
+ * holes ({"$hole": n}, never made: docs/SECURITY.md). The tanagra rules
+ * walked arrays index by index, writing every hole, and took a sparse
+ * array for a Map's entries or a Buffer's data.
+ */
+test('tanagra: runs of holes stay holes, and hostile ones give a value or a DarmokError', { skip }, () => {
+  const registry = createRegistry();
+  const codec = createCodec({ registry });
+  class K {}
+  registry.serializable(K, [], 'K');
+  const before = process.memoryUsage().heapUsed;
+  const sparse = codec.decodeEntity('{"_serializationKey":"K","a":[1,{"$hole":16777000},{"_serializationKey":"K"}],"l":[{"$hole":16777216}]}');
+  assert.ok(sparse instanceof K);
+  assert.strictEqual(sparse.a.length, 16777002);
+  assert.deepStrictEqual(Object.keys(sparse.a), ['0', '16777001']);
+  assert.ok(sparse.a[16777001] instanceof K, 'an instance after the run is still built');
+  assert.strictEqual(Object.keys(sparse.l).length, 0);
+  assert.ok(process.memoryUsage().heapUsed - before < 32 * 1024 * 1024, 'no slot made per hole');
+  // Not dense, so neither a Map nor a Buffer: kept as they are.
+  const odd = codec.decodeEntity('{"_serializationKey":"K","m_map":[{"$hole":1}],"n_map":[[1,2],{"$hole":2}],"b_buffer":{"type":"Buffer","data":[{"$hole":16777216}]}}');
+  assert.ok(Array.isArray(odd.m_map) && !(0 in odd.m_map));
+  assert.ok(Array.isArray(odd.n_map) && odd.n_map.length === 3);
+  assert.ok(!Buffer.isBuffer(odd.b_buffer) && odd.b_buffer.data.length === 16777216);
+  for (const legacy of ['auto', 'tanagra']) {
+    const out = codec.decodeEntity('{"_serializationKey":"Nope","m_map":[{"$hole":1}],"x$Map":[[1,2],{"$hole":1}]}', { unknownClass: 'plain', legacy });
+    assert.ok(Array.isArray(out.m_map) && Array.isArray(out.x$Map), legacy);
+  }
+});
