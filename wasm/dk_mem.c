@@ -18,6 +18,14 @@ struct dk_chunk {
 
 #define DK_CHUNK_HDR ((sizeof(dk_chunk) + 15u) & ~(size_t)15u)
 #define DK_CHUNK_MIN ((size_t)16 * 1024)
+/*
+ * Chunks double from DK_CHUNK_MIN up to this size, then stay at it (an
+ * allocation larger than a chunk gets one of its own size): an arena
+ * wastes at most one chunk, where doubling to the end left up to half of a
+ * large arena unused (a protobuf document of 1 MiB of tiny fields, whose
+ * protobuf-c bookkeeping takes ~38 MiB, made 64 MiB of chunks).
+ */
+#define DK_CHUNK_MAX ((size_t)1 << 20)
 
 /* Records the first failure in err; returns the code held in err. */
 int dk_fail(dk_err *err, dk_code code, const char *msg, size_t pos)
@@ -75,7 +83,7 @@ void *dk_arena_alloc(dk_arena *a, size_t n)
     if (!c || c->size - c->used < n) {
         size_t size = c ? c->size : DK_CHUNK_MIN;
 
-        if (c && size <= SIZE_MAX / 2) size *= 2;
+        if (c && size < DK_CHUNK_MAX) size *= 2;
         if (size < n) size = n;
         c = chunk_push(a, size);
         if (!c) return NULL;
@@ -98,8 +106,21 @@ void *dk_arena_grow(dk_arena *a, const void *old, size_t old_n, size_t new_n,
 }
 
 /*
- * Forgets all allocations. Several chunks are merged into one of their
- * total size (best effort: if that malloc fails the arena is just empty).
+ * Arenas up to this size are kept for the next call; larger ones are freed.
+ * A call of a few MiB (a 100-Post protobuf decode takes ~0.2) then finds
+ * one chunk of its size, a larger one makes its chunks again from memory
+ * malloc has free (a few mallocs, no copy). Keeping a large arena as one
+ * chunk of its total, as all arenas were, cost memory: that chunk seldom
+ * fits where the chunks it replaces were, so after a 1 MiB hostile protobuf
+ * document whose protobuf-c bookkeeping took 64 MiB of chunks, the next
+ * call, however small, grew WebAssembly memory by 64 MiB more.
+ */
+#define DK_ARENA_KEEP ((size_t)4 << 20)
+
+/*
+ * Forgets all allocations. Several chunks of at most DK_ARENA_KEEP bytes
+ * in all are merged into one of their total size (best effort: if that
+ * malloc fails the arena is just empty); more are freed.
  */
 void dk_arena_reset(dk_arena *a)
 {
@@ -110,11 +131,15 @@ void dk_arena_reset(dk_arena *a)
     return;
 #endif
     if (!a->head) return;
+    for (dk_chunk *c = a->head; c; c = c->next) total += c->size;
+    if (total > DK_ARENA_KEEP) {
+        dk_arena_free(a);
+        return;
+    }
     if (!a->head->next) {
         a->head->used = 0;
         return;
     }
-    for (dk_chunk *c = a->head; c; c = c->next) total += c->size;
     dk_arena_free(a);
     (void)chunk_push(a, total);
 }
