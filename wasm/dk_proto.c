@@ -1281,7 +1281,8 @@ typedef struct pb_dec {
     const uint8_t *in;
     size_t len;
     uint32_t max_depth;
-    uint32_t max_length;
+    uint32_t max_length; /* counts: array slots, Map/Set sizes, members */
+    uint32_t max_str;    /* bytes entries: max_length, capped by the tape */
     size_t max_out; /* tape bytes allowed: the amplification bound */
     size_t room_end; /* the tape length both the budget and out's capacity
                       * allow: min(out->cap, max_out); out->len never
@@ -1459,7 +1460,7 @@ static DK_MUST int dec_scan(pb_dec *d)
             if (fd->type == PROTOBUF_C_TYPE_STRING) {
                 return dec_fail(d, DK_ERR_SYNTAX, "protobuf string fields are not supported", at);
             } else if (fd->type == PROTOBUF_C_TYPE_BYTES) {
-                if (n > d->max_length)
+                if (n > d->max_str)
                     return dec_fail(d, DK_ERR_TOO_LARGE, "string or binary longer than max_length", at);
             } else if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
                 /* A singular message field given twice is merged by
@@ -1732,7 +1733,7 @@ static void dec_entry_commit(pb_dec *d, size_t at, size_t units)
 
 /* A tape str (header + bytes), and its side-table entry when it is not
  * ASCII and a table is made; f: its tape flags. b->len is at most
- * max_length (checked by dec_scan), itself at most the tape's 2^30 - 1. */
+ * max_str (checked by dec_scan): max_length capped at the tape's 2^30 - 1. */
 static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     size_t at = d->out->len;
@@ -2148,8 +2149,8 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
     d.in = pb;
     d.len = len;
     d.max_depth = dk_max_depth(lim);
-    d.max_length = dk_max_length(lim) < DK_DEFAULT_MAX_LENGTH ? dk_max_length(lim)
-                                                              : DK_DEFAULT_MAX_LENGTH;
+    d.max_length = dk_max_length(lim);
+    d.max_str = d.max_length < DK_DEFAULT_MAX_LENGTH ? d.max_length : DK_DEFAULT_MAX_LENGTH;
     if (len > DK_PB_MAX_OUT)
         return dec_fail(&d, DK_ERR_TOO_LARGE, "input too large", 0);
     if (max_out == 0) /* len < 2^31: no overflow in 64 bits */
