@@ -26,7 +26,7 @@
  */
 
 const { DarmokError, coreCode, documentPath, pathForMessage } = require('./errors.cjs');
-const { TapeReader, utf8Encoder, utf8Decoder, nodeBufferOf } = require('./tape.cjs');
+const { TapeReader, utf8Encoder, utf8Decoder, nodeBufferOf, isWellFormed } = require('./tape.cjs');
 
 /* JSON text as UTF-16 units, where there is no Buffer#ucs2Slice (outputText). */
 const utf16Decoder = new TextDecoder('utf-16le');
@@ -244,8 +244,29 @@ function input(n) {
   return p;
 }
 
-/* The DarmokError for a failed call; `at` is the input area (decode only). */
-function failure(code, at, len, what) {
+/*
+ * bytes, or a copy with each lone surrogate (ED A0..BF xx, which the core
+ * keeps in the WTF-8 of a JS string's text) as U+FFFD (EF BF BD, as long):
+ * error messages quote the input, and decoders would make three U+FFFD of
+ * one such sequence. So a message reads as for the text's UTF-8 bytes.
+ */
+function withoutSurrogates(bytes) {
+  let copy = null;
+  for (let i = bytes.indexOf(0xed); i >= 0 && i + 2 < bytes.length; i = bytes.indexOf(0xed, i + 1)) {
+    if (bytes[i + 1] < 0xa0) continue;
+    if (copy === null) copy = Uint8Array.from(bytes);
+    copy[i] = 0xef;
+    copy[i + 1] = 0xbf;
+    copy[i + 2] = 0xbd;
+  }
+  return copy === null ? bytes : copy;
+}
+
+/*
+ * The DarmokError for a failed call; `at` is the input area (decode only),
+ * len bytes of it the text (WTF-8 when wtf8: a JS string's).
+ */
+function failure(code, at, len, what, wtf8) {
   const jsCode = coreCode(code);
   const offset = word(RES_OFFSET);
   const msgAt = word(RES_MSG);
@@ -257,10 +278,11 @@ function failure(code, at, len, what) {
   }
   const from = offset > EXCERPT ? offset - EXCERPT : 0;
   const to = offset + EXCERPT < len ? offset + EXCERPT : len;
-  let excerpt = utf8Decoder.decode(heap.subarray(at + from, at + to));
+  const text = wtf8 === true ? withoutSurrogates(heap.subarray(at, at + len)) : heap.subarray(at, at + len);
+  let excerpt = utf8Decoder.decode(text.subarray(from, to));
   if (excerpt.length > 2 * EXCERPT) excerpt = excerpt.slice(0, 2 * EXCERPT);
   // Only now, on the failure path, is the document re-scanned for a path.
-  const path = documentPath(heap.subarray(at, at + len), offset);
+  const path = documentPath(text, offset);
   const where = offset >= len ? `at byte ${offset} (the end of input)` : `at byte ${offset}`;
   let limit = '';
   if (jsCode === 'ERR_DEPTH') limit = ` (maxDepth ${limits.maxDepth})`;
@@ -329,14 +351,17 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
       room = typeof Buffer === 'function' ? Buffer.byteLength(text, 'utf8') : utf8Encoder.encode(text).length;
       if (room > maxBytes) throw tooLarge(room, maxBytes);
     }
-    if (room === text.length * 3 && typeof heap.ucs2Write === 'function' && text.length !== 0) {
+    if (typeof heap.ucs2Write === 'function' && text.length !== 0 &&
+        (room === text.length * 3 || !isWellFormed(text))) {
       // The string's UTF-16 with one copy (Buffer#ucs2Write), made UTF-8
       // in the core: utf8Write costs ~0.9 ns a character on a two-byte
-      // string, ucs2Write ~0.05.
+      // string, ucs2Write ~0.05. The core keeps a lone surrogate (as
+      // JSON.parse does), which utf8Write would make U+FFFD: a string over
+      // maxBytes / 3 units comes this way too when it has one.
       // At an even offset: Node copies unaligned UTF-16 once more, here
       // and in every ucs2Slice of a string taken from these units.
       units = text.length;
-      p = input(room + 1);
+      p = input(3 * units + 1);
       heap.ucs2Write(text, p + units + (units & 1), 2 * units);
     } else {
       p = input(room);
@@ -356,7 +381,7 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
   if (code !== 0) {
     limits.maxDepth = maxDepth;
     limits.maxLength = maxLength;
-    throw failure(code, p, units !== 0 ? word(RES_IN_LEN) : len, 'decode');
+    throw failure(code, p, units !== 0 ? word(RES_IN_LEN) : len, 'decode', units !== 0);
   }
   return rebuildOutput(rebuild, false, units !== 0 ? text : undefined);
 }

@@ -429,10 +429,12 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
 /*
  * Reads the JSON text of a JS string: its n UTF-16 units (LE) at byte
  * DK_U16_AT(n) of the area of DK_U16_AREA(n) + DK_JSON_PADDING bytes at
- * area are made UTF-8 in place (dk_utf16_to_utf8: a lone surrogate becomes
- * U+FFFD; *json_len is set to the UTF-8's length, which error offsets
- * count) and read as dk_json_read_ex reads with DK_READ_PADDED |
- * DK_READ_VALID_UTF8. A string without escapes whose units the UTF-8 has
+ * area are made WTF-8 in place (dk_utf16_to_wtf8_lone: UTF-8 unless the
+ * string has a lone surrogate; *json_len is set to its length, which error
+ * offsets count) and read as dk_json_read_ex reads with DK_READ_PADDED |
+ * DK_READ_VALID_UTF8, or with DK_READ_PADDED | DK_READ_RAW_WTF8 when it
+ * has a lone surrogate, which its string keeps (as JSON.parse keeps it).
+ * A string without escapes whose units the UTF-8 has
  * not overwritten gets, unless the text had a lone surrogate, the side-
  * table entry u32 tape offset, u32 count | DK_U16_SRC, u32 index of its
  * first unit: JS takes it from the text, and the core converts nothing
@@ -494,6 +496,10 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d);
  */
 size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d, size_t *lone);
 
+/* dk_utf16_to_wtf8 (in place too, as above), and *lone set to the count of
+ * lone surrogates written in their own 3-byte form. */
+size_t dk_utf16_to_wtf8_lone(const uint8_t *s, size_t n, uint8_t *d, size_t *lone);
+
 /* DK_T_STR16 unit counts must be below this: their WTF-8 stays < 2^30. */
 #define DK_STR16_MAX_UNITS (0x40000000u / 3)
 
@@ -544,6 +550,15 @@ DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
  * copied without a check. Never for text from outside.
  */
 #define DK_READ_VALID_UTF8 4u
+
+/*
+ * dk_json_read_ex flag: the text is the WTF-8 of a JS string that has a
+ * lone surrogate (dk_utf16_to_wtf8_lone), which a string keeps: its 3-byte
+ * form (ED A0..BF xx) is read as such in strings and the str is flagged
+ * DK_STR_WTF8, as for a \uD800 escape. Never for text from outside, which
+ * must be UTF-8.
+ */
+#define DK_READ_RAW_WTF8 8u
 
 /* dk_pb_read_ex flag: repeated member keys as key references (dk_tape.h). */
 #define DK_READ_KEYREFS 2u

@@ -60,6 +60,7 @@ typedef struct reader {
     dk_buf *u16;      /* UTF-16 side table (dk_json_read_ex), or NULL */
     size_t u16_last;  /* offset of its last entry */
     int valid_utf8;   /* DK_READ_VALID_UTF8 */
+    int raw_wtf8;     /* DK_READ_RAW_WTF8 */
     /* The UTF-16 source (dk_json_read_utf16), or NULL. Input offsets before
      * src_at hold src_delta more bytes than units: the non-ASCII strings
      * before it were counted (nothing else in a JSON text is non-ASCII). */
@@ -324,6 +325,12 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
             c = *p;
             if (c < 0x80) break;
             len = utf8_len(p, &bad);
+            if (len == 0 && r->raw_wtf8 && c == 0xED && p[1] >= 0xA0 && p[1] <= 0xBF &&
+                (p[2] & 0xC0) == 0x80) {
+                /* a JS string's lone surrogate, kept (DK_READ_RAW_WTF8) */
+                len = 3;
+                *flags |= DK_STR_WTF8;
+            }
             if (len == 0) {
                 r->p = p + bad;
                 return unexpected(r, "expected well-formed UTF-8");
@@ -1401,6 +1408,7 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
     if (keep_out) *keep_out = 0;
     r.u16 = u16_out;
     r.valid_utf8 = (flags & DK_READ_VALID_UTF8) != 0;
+    r.raw_wtf8 = (flags & DK_READ_RAW_WTF8) != 0;
     r.src = r.valid_utf8 && u16_out != NULL ? src : NULL;
     if (!(flags & DK_READ_PADDED)) {
         uint8_t *copy;
@@ -1446,16 +1454,18 @@ int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *
                        dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, uint32_t *keep_out,
                        dk_err *err)
 {
-    size_t at = DK_U16_AT(n), lone, len = dk_utf16_to_utf8(area + at, n, area, &lone);
+    size_t at = DK_U16_AT(n), lone = 0, len = dk_utf16_to_wtf8_lone(area + at, n, area, &lone);
     /* unit i (bytes at + 2i) is intact past the UTF-8 and its padding
      * (len >= n: every unit gives a byte at least) */
     dk_src16 src = {area + at, n, (len + DK_JSON_PADDING - at + 1) / 2};
 
     *json_len = len;
     memset(area + len, 0, DK_JSON_PADDING);
-    /* a lone surrogate is U+FFFD in the UTF-8: strings then come from it */
-    return json_read(area, len, DK_READ_PADDED | DK_READ_VALID_UTF8, lim, scratch, tape_out,
-                     u16_out, lone == 0 ? &src : NULL, keep_out, err);
+    /* with a lone surrogate the text is WTF-8, checked as it is read, and
+     * strings come from the tape, not from the units */
+    return json_read(area, len,
+                     DK_READ_PADDED | (lone == 0 ? DK_READ_VALID_UTF8 : DK_READ_RAW_WTF8), lim,
+                     scratch, tape_out, u16_out, lone == 0 ? &src : NULL, keep_out, err);
 }
 
 /* See darmok.h. */

@@ -500,6 +500,13 @@ size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d)
 }
 
 /* See dk_internal.h. */
+size_t dk_utf16_to_wtf8_lone(const uint8_t *s, size_t n, uint8_t *d, size_t *lone)
+{
+    *lone = 0;
+    return utf16_narrow(s, n, d, 0, lone);
+}
+
+/* See dk_internal.h. */
 size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d, size_t *lone)
 {
     if (lone != NULL) *lone = 0;

@@ -201,30 +201,56 @@ static void check_utf8_units(void)
 }
 
 /*
+ * The UTF-8 of units u[0..n) with each lone surrogate as a JSON escape
+ * (\udxxx): what JSON text that keeps lone surrogates is outside a JS
+ * string. Returns its length (at most 6n bytes).
+ */
+static size_t ref_escaped(const uint16_t *u, size_t n, uint8_t *out)
+{
+    size_t w = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = u[i];
+        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] <= 0xDFFF) {
+            c = 0x10000 + ((c - 0xD800) << 10) + (u[i + 1] - 0xDC00u);
+            i++;
+        } else if (c >= 0xD800 && c <= 0xDFFF) {
+            w += (size_t)sprintf((char *)out + w, "\\u%04x", (unsigned)c);
+            continue;
+        }
+        w += put_wtf8(out + w, c);
+    }
+    return w;
+}
+
+/*
  * dk_json_read_utf16 on the JSON text whose WTF-8 is text (a JS string's
  * units, lone surrogates included), in an area of exactly DK_U16_AREA(n) +
- * DK_JSON_PADDING bytes: the outcome and tape of dk_json_read_ex on the
- * text's UTF-8 (lone surrogates as U+FFFD), and a side table with an entry
- * for each non-ASCII str and each long ASCII one that can have one, whose
- * units are right where JS reads them: in the entry, or (want_src of them)
- * in the area's units.
+ * DK_JSON_PADDING bytes: the text made WTF-8 in place; the outcome and
+ * tape of dk_json_read_ex on the text's UTF-8 with each lone surrogate
+ * written as an escape (so a string keeps it, as JSON.parse keeps it from
+ * a JS string); and a side table with an entry for each non-ASCII str and
+ * each long ASCII one that can have one, whose units are right where JS
+ * reads them: in the entry, or (want_src of them) in the area's units.
  */
 static void check_read_utf16(const char *text, long want_src, const char *what)
 {
     size_t tn = strlen(text), n, len = 0, w;
     uint16_t *u = malloc(2 * tn + 2);
-    uint8_t *ref = malloc(3 * tn + DK_JSON_PADDING), *area;
+    uint8_t *ref = malloc(6 * tn + DK_JSON_PADDING), *wtf = malloc(3 * tn + 1), *area;
     dk_buf t0, t1, u0, u1;
     dk_arena a;
     dk_err e0, e1;
     long entries, srcs = -1;
     uint32_t ids0 = 0, ids1 = 0;
-    int r0, r1;
+    int r0, r1, lone = 0;
+    size_t ww;
 
-    CHECK(u != NULL && ref != NULL, "malloc");
-    if (u == NULL || ref == NULL) return;
+    CHECK(u != NULL && ref != NULL && wtf != NULL, "malloc");
+    if (u == NULL || ref == NULL || wtf == NULL) return;
     n = dk_wtf8_to_utf16((const uint8_t *)text, tn, (uint8_t *)u);
-    w = ref_units(u, n, ref, 1, NULL);
+    w = ref_escaped(u, n, ref);
+    ww = ref_units(u, n, wtf, 0, &lone);
     area = malloc(DK_U16_AREA(n) + DK_JSON_PADDING);
     CHECK(area != NULL, "malloc");
     if (area == NULL) return;
@@ -236,7 +262,7 @@ static void check_read_utf16(const char *text, long want_src, const char *what)
     dk_arena_init(&a);
     r0 = dk_json_read_ex(ref, w, 0, NULL, &a, &t0, &u0, &ids0, &e0);
     r1 = dk_json_read_utf16(area, n, NULL, &a, &t1, &u1, &len, &ids1, &e1);
-    CHECK(len == w && memcmp(area, ref, w) == 0, "%s: the UTF-8 in place", what);
+    CHECK(len == ww && memcmp(area, wtf, ww) == 0, "%s: the WTF-8 in place", what);
     CHECK(r0 == DK_OK && r1 == DK_OK && t0.len == t1.len && memcmp(t0.data, t1.data, t0.len) == 0,
           "%s: read %d/%d, the same tape", what, r0, r1);
     CHECK((long)ids0 == tw_ref_keep(t0.data, t0.len) && ids1 == ids0,
@@ -255,6 +281,7 @@ static void check_read_utf16(const char *text, long want_src, const char *what)
     dk_arena_free(&a);
     free(area);
     free(ref);
+    free(wtf);
     free(u);
 }
 
@@ -932,6 +959,9 @@ int main(void)
                          4, "long ASCII strings and keys");
         /* a lone surrogate is U+FFFD in the UTF-8: none from the units */
         check_read_utf16(PAST "\"\xc3\xa9\",\"\xed\xa0\x80\"]", 0, "a lone surrogate");
+        check_read_utf16("[\"a\xed\xa0\x80" "b\",{\"\xed\xb3\xbf\":\"\xed\xa0\x80\\n\xf0\x9f\x98\x80\"},"
+                         "\"\xed\xb0\x80\xed\xa0\x80\",\"an ASCII string long enough to keep the UTF-8 behind\"]",
+                         0, "lone surrogates in values and keys, with escapes, in reverse order");
         check_read_utf16(PAST "\"\xc3\xa9\",\"\xef\xbf\xbd\"]", 2, "U+FFFD itself");
 #undef PAST
         /* every start around where the units stay intact */

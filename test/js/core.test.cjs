@@ -88,26 +88,35 @@ test('the ABI refuses a length beyond the input area, and the next call works', 
 });
 
 /*
- * JSON text given as a string and as its UTF-8 bytes reads the same: a raw
- * lone surrogate becomes U+FFFD (as utf8Write and TextEncoder write it), a
- * raw pair its code point, and error offsets count UTF-8 bytes, also when
- * the string is over maxBytes / 3 units (its exact UTF-8 length is taken).
+ * JSON text given as a string reads as JSON.parse reads it, and as its
+ * UTF-8 bytes when it has no lone surrogate: a raw lone surrogate in a
+ * string is kept (it was U+FFFD, as utf8Write and TextEncoder write it,
+ * which corrupted the value silently), a raw pair is its code point, and
+ * error offsets count UTF-8 bytes (a lone surrogate 3, as U+FFFD), also
+ * when the string is over maxBytes / 3 units (its exact UTF-8 length is
+ * taken).
  */
-test('JSON text from a string reads as its UTF-8 bytes do', () => {
+test('JSON text from a string reads as JSON.parse reads it, and as its UTF-8 bytes do', () => {
   const cases = [
-    ['"a\ud800b"', 'a\ufffdb'],
-    ['"\udc00"', '\ufffd'],
-    ['"x\ud83d"', 'x\ufffd'],
+    ['"a\ud800b"', 'a\ud800b'],
+    ['"\udc00"', '\udc00'],
+    ['"x\ud83d"', 'x\ud83d'],
     ['"\ud83d\ude00!"', '\ud83d\ude00!'],
-    ['"\ude00\ud83d"', '\ufffd\ufffd'],
-    ['{"k\u00e9\ud800":1}', { 'k\u00e9\ufffd': 1 }],
+    ['"\ude00\ud83d"', '\ude00\ud83d'],
+    ['{"k\u00e9\ud800":1}', { 'k\u00e9\ud800': 1 }],
+    ['["\ud800\\udc00","\\ud800\udc00","\ud800\\n\udbff"]', ['\ud800\udc00', '\ud800\udc00', '\ud800\n\udbff']],
     ['["' + 'a'.repeat(40) + '\u00ff' + 'b'.repeat(40) + '\u6771' + 'c'.repeat(33) + '"]', ['a'.repeat(40) + '\u00ff' + 'b'.repeat(40) + '\u6771' + 'c'.repeat(33)]]
   ];
   for (const [json, want] of cases) {
     const text = json; // raw characters, lone surrogates included
     assert.deepStrictEqual(decodeEntity(text), want, json);
-    assert.deepStrictEqual(decodeEntity(Buffer.from(text, 'utf8')), decodeEntity(text), json);
-    assert.deepStrictEqual(decodeEntity(text, { maxBytes: Buffer.byteLength(text) }), decodeEntity(text), json);
+    assert.deepStrictEqual(decodeEntity(text), JSON.parse(text), json);
+    if (text.isWellFormed()) assert.deepStrictEqual(decodeEntity(Buffer.from(text, 'utf8')), want, json);
+    assert.deepStrictEqual(decodeEntity(text, { maxBytes: Buffer.byteLength(text) }), want, json);
+    // A string over maxBytes / 3 units is written as UTF-8 unless it has a
+    // lone surrogate: kept there too.
+    const big = `[${json},"${'x'.repeat(3000)}"]`;
+    assert.deepStrictEqual(decodeEntity(big, { maxBytes: Buffer.byteLength(big) })[0], want, json);
   }
   for (const bad of ['["\u00e9",]', '{"\u6771\ud800": tru}', '"\ud83d\ude00', '["' + '\u00e9'.repeat(50) + '\u0001"]']) {
     const text = bad;
@@ -126,8 +135,8 @@ test('JSON text from a string reads as its UTF-8 bytes do', () => {
  * The core makes a JSON string's UTF-16 into UTF-8 in place (8 units at a
  * time while they are below U+0800, 16 while ASCII, one by one otherwise):
  * random texts of runs of each kind, pairs and lone surrogates, at random
- * offsets, read as their UTF-8 bytes (Buffer.from) read, and as JSON.parse
- * reads them when they have no lone surrogate.
+ * offsets, read as JSON.parse reads them, and as their UTF-8 bytes
+ * (Buffer.from) read when they have no lone surrogate.
  */
 test('JSON text from a string: random runs of 1- to 4-byte characters', () => {
   const rnd = xorshift(0x9e3779b9);
@@ -155,8 +164,8 @@ test('JSON text from a string: random runs of 1- to 4-byte characters', () => {
     const text = JSON.stringify(strs).replace(/\\u(d[89a-f][0-9a-f]{2})/g, (m, h) => String.fromCharCode(parseInt(h, 16)));
     const bytes = Buffer.from(text, 'utf8');
     const got = decodeEntity(text);
-    assert.deepStrictEqual(got, decodeEntity(bytes), text);
-    if (text.isWellFormed()) assert.deepStrictEqual(got, JSON.parse(text), text);
+    if (text.isWellFormed()) assert.deepStrictEqual(got, decodeEntity(bytes), text);
+    assert.deepStrictEqual(got, JSON.parse(text), text);
     const bad = text.slice(0, -1) + ',]';
     let a = null;
     let b = null;
