@@ -202,7 +202,7 @@ function createCodec(options) {
     }
     const value = how.decode(blob, maxDepth, maxLength, maxBytes,
       rebuilds[unknownPlain ? 1 : 0][acceptNewer ? 1 : 0]);
-    if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value))) return value;
+    if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value, blob))) return value;
     return fromTanagra(value, registry, unknownPlain, acceptNewer);
   }
 

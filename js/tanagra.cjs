@@ -58,12 +58,36 @@ function keyOf(v) {
 }
 
 /*
+ * The key as tanagra wrote it (JSON.stringify), followed by its colon. A
+ * string's content cannot hold it: its quotes would be escaped.
+ */
+const KEY_AS_WRITTEN = '"' + KEY + '":';
+const KEY_BYTES = Array.from(KEY_AS_WRITTEN, (c) => c.charCodeAt(0));
+
+/* Whether the JSON text blob (a string or UTF-8 bytes) has KEY_AS_WRITTEN. */
+function hasKeyAsWritten(blob) {
+  if (typeof blob === 'string') return blob.includes(KEY_AS_WRITTEN);
+  const n = KEY_BYTES.length;
+  for (let i = blob.indexOf(0x22); i >= 0 && i + n <= blob.length; i = blob.indexOf(0x22, i + 1)) {
+    let k = 1;
+    while (k < n && blob[i + k] === KEY_BYTES[k]) k++;
+    if (k === n) return true;
+  }
+  return false;
+}
+
+/*
  * Whether decodeEntity's legacy 'auto' reads a decoded value as a tanagra
  * document: a plain object with an own string "_serializationKey" at the
- * top. darmok writes instances as {"$": key, ...}, never with that field.
+ * top, in a text that has that key as JSON.stringify writes it. darmok
+ * writes instances as {"$": key, ...}, and the key itself, wherever a
+ * plain object has it, as "\u005fserializationKey" (dk_json_write.c): the
+ * same key to every JSON reader, so its own documents are never taken for
+ * tanagra's. (Documents darmok wrote before it did have the key plainly:
+ * `legacy: 'none'` reads them.)
  */
-function isTanagraDocument(value) {
-  return keyOf(value) !== null;
+function isTanagraDocument(value, blob) {
+  return keyOf(value) !== null && hasKeyAsWritten(blob);
 }
 
 /*

@@ -327,7 +327,11 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
             len = utf8_len(p, &bad);
             if (len == 0 && r->raw_wtf8 && c == 0xED && p[1] >= 0xA0 && p[1] <= 0xBF &&
                 (p[2] & 0xC0) == 0x80) {
-                /* a JS string's lone surrogate, kept (DK_READ_RAW_WTF8) */
+                /* a JS string's lone surrogate, kept (DK_READ_RAW_WTF8).
+                 * Beside an escape of the other half it makes two 3-byte
+                 * forms in the str (not WTF-8, which joins a pair), that the
+                 * JS rebuild joins, as JSON.parse does: a tape only the
+                 * rebuild reads (both writers refuse it) */
                 len = 3;
                 *flags |= DK_STR_WTF8;
             }

@@ -826,6 +826,12 @@ DK_MUST static int write_key(writer *w, wframe *f)
     }
     dollar = n > 0 && s[0] == '$' && (f->op != DK_T_OBJECT || f->seen == 0);
     f->seen++;
+    /* The key tanagra's documents are known by (docs/VERSIONING.md), with
+     * its first character escaped: the same key to any JSON reader, but
+     * not what JSON.stringify writes, so that darmok's own plain object
+     * with such a key is not read as a tanagra document. */
+    if (n == 17 && memcmp(s, "_serializationKey", 17) == 0)
+        return PUT_LIT(w, "\"\\u005fserializationKey\":");
     DK_TRY(put_str(w, s, n, dollar, sat));
     return PUT_LIT(w, ":");
 }

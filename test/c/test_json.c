@@ -326,6 +326,10 @@ static const wcase writer_cases[] = {
     {"O2 '$id' i1 '$x' i2", "{\"$$id\":1,\"$x\":2}", 1},
     {"O1 '$' i1", "{\"$$\":1}", 1},
     {"O1 '' i1", "{\"\":1}", 1},
+    /* tanagra's key, escaped wherever an object has it (dk_json_write.c) */
+    {"O2 '_serializationKey' s'x' 'o' O1 '_serializationKey' s'_serializationKey'",
+     "{\"\\u005fserializationKey\":\"x\",\"o\":{\"\\u005fserializationKey\":\"_serializationKey\"}}", 1},
+    {"O1 '_serializationKeys' i1", "{\"_serializationKeys\":1}", 1},
     {"P2 'a' i1 '$b' i2", "{\"$NullProto\":{\"a\":1,\"$$b\":2}}", 1},
     {"P0", "{\"$NullProto\":{}}", 1},
     {"I 'Foo' #1 #2 'name' s'x' 'count' i0",

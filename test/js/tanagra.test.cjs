@@ -16,7 +16,7 @@
 const { test } = require('node:test');
 const { assert, haveWasm, sameGraph } = require('./helpers.cjs');
 const { formats } = require('./fixtures.cjs');
-const { createCodec, createRegistry, DarmokError } = require('../../js/index.cjs');
+const { createCodec, createRegistry, DarmokError, transcode } = require('../../js/index.cjs');
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
 
@@ -238,6 +238,48 @@ test('tanagra: darmok documents are unaffected, even with legacy \'tanagra\'', {
   sameGraph(json.decodeEntity(doc, { legacy: 'tanagra' }), cart);
   // A plain object whose data happens to use tanagra's suffixes stays as it is.
   assert.deepStrictEqual(json.decodeEntity('{"road_map":[["a",1]],"x_date":"2020"}'), { road_map: [['a', 1]], x_date: '2020' });
+});
+
+/*
+ * A plain object of darmok's with a top-level _serializationKey was read as
+ * a tanagra document (a different class, renamed and retyped fields, or
+ * ERR_UNKNOWN_CLASS). darmok writes that key escaped, "\u005fserializationKey",
+ * which JSON readers take for the same key, and 'auto' asks for the key as
+ * JSON.stringify writes it.
+ */
+test('tanagra: darmok\'s own plain objects with a _serializationKey are never taken for tanagra documents', { skip }, () => {
+  const registry = registryWithCart();
+  const json = createCodec({ registry });
+  const pb = createCodec({ registry, format: 'protobuf' });
+  const values = [
+    { _serializationKey: 'x', a: 1 },
+    { _serializationKey: 'Item', name: 'pen', added_date: '2019-06-01T00:00:00.000Z' },
+    [{ _serializationKey: 'Item' }, '_serializationKey', { _serializationKey: '"_serializationKey":' }],
+    Object.assign(Object.create(null), { _serializationKey: 'Item' })
+  ];
+  for (const v of values) {
+    const text = json.encodeEntity(v);
+    assert.ok(!text.includes('"_serializationKey":'), text);
+    assert.ok(text.includes('"\\u005fserializationKey":'), text);
+    for (const blob of [text, Buffer.from(text), new Uint8Array(Buffer.from(text))]) {
+      assert.deepStrictEqual(json.decodeEntity(blob), v, text);
+    }
+    const bytes = pb.encodeEntity(v);
+    assert.deepStrictEqual(pb.decodeEntity(bytes), v);
+    assert.strictEqual(transcode(bytes, { from: 'protobuf', to: 'json' }), text);
+    assert.deepStrictEqual(Buffer.from(transcode(text, { from: 'json', to: 'protobuf' })), Buffer.from(bytes));
+  }
+  assert.deepStrictEqual(JSON.parse(json.encodeEntity(values[0])), values[0], 'the same key to JSON.parse');
+  // tanagra's own documents are still read by its rules: as a string,
+  // bytes, and with whitespace; legacy 'tanagra' reads darmok's too.
+  const pretty = JSON.stringify(JSON.parse(PEN_1X), null, 2);
+  for (const blob of [PEN_1X, Buffer.from(PEN_1X), new Uint8Array(Buffer.from(PEN_1X)), pretty]) {
+    const pen = json.decodeEntity(blob);
+    assert.strictEqual(pen.constructor.name, 'Item');
+    assert.ok(pen.added instanceof Date);
+  }
+  const forced = json.decodeEntity(json.encodeEntity({ _serializationKey: 'Item', name: 'pen' }), { legacy: 'tanagra' });
+  assert.strictEqual(forced.constructor.name, 'Item');
 });
 
 for (const format of formats) {
