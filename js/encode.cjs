@@ -70,6 +70,33 @@ const STANDARD_ERRORS = new Set([Error, EvalError, RangeError, ReferenceError, S
   TypeError, URIError, typeof AggregateError === 'function' ? AggregateError : Error]
   .map((C) => C.prototype));
 
+/*
+ * Whether v has the internal slots getter (a built-in's brand-checking
+ * getter) reads. An object whose prototype is Map.prototype need not be a
+ * Map: a Proxy of one is not, and Map's methods throw a TypeError on it.
+ * timeOf: a Date's time, or undefined without a Date's slots.
+ */
+const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
+const setSize = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
+const bufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+const regexpFlags = Object.getOwnPropertyDescriptor(RegExp.prototype, 'flags').get;
+const regexpSource = Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get;
+function hasSlots(getter, v) {
+  try {
+    getter.call(v);
+    return true;
+  } catch (e) {
+    return false;
+  }
+}
+function timeOf(v) {
+  try {
+    return dateGetTime.call(v);
+  } catch (e) {
+    return undefined;
+  }
+}
+
 /* Built-ins that hold state darmok cannot read or rebuild. */
 const UNSUPPORTED = [
   typeof WeakMap === 'function' ? WeakMap : null,
@@ -299,16 +326,22 @@ class Encoder {
     // Dates, Maps and Sets first: they can have no plan (built-ins that
     // hold state cannot be registered, registry.cjs), and a lookup costs.
     if (proto === DATE_PROTO) {
-      this.take(v);
-      this.w.opF64(T.T_DATE, dateGetTime.call(v));
+      const t = timeOf(v);
+      if (t === undefined) this.slotless(v);
+      else {
+        this.take(v);
+        this.w.opF64(T.T_DATE, t);
+      }
       return;
     }
     if (proto === MAP_PROTO) {
-      this.map(v);
+      if (hasSlots(mapSize, v)) this.map(v);
+      else this.slotless(v);
       return;
     }
     if (proto === SET_PROTO) {
-      this.set(v);
+      if (hasSlots(setSize, v)) this.set(v);
+      else this.slotless(v);
       return;
     }
     const plan = this.registry.planOf(proto);
@@ -647,16 +680,22 @@ class Encoder {
     // registered: registry.cjs.)
     if (this.strict && !EXACT_BUILTINS.has(proto) && writtenAsBuiltin(v)) this.unregistered(proto);
     if (v instanceof Date) {
-      this.take(v);
-      w.opF64(T.T_DATE, dateGetTime.call(v));
+      const t = timeOf(v);
+      if (t === undefined) this.slotless(v);
+      else {
+        this.take(v);
+        w.opF64(T.T_DATE, t);
+      }
       return;
     }
     if (v instanceof Map) {
-      this.map(v, new Map(mapEntries.call(v)));
+      if (hasSlots(mapSize, v)) this.map(v, new Map(mapEntries.call(v)));
+      else this.slotless(v);
       return;
     }
     if (v instanceof Set) {
-      this.set(v);
+      if (hasSlots(setSize, v)) this.set(v);
+      else this.slotless(v);
       return;
     }
     if (ArrayBuffer.isView(v)) {
@@ -667,12 +706,12 @@ class Encoder {
         return;
       }
     }
-    if (v instanceof ArrayBuffer) {
+    if (v instanceof ArrayBuffer && hasSlots(bufferByteLength, v)) {
       this.take(v);
       this.bytes(T.BYTES_ARRAYBUFFER, new Uint8Array(v));
       return;
     }
-    if (v instanceof RegExp) {
+    if (v instanceof RegExp && hasSlots(regexpSource, v) && hasSlots(regexpFlags, v)) {
       this.take(v);
       w.op(T.T_REGEXP);
       w.str(v.source);
@@ -710,6 +749,20 @@ class Encoder {
   exactArray(v) {
     const proto = Object.getPrototypeOf(v);
     if (proto !== Array.prototype) this.unregistered(proto);
+  }
+
+  /*
+   * v looks like a Date, Map or Set (its prototype) without the internal
+   * slots that hold its state: a Proxy of one, whose state no code can
+   * read through the proxy. Written as a plain object, as JSON.stringify
+   * writes it; strict mode refuses it.
+   */
+  slotless(v) {
+    if (this.strict) {
+      const C = Object.getPrototypeOf(v).constructor;
+      throw pathError('ERR_UNSUPPORTED_TYPE', `cannot encode a ${C.name} whose state is out of reach (a Proxy of one?)`);
+    }
+    this.plain(v);
   }
 
   /* Throws ERR_UNREGISTERED_CLASS for an instance whose prototype is proto. */

@@ -234,3 +234,32 @@ test('migrate may not call darmok: ERR_INTERNAL that says so', () => {
   // The core is fine afterwards.
   assert.strictEqual(c2.decodeEntity(c2.encodeEntity({ ok: 1 })).ok, 1);
 });
+
+/*
+ * A Proxy of a Date, Map or Set has its target's prototype but not its
+ * internal slots: the built-ins' methods threw a bare TypeError on it, and
+ * a Proxy of an ArrayBuffer was written empty. As JSON.stringify writes
+ * them (their own enumerable fields), and ERR_UNSUPPORTED_TYPE in strict
+ * mode; never a TypeError.
+ */
+test('a Proxy of a built-in: written as JSON.stringify writes it, refused in strict mode', () => {
+  const { encodeEntity, decodeEntity } = require('../../js/index.cjs');
+  class MyMap extends Map {}
+  const proxies = {
+    map: new Proxy(new Map([[1, 2]]), {}),
+    set: new Proxy(new Set([1]), {}),
+    date: new Proxy(new Date(0), {}),
+    sub: new Proxy(new MyMap([[1, 2]]), {}),
+    regexp: new Proxy(/x/g, {}),
+    buffer: new Proxy(new ArrayBuffer(2), {})
+  };
+  for (const [name, p] of Object.entries(proxies)) {
+    for (const format of ['json', 'protobuf']) {
+      assert.deepStrictEqual(decodeEntity(encodeEntity({ p }, { format }), { format }), { p: {} }, name);
+    }
+    assert.throws(() => encodeEntity({ p }, { strict: true }),
+      (e) => e instanceof DarmokError && /^ERR_(UNSUPPORTED_TYPE|UNREGISTERED_CLASS)$/.test(e.code) && e.path === '$.p', name);
+  }
+  // The real ones are untouched, and a Proxy of an object is read through.
+  assert.deepStrictEqual(decodeEntity(encodeEntity([new Map([[1, 2]]), new Proxy({ a: 1 }, {})])), [new Map([[1, 2]]), { a: 1 }]);
+});
