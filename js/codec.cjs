@@ -87,6 +87,13 @@ function formatOf(options, fallback) {
   return f;
 }
 
+/* options, when given, must be an object (a format name alone is not options). */
+function checkOptions(options, call) {
+  if (typeof options !== 'object') {
+    throw new DarmokError('ERR_INVALID_OPTION', `${call}: options must be an object, not ${typeof options}`);
+  }
+}
+
 function choice(options, name, values) {
   const v = options[name];
   if (v === undefined) return values[0];
@@ -140,7 +147,10 @@ function createCodec(options) {
     let maxDepth = MAX_DEPTH;
     let how = impl;
     if (options !== undefined && options !== null) {
-      strict = options.strict === true;
+      checkOptions(options, 'encodeEntity');
+      const s = options.strict;
+      if (s !== undefined && typeof s !== 'boolean') throw new DarmokError('ERR_INVALID_OPTION', 'strict must be true or false');
+      strict = s === true;
       maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
       if (options.format !== undefined) how = FORMATS[formatOf(options, format)];
     }
@@ -185,6 +195,7 @@ function createCodec(options) {
     let how = impl;
     let name = format;
     if (options !== undefined && options !== null) {
+      checkOptions(options, 'decodeEntity');
       if (options.format !== undefined) {
         name = formatOf(options, format);
         how = FORMATS[name];

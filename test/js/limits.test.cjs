@@ -215,6 +215,18 @@ test('maxLength above 2^30: arrays up to it in both formats and through transcod
   assert.strictEqual(darmok.transcode(pbOf, { from: 'protobuf', to: 'json', ...o }), text);
 });
 
+test('options of the wrong type are ERR_INVALID_OPTION, not ignored', () => {
+  // encodeEntity(v, 'protobuf') wrote JSON, and strict: 'yes' was not strict.
+  throwsCode(() => encodeEntity({ a: 1 }, 'protobuf'), 'ERR_INVALID_OPTION');
+  throwsCode(() => encodeEntity({ a: 1 }, 1), 'ERR_INVALID_OPTION');
+  throwsCode(() => encodeEntity({ a: 1 }, { strict: 'yes' }), 'ERR_INVALID_OPTION');
+  throwsCode(() => encodeEntity({ a: 1 }, { strict: 1 }), 'ERR_INVALID_OPTION');
+  throwsCode(() => decodeEntity('1', undefined, 'protobuf'), 'ERR_INVALID_OPTION');
+  assert.strictEqual(encodeEntity({ a: 1 }, { strict: false }), '{"a":1}');
+  assert.strictEqual(encodeEntity({ a: 1 }, null), '{"a":1}');
+  assert.strictEqual(decodeEntity('1', undefined, null), 1);
+});
+
 test('bad limit values are ERR_INVALID_OPTION', () => {
   for (const name of ['maxDepth', 'maxBytes', 'maxLength']) {
     for (const v of [0, -1, 1.5, NaN, Infinity, '10', 2 ** 32, null]) {
