@@ -240,3 +240,27 @@ test('protobuf: memory is stable across good and failing calls', { skip }, () =>
   assert.ok(round(10000) >= 4000);
   assert.strictEqual(core.wasmMemory().buffer.byteLength, size);
 });
+
+/*
+ * Transcoding to JSON writes each string again where a reference names it,
+ * escaped up to 6 bytes a byte: a 64-byte text of U+0001 named 100,000 times
+ * (200 KB) wrote 39 MB of JSON (~190x; 1 MB in: 583 MB of WebAssembly
+ * memory). The JSON now has the decoded size's bound, 64 times the input
+ * plus 1 MiB; a decode of the same document, whose strings JS shares, is
+ * unaffected.
+ */
+test('transcode to JSON: the output has the decoded size\'s bound', { skip }, () => {
+  const varint = (v) => { const o = []; while (v > 127) { o.push((v & 127) | 128); v = Math.floor(v / 128); } o.push(v); return Buffer.from(o); };
+  const field = (no, payload) => Buffer.concat([Buffer.from([(no << 3) | 2]), varint(payload.length), payload]);
+  const named = (n) => Buffer.concat([Buffer.from([8, 1]),
+    field(4, Buffer.concat([Buffer.from([9, 6]), Buffer.alloc(n, 7)])), // an array: a text, then n references to it
+    field(5, Buffer.concat([varint(n + 1), Buffer.alloc(n, 0)])),
+    field(8, Buffer.alloc(64, 1))]);
+  const big = named(100000);
+  assert.throws(() => darmok.transcode(big, { from: 'protobuf', to: 'json' }),
+    (e) => e instanceof darmok.DarmokError && e.code === 'ERR_TOO_LARGE' && /bound/.test(e.message));
+  assert.strictEqual(pb.decodeEntity(big).length, 100001);
+  // Within the bound: the same JSON as encoding the decoded value.
+  const small = named(1000);
+  assert.strictEqual(darmok.transcode(small, { from: 'protobuf', to: 'json' }), darmok.encodeEntity(pb.decodeEntity(small)));
+});
