@@ -475,7 +475,9 @@ class Encoder {
       for (let i = 0; i < keys.length; i++) {
         key = keys[i];
         if (skip !== null && skip.has(key)) continue;
-        if (onlyPresent && !(key in obj)) continue;
+        // own fields only: a name found on the prototype (a method, a
+        // getter) would come back as an own data field shadowing it
+        if (onlyPresent && !hasOwn.call(obj, key)) continue;
         const x = obj[key];
         if (this.skipped(x)) continue;
         w.str(key);

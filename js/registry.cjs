@@ -240,6 +240,10 @@ class Registry {
     let plan = old;
     if (old === undefined || old.key !== key || hasPlanOptions(options)) {
       plan = makePlan(Class, key, options);
+      // Names that decoded to the class's earlier plan (its old key, old
+      // aliases) decode to this one: with its version and migrate steps,
+      // not the old plan's, which would build version-1 bytes unmigrated.
+      if (old !== undefined) this.repoint(old, plan);
       this.claim(this.byKey, key, plan);
       for (const alias of plan.aliases) this.claim(this.byAlias, alias, plan);
       this.byProto.set(plan.proto, plan);
@@ -258,6 +262,13 @@ class Registry {
       for (const N of nested) this.ensure(N);
     }
     return plan;
+  }
+
+  /* Every name that maps to plan old maps to plan instead. */
+  repoint(old, plan) {
+    for (const map of [this.byKey, this.byAlias]) {
+      for (const [name, p] of map) if (p === old) map.set(name, plan);
+    }
   }
 
   /* map.set(name, plan), warning when name named another class. */
