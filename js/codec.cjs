@@ -284,7 +284,7 @@ function warmUp(format) {
 function entryPoint(format) {
   const codec = createCodec({ format, registry: defaultRegistry });
   warmUp(format);
-  return {
+  const api = {
     encodeEntity: codec.encodeEntity,
     decodeEntity: codec.decodeEntity,
     serializable: defaultRegistry.serializable,
@@ -297,6 +297,11 @@ function entryPoint(format) {
     MAX_BYTES,
     MAX_LENGTH
   };
+  // The .d.ts files declare a default export: TypeScript compiling
+  // `import darmok from 'darmok'` to CommonJS without esModuleInterop
+  // reads require('darmok').default.
+  api.default = api;
+  return api;
 }
 
 module.exports = { createCodec, transcode, entryPoint, FORMATS, MAX_DEPTH, MAX_BYTES, MAX_LENGTH };

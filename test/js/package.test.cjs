@@ -21,7 +21,8 @@ test('npm pack ships the core; an installed copy works from require and import',
       { cwd: root, encoding: 'utf8' }));
     const files = packed[0].files.map((f) => f.path);
     for (const f of ['build/darmok.wasm', 'js/index.cjs', 'js/index.mjs', 'js/json.cjs', 'js/index.d.ts', 'package.json',
-      'js/protobuf.cjs', 'js/protobuf.mjs', 'js/protobuf.d.ts', 'build/protobuf-c/LICENSE']) {
+      'js/protobuf.cjs', 'js/protobuf.mjs', 'js/protobuf.d.ts', 'build/protobuf-c/LICENSE',
+      'proto/darmok.proto', 'docs/FORMAT.md']) { // the schema FORMAT.md specifies the protobuf format by
       assert.ok(files.includes(f), `${f} is in the tarball`);
     }
     assert.ok(!files.some((f) => f.startsWith('test/') || f.startsWith('wasm/') || f.startsWith('bench/')), 'no sources or tests shipped');
@@ -31,6 +32,15 @@ test('npm pack ships the core; an installed copy works from require and import',
     fs.writeFileSync(path.join(app, 'package.json'), '{"name":"app","version":"1.0.0","private":true}');
     execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(dir, packed[0].filename)],
       { cwd: app, stdio: 'ignore' });
+
+    // The .d.ts default export, as TypeScript's CommonJS output without
+    // esModuleInterop reads it: require('darmok').default.
+    fs.writeFileSync(path.join(app, 'ts-default.cjs'), `
+      const darmok = require('darmok').default;
+      const pb = require('darmok/protobuf').default;
+      console.log(JSON.stringify([darmok.encodeEntity({ a: 1 }), pb.decodeEntity(pb.encodeEntity([1])).length]));
+    `);
+    assert.deepStrictEqual(JSON.parse(execFileSync(process.execPath, ['ts-default.cjs'], { cwd: app, encoding: 'utf8' })), ['{"a":1}', 1]);
 
     fs.writeFileSync(path.join(app, 'model.cjs'), `
       const { serializable } = require('darmok');
