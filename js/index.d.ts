@@ -100,7 +100,9 @@ export interface DecodeOptions {
 /** Encode a value to darmok protobuf bytes (a Buffer in Node). */
 export function encodeEntity(value: unknown, options: EncodeOptions & { format: 'protobuf' }): Uint8Array;
 /** Encode a value to darmok JSON text. */
-export function encodeEntity(value: unknown, options?: EncodeOptions): string;
+export function encodeEntity(value: unknown, options?: EncodeOptions & { format?: 'json' }): string;
+/** A format known only at run time: JSON text or protobuf bytes. */
+export function encodeEntity(value: unknown, options: EncodeOptions): string | Uint8Array;
 
 /**
  * Decode darmok JSON text (a string, or UTF-8 bytes), or protobuf bytes with

@@ -9,7 +9,11 @@ export type {
 export { serializable, createRegistry, createCodec, transcode, init, DarmokError } from './index';
 
 /** Encode a value to darmok protobuf bytes (a darmok.Document; a Buffer in Node). */
-export function encodeEntity(value: unknown, options?: EncodeOptions): Uint8Array;
+export function encodeEntity(value: unknown, options?: EncodeOptions & { format?: 'protobuf' }): Uint8Array;
+/** With `{ format: 'json' }`: darmok JSON text. */
+export function encodeEntity(value: unknown, options: EncodeOptions & { format: 'json' }): string;
+/** A format known only at run time: protobuf bytes or JSON text. */
+export function encodeEntity(value: unknown, options: EncodeOptions): Uint8Array | string;
 
 /** Decode darmok protobuf bytes. Class, when given, is registered first. */
 export function decodeEntity<T = any>(blob: Uint8Array, Class?: Class<T> | null, options?: DecodeOptions): T;
