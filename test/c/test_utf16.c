@@ -105,10 +105,12 @@ static int app(dk_buf *b, const void *p, size_t n)
 /*
  * The reference for the UTF-16 -> UTF-8 conversions: units u[0..n) one
  * code point at a time into want, a pair as its code point, a lone
- * surrogate as U+FFFD (replace) or as itself (WTF-8, and *lone set).
- * Returns the byte count.
+ * surrogate as itself (WTF-8, and *lone set), as U+FFFD (REF_FFFD) or as
+ * the JSON escape \udxxx (REF_ESCAPE: JSON text that keeps it, outside a
+ * JS string; up to 6 bytes a unit). Returns the byte count.
  */
-static size_t ref_units(const uint16_t *u, size_t n, uint8_t *want, int replace, int *lone)
+enum { REF_WTF8, REF_FFFD, REF_ESCAPE };
+static size_t ref_units(const uint16_t *u, size_t n, uint8_t *want, int lone_as, int *lone)
 {
     size_t w = 0;
 
@@ -118,7 +120,11 @@ static size_t ref_units(const uint16_t *u, size_t n, uint8_t *want, int replace,
             c = 0x10000 + ((c - 0xD800) << 10) + (u[i + 1] - 0xDC00u);
             i++;
         } else if (c >= 0xD800 && c <= 0xDFFF) {
-            if (replace) c = 0xFFFD;
+            if (lone_as == REF_ESCAPE) {
+                w += (size_t)sprintf((char *)want + w, "\\u%04x", (unsigned)c);
+                continue;
+            }
+            if (lone_as == REF_FFFD) c = 0xFFFD;
             else *lone = 1;
         }
         w += put_wtf8(want + w, c);
@@ -138,7 +144,7 @@ static void check_utf8(const uint16_t *u, size_t n, const char *what)
     size_t w = 0, len, lone = 99, lone_want = 0;
     uint8_t *area;
 
-    w = ref_units(u, n, want, 1, NULL);
+    w = ref_units(u, n, want, REF_FFFD, NULL);
     for (size_t i = 0; i < n; i++) {
         if (u[i] >= 0xD800 && u[i] <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] <= 0xDFFF)
             i++;
@@ -201,29 +207,6 @@ static void check_utf8_units(void)
 }
 
 /*
- * The UTF-8 of units u[0..n) with each lone surrogate as a JSON escape
- * (\udxxx): what JSON text that keeps lone surrogates is outside a JS
- * string. Returns its length (at most 6n bytes).
- */
-static size_t ref_escaped(const uint16_t *u, size_t n, uint8_t *out)
-{
-    size_t w = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        uint32_t c = u[i];
-        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] <= 0xDFFF) {
-            c = 0x10000 + ((c - 0xD800) << 10) + (u[i + 1] - 0xDC00u);
-            i++;
-        } else if (c >= 0xD800 && c <= 0xDFFF) {
-            w += (size_t)sprintf((char *)out + w, "\\u%04x", (unsigned)c);
-            continue;
-        }
-        w += put_wtf8(out + w, c);
-    }
-    return w;
-}
-
-/*
  * dk_json_read_utf16 on the JSON text whose WTF-8 is text (a JS string's
  * units, lone surrogates included), in an area of exactly DK_U16_AREA(n) +
  * DK_JSON_PADDING bytes: the text made WTF-8 in place; the outcome and
@@ -249,8 +232,8 @@ static void check_read_utf16(const char *text, long want_src, const char *what)
     CHECK(u != NULL && ref != NULL && wtf != NULL, "malloc");
     if (u == NULL || ref == NULL || wtf == NULL) return;
     n = dk_wtf8_to_utf16((const uint8_t *)text, tn, (uint8_t *)u);
-    w = ref_escaped(u, n, ref);
-    ww = ref_units(u, n, wtf, 0, &lone);
+    w = ref_units(u, n, ref, REF_ESCAPE, NULL);
+    ww = ref_units(u, n, wtf, REF_WTF8, &lone);
     area = malloc(DK_U16_AREA(n) + DK_JSON_PADDING);
     CHECK(area != NULL, "malloc");
     if (area == NULL) return;
@@ -332,7 +315,7 @@ static void check_str16(const uint16_t *u, size_t n, const char *what)
     dk_arena a;
     dk_err err;
 
-    w = ref_units(u, n, want, 0, &lone);
+    w = ref_units(u, n, want, REF_WTF8, &lone);
     len = dk_utf16_to_wtf8((const uint8_t *)u, n, got); /* LE host */
     CHECK(len == w && memcmp(got, want, w) == 0, "%s: %zu bytes, want %zu", what, len, w);
     check_utf8(u, n, what);
