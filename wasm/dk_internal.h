@@ -608,16 +608,6 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
 int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
                      dk_arena *scratch, dk_buf *out, int *form, dk_err *err);
 
-/*
- * dk_json_write_opts whose output may be at most about max_out bytes
- * (checked after each value, so one value may pass it), else
- * DK_ERR_TOO_LARGE: a protobuf document transcoded to JSON (its strings
- * named again and again, each escaped up to 6 bytes a byte, wrote ~190
- * times the input). max_out 0: no bound.
- */
-int dk_json_write_capped(const uint8_t *tape, size_t len, const dk_limits *lim, size_t max_out,
-                         dk_arena *scratch, dk_buf *out, dk_err *err);
-
 /* dk_pb_write_opts with flags (DK_WRITE_TRUSTED_TEXT, or 0). */
 int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
                    dk_arena *scratch, dk_buf *out, dk_err *err);

@@ -38,7 +38,6 @@ typedef struct writer {
     wframe *stack;
     uint32_t sp, cap; /* open containers; stack capacity */
     uint32_t max_depth;
-    size_t max_out; /* output bytes allowed (checked after each value), or 0 */
     uint64_t refs; /* referenceable values met so far */
     uint8_t may_wide; /* DK_WRITE_MAY_WIDE */
     uint8_t wide;     /* the output is UTF-16 (LE) units from here on */
@@ -860,8 +859,6 @@ DK_MUST static int write_all(writer *w)
 {
     for (;;) {
         DK_TRY(write_value(w));
-        if (w->max_out != 0 && w->out->len > w->max_out)
-            return dk_fail(w->err, DK_ERR_TOO_LARGE, "output larger than its bound", w->pos);
         for (;;) {
             wframe *f;
 
@@ -918,8 +915,9 @@ DK_MUST static int write_all(writer *w)
     }
 }
 
-static int write_json(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
-                      size_t max_out, dk_arena *scratch, dk_buf *out, int *form, dk_err *err)
+/* See dk_internal.h. */
+int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
+                     dk_arena *scratch, dk_buf *out, int *form, dk_err *err)
 {
     writer w;
     int rc;
@@ -933,26 +931,11 @@ static int write_json(const uint8_t *tape, size_t len, const dk_limits *lim, uin
     w.arena = scratch;
     w.max_depth = dk_max_depth(lim);
     w.may_wide = (flags & DK_WRITE_MAY_WIDE) != 0;
-    w.max_out = max_out;
     out->len = 0;
     rc = write_all(&w);
     if (rc != DK_OK) out->len = 0;
     if (form != NULL) *form = w.wide ? DK_FORM_UTF16 : w.high ? DK_FORM_UTF8 : DK_FORM_ASCII;
     return rc;
-}
-
-/* See dk_internal.h. */
-int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
-                     dk_arena *scratch, dk_buf *out, int *form, dk_err *err)
-{
-    return write_json(tape, len, lim, flags, 0, scratch, out, form, err);
-}
-
-/* See dk_internal.h. */
-int dk_json_write_capped(const uint8_t *tape, size_t len, const dk_limits *lim, size_t max_out,
-                         dk_arena *scratch, dk_buf *out, dk_err *err)
-{
-    return write_json(tape, len, lim, 0, max_out, scratch, out, NULL, err);
 }
 
 /* See darmok.h. */

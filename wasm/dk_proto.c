@@ -1310,15 +1310,6 @@ static int dec_fail(pb_dec *d, dk_code code, const char *msg, size_t at)
     return dk_fail(d->err, code, msg, at);
 }
 
-/* The amplification bound of a document of len bytes (darmok.h
- * DK_PB_EXPANSION); len <= DK_PB_MAX_OUT < 2^31: no overflow in 64 bits. */
-static size_t pb_default_max_out(size_t len)
-{
-    return (size_t)((uint64_t)len * DK_PB_EXPANSION < DK_PB_MAX_OUT - DK_PB_EXPANSION_FLOOR
-                        ? (uint64_t)len * DK_PB_EXPANSION + DK_PB_EXPANSION_FLOOR
-                        : DK_PB_MAX_OUT);
-}
-
 /* Parse a varint of at most max bytes at in[*pos..end). 0: ok, *pos past it. */
 static int pb_varint(const uint8_t *in, size_t *pos, size_t end, unsigned max, uint64_t *v)
 {
@@ -2162,8 +2153,10 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
     d.max_str = d.max_length < DK_DEFAULT_MAX_LENGTH ? d.max_length : DK_DEFAULT_MAX_LENGTH;
     if (len > DK_PB_MAX_OUT)
         return dec_fail(&d, DK_ERR_TOO_LARGE, "input too large", 0);
-    if (max_out == 0)
-        max_out = pb_default_max_out(len);
+    if (max_out == 0) /* len < 2^31: no overflow in 64 bits */
+        max_out = (size_t)((uint64_t)len * DK_PB_EXPANSION < DK_PB_MAX_OUT - DK_PB_EXPANSION_FLOOR
+                               ? (uint64_t)len * DK_PB_EXPANSION + DK_PB_EXPANSION_FLOOR
+                               : DK_PB_MAX_OUT);
     d.max_out = max_out < DK_PB_MAX_OUT ? max_out : DK_PB_MAX_OUT;
     DK_TRY(dec_scan(&d));
     dec_room_set(&d);
@@ -2239,8 +2232,5 @@ int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
     err->msg = NULL;
     err->pos = 0;
     DK_TRY(dk_pb_read_opts(pb, len, lim, 0, scratch, tape, err));
-    /* the JSON has the bound of the decoded size (dk_pb_read_ex) */
-    return pb_second_step(dk_json_write_capped(tape->data, tape->len, lim, pb_default_max_out(len),
-                                               scratch, out, err),
-                          err);
+    return pb_second_step(dk_json_write_opts(tape->data, tape->len, lim, scratch, out, err), err);
 }
