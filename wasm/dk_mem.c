@@ -83,7 +83,10 @@ void *dk_arena_alloc(dk_arena *a, size_t n)
     if (!c || c->size - c->used < n) {
         size_t size = c ? c->size : DK_CHUNK_MIN;
 
+        /* from the last chunk's size, which an allocation of its own may
+         * have made larger than DK_CHUNK_MAX: capped again */
         if (c && size < DK_CHUNK_MAX) size *= 2;
+        if (size > DK_CHUNK_MAX) size = DK_CHUNK_MAX;
         if (size < n) size = n;
         c = chunk_push(a, size);
         if (!c) return NULL;
