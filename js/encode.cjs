@@ -97,6 +97,16 @@ function timeOf(v) {
   }
 }
 
+/* A boxed primitive's value, or NO_PRIMITIVE without its slot (a Proxy). */
+const NO_PRIMITIVE = Symbol('no primitive');
+function primitiveOf(v) {
+  try {
+    return v.valueOf();
+  } catch (e) {
+    return NO_PRIMITIVE;
+  }
+}
+
 /* Built-ins that hold state darmok cannot read or rebuild. */
 const UNSUPPORTED = [
   typeof WeakMap === 'function' ? WeakMap : null,
@@ -730,10 +740,16 @@ class Encoder {
     if (v instanceof Number || v instanceof String || v instanceof Boolean ||
         v instanceof BigInt || v instanceof Symbol) {
       // Boxed primitives: JSON.stringify writes the primitive; so do we.
-      // They take no index: out of the Set again (see object()).
+      // They take no index: out of the Set again (see object()). A Proxy
+      // of one has no primitive to give (valueOf throws on it).
+      const x = primitiveOf(v);
+      if (x === NO_PRIMITIVE) {
+        this.slotless(v);
+        return;
+      }
       if (this.strict) throw this.unsupported(v);
       if (this.next > FEW_OBJECTS) this.seen.delete(v);
-      this.value(v.valueOf());
+      this.value(x);
       return;
     }
     for (let i = 0; i < UNSUPPORTED.length; i++) {

@@ -245,17 +245,26 @@ test('migrate may not call darmok: ERR_INTERNAL that says so', () => {
 test('a Proxy of a built-in: written as JSON.stringify writes it, refused in strict mode', () => {
   const { encodeEntity, decodeEntity } = require('../../js/index.cjs');
   class MyMap extends Map {}
+  class MySet extends Set {}
+  class MyDate extends Date {}
   const proxies = {
     map: new Proxy(new Map([[1, 2]]), {}),
     set: new Proxy(new Set([1]), {}),
     date: new Proxy(new Date(0), {}),
     sub: new Proxy(new MyMap([[1, 2]]), {}),
+    subSet: new Proxy(new MySet([1]), {}),
+    subDate: new Proxy(new MyDate(0), {}),
+    number: new Proxy(new Number(1), {}),
+    string: new Proxy(new String('s'), {}),
+    boolean: new Proxy(new Boolean(true), {}),
+    bigint: new Proxy(Object(1n), {}),
     regexp: new Proxy(/x/g, {}),
     buffer: new Proxy(new ArrayBuffer(2), {})
   };
   for (const [name, p] of Object.entries(proxies)) {
+    const want = name === 'string' ? { 0: 's' } : {}; // its own enumerable fields, as JSON.stringify writes them
     for (const format of ['json', 'protobuf']) {
-      assert.deepStrictEqual(decodeEntity(encodeEntity({ p }, { format }), { format }), { p: {} }, name);
+      assert.deepStrictEqual(decodeEntity(encodeEntity({ p }, { format }), { format }), { p: want }, name);
     }
     assert.throws(() => encodeEntity({ p }, { strict: true }),
       (e) => e instanceof DarmokError && /^ERR_(UNSUPPORTED_TYPE|UNREGISTERED_CLASS)$/.test(e.code) && e.path === '$.p', name);
