@@ -463,9 +463,18 @@ function putBytes(bytes, maxBytes) {
 }
 
 /* Write JSON text (a string, or UTF-8 bytes) into the input area: [p, len]. */
+const LONE_SURROGATE = /[\ud800-\udfff]/gu; // with u, only a surrogate not in a pair
+const escapeUnit = (c) => `\\u${c.charCodeAt(0).toString(16)}`;
+
 function putText(text, maxBytes) {
   if (typeof text !== 'string') return [putBytes(text, maxBytes), text.length];
   if (text.length > maxBytes) throw tooLarge(text.length, maxBytes);
+  // A raw lone surrogate, which encodeInto would make U+FFFD, as the JSON
+  // escape that keeps it (\udxxx, as the reader reads it): the document
+  // then transcodes to what decodeEntity of the string gives. A surrogate
+  // is only valid inside a JSON string; outside one the escape fails as it
+  // would. Error offsets past one count it as 6 bytes, not 3.
+  if (!isWellFormed(text)) text = text.replace(LONE_SURROGATE, escapeUnit);
   let room = text.length * 3;
   if (room > maxBytes) {
     room = typeof Buffer === 'function' ? Buffer.byteLength(text, 'utf8') : utf8Encoder.encode(text).length;

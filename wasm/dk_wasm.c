@@ -275,9 +275,10 @@ EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
  * Decodes the JSON text in the input area into a tape in the output: its
  * json_len bytes of UTF-8, or with units != 0 (json_len then unused) the
  * units UTF-16 code units JS wrote from byte DK_U16_AT(units) on (an input
- * area of DK_U16_AREA(units) bytes), made UTF-8 in place first (a lone
- * surrogate becomes U+FFFD, as Buffer#utf8Write makes it); the UTF-8
- * length is result word DK_RES_IN_LEN, for error excerpts.
+ * area of DK_U16_AREA(units) bytes), made WTF-8 in place first (a lone
+ * surrogate keeps its own 3-byte form, and a JSON string keeps it:
+ * dk_json_read_utf16); that length is result word DK_RES_IN_LEN, for
+ * error excerpts.
  */
 EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
                               uint32_t max_length, uint32_t units)

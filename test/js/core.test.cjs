@@ -7,7 +7,7 @@
 const { test } = require('node:test');
 const { assert, sameGraph, xorshift } = require('./helpers.cjs');
 const core = require('../../js/core.cjs');
-const { encodeEntity, decodeEntity, DarmokError } = require('../../js/index.cjs');
+const { encodeEntity, decodeEntity, transcode, DarmokError } = require('../../js/index.cjs');
 const { fixtures } = require('./fixtures.cjs');
 
 test('memory growth mid-call: large values round-trip and later calls still work', () => {
@@ -111,6 +111,9 @@ test('JSON text from a string reads as JSON.parse reads it, and as its UTF-8 byt
     const text = json; // raw characters, lone surrogates included
     assert.deepStrictEqual(decodeEntity(text), want, json);
     assert.deepStrictEqual(decodeEntity(text), JSON.parse(text), json);
+    // transcode to protobuf from the string keeps them too
+    const pbBytes = transcode(text, { from: 'json', to: 'protobuf' });
+    assert.deepStrictEqual(decodeEntity(pbBytes, { format: 'protobuf' }), want, json);
     if (text.isWellFormed()) assert.deepStrictEqual(decodeEntity(Buffer.from(text, 'utf8')), want, json);
     assert.deepStrictEqual(decodeEntity(text, { maxBytes: Buffer.byteLength(text) }), want, json);
     // A string over maxBytes / 3 units is written as UTF-8 unless it has a
@@ -228,4 +231,24 @@ test('a tape of more referenceable values than the table made at once: the table
     assert.strictEqual(back[3], back[0][3], name);
     assert.notStrictEqual(back[0][n - 2], back[0][n - 1], name);
   }
+});
+
+/*
+ * A string over maxBytes / 3 units with a lone surrogate goes to the core
+ * as UTF-16 in an area of 3 units + 1 bytes (its WTF-8 is made in place),
+ * not of its UTF-8 length, which ucs2Write would overrun. In a child: a
+ * fresh input area, exactly as large as asked for.
+ */
+test('a long JSON string with a lone surrogate under a tight maxBytes', () => {
+  const { spawnSync } = require('node:child_process');
+  const path = require('node:path');
+  const script = `
+    const { decodeEntity } = require(${JSON.stringify(path.join(__dirname, '../../js/index.cjs'))});
+    const text = '["' + 'a'.repeat(300000) + '\\ud800' + 'b'.repeat(1000) + '"]';
+    const got = decodeEntity(text, { maxBytes: Buffer.byteLength(text) });
+    console.log(JSON.stringify([got[0].length, got[0].charCodeAt(300000), JSON.stringify(got) === JSON.stringify(JSON.parse(text))]));
+  `;
+  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  assert.strictEqual(run.stderr, '');
+  assert.deepStrictEqual(JSON.parse(run.stdout), [301001, 0xd800, true]);
 });
