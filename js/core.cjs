@@ -464,21 +464,37 @@ function putBytes(bytes, maxBytes) {
 
 /* Write JSON text (a string, or UTF-8 bytes) into the input area: [p, len]. */
 const LONE_SURROGATE = /[\ud800-\udfff]/gu; // with u, only a surrogate not in a pair
-const escapeUnit = (c) => `\\u${c.charCodeAt(0).toString(16)}`;
+
+/*
+ * A lone surrogate of JSON text as the escape that keeps it (\udxxx), but
+ * after an odd run of backslashes: there it is itself the escaped
+ * character (an invalid escape, which must fail as in JSON.parse, not
+ * become a valid \\ and text), so it becomes U+FFFD, which fails there
+ * the same way.
+ */
+function escapeLone(c, at, text) {
+  let k = at;
+  while (k > 0 && text.charCodeAt(k - 1) === 0x5c) k--;
+  return (at - k) % 2 === 1 ? '\ufffd' : `\\u${c.charCodeAt(0).toString(16)}`;
+}
 
 function putText(text, maxBytes) {
   if (typeof text !== 'string') return [putBytes(text, maxBytes), text.length];
   if (text.length > maxBytes) throw tooLarge(text.length, maxBytes);
-  // A raw lone surrogate, which encodeInto would make U+FFFD, as the JSON
-  // escape that keeps it (\udxxx, as the reader reads it): the document
-  // then transcodes to what decodeEntity of the string gives. A surrogate
-  // is only valid inside a JSON string; outside one the escape fails as it
-  // would. Error offsets past one count it as 6 bytes, not 3.
-  if (!isWellFormed(text)) text = text.replace(LONE_SURROGATE, escapeUnit);
   let room = text.length * 3;
   if (room > maxBytes) {
     room = typeof Buffer === 'function' ? Buffer.byteLength(text, 'utf8') : utf8Encoder.encode(text).length;
     if (room > maxBytes) throw tooLarge(room, maxBytes);
+  }
+  // A raw lone surrogate, which encodeInto would make U+FFFD, as the JSON
+  // escape that keeps it (\udxxx, as the reader reads it): the document
+  // then transcodes to what decodeEntity of the string gives. A surrogate
+  // is only valid inside a JSON string; outside one the escape fails as it
+  // would. maxBytes counts the string's UTF-8 (a surrogate 3 bytes, as
+  // decodeEntity does); error offsets past one count the escape's 6.
+  if (!isWellFormed(text)) {
+    text = text.replace(LONE_SURROGATE, escapeLone);
+    room = text.length * 3;
   }
   const p = input(room);
   return [p, utf8Encoder.encodeInto(text, heap.subarray(p, p + room)).written];

@@ -97,14 +97,22 @@ function timeOf(v) {
   }
 }
 
-/* A boxed primitive's value, or NO_PRIMITIVE without its slot (a Proxy). */
-const NO_PRIMITIVE = Symbol('no primitive');
-function primitiveOf(v) {
-  try {
-    return v.valueOf();
-  } catch (e) {
-    return NO_PRIMITIVE;
-  }
+/*
+ * The brand-checking valueOf of the boxed primitive v claims to be (by its
+ * prototype chain): hasSlots() with it tells a real one from a Proxy of
+ * one, without running anything of v's own.
+ */
+const numberValueOf = Number.prototype.valueOf;
+const stringValueOf = String.prototype.valueOf;
+const booleanValueOf = Boolean.prototype.valueOf;
+const bigintValueOf = BigInt.prototype.valueOf;
+const symbolValueOf = Symbol.prototype.valueOf;
+function boxedValueOf(v) {
+  if (v instanceof Number) return numberValueOf;
+  if (v instanceof String) return stringValueOf;
+  if (v instanceof Boolean) return booleanValueOf;
+  if (v instanceof BigInt) return bigintValueOf;
+  return symbolValueOf;
 }
 
 /* Built-ins that hold state darmok cannot read or rebuild. */
@@ -741,15 +749,15 @@ class Encoder {
         v instanceof BigInt || v instanceof Symbol) {
       // Boxed primitives: JSON.stringify writes the primitive; so do we.
       // They take no index: out of the Set again (see object()). A Proxy
-      // of one has no primitive to give (valueOf throws on it).
-      const x = primitiveOf(v);
-      if (x === NO_PRIMITIVE) {
+      // of one has no primitive slot: JSON.stringify writes it as an
+      // object, and so do we (slotless).
+      if (!hasSlots(boxedValueOf(v), v)) {
         this.slotless(v);
         return;
       }
       if (this.strict) throw this.unsupported(v);
       if (this.next > FEW_OBJECTS) this.seen.delete(v);
-      this.value(x);
+      this.value(v.valueOf());
       return;
     }
     for (let i = 0; i < UNSUPPORTED.length; i++) {

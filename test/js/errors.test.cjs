@@ -269,6 +269,17 @@ test('a Proxy of a built-in: written as JSON.stringify writes it, refused in str
     assert.throws(() => encodeEntity({ p }, { strict: true }),
       (e) => e instanceof DarmokError && /^ERR_(UNSUPPORTED_TYPE|UNREGISTERED_CLASS)$/.test(e.code) && e.path === '$.p', name);
   }
+  // A Proxy whose traps hand out the target's valueOf, or one of their
+  // own, still has no slot: written as JSON.stringify writes it. A real
+  // boxed value's own valueOf runs, and what it throws passes through.
+  const bind = { get(t, k) { const v = Reflect.get(t, k); return typeof v === 'function' ? v.bind(t) : v; } };
+  const liar = { get: (t, k) => (k === 'valueOf' ? () => 'evil' : Reflect.get(t, k)) };
+  assert.strictEqual(encodeEntity({ p: new Proxy(new Number(1), bind), q: new Proxy(new String('s'), liar) }),
+    JSON.stringify({ p: new Proxy(new Number(1), bind), q: new Proxy(new String('s'), liar) }));
+  const n = new Number(1);
+  Object.defineProperty(n, 'valueOf', { value() { throw new Error('boom'); } });
+  assert.throws(() => encodeEntity({ n }), /boom/);
+  assert.throws(() => JSON.stringify({ n }), /boom/);
   // The real ones are untouched, and a Proxy of an object is read through.
   assert.deepStrictEqual(decodeEntity(encodeEntity([new Map([[1, 2]]), new Proxy({ a: 1 }, {})])), [new Map([[1, 2]]), { a: 1 }]);
 });
