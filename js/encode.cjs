@@ -79,7 +79,6 @@ const STANDARD_ERRORS = new Set([Error, EvalError, RangeError, ReferenceError, S
 const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
 const setSize = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
 const bufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
-const regexpFlags = Object.getOwnPropertyDescriptor(RegExp.prototype, 'flags').get;
 const regexpSource = Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get;
 function hasSlots(getter, v) {
   try {
@@ -731,7 +730,7 @@ class Encoder {
       this.bytes(T.BYTES_ARRAYBUFFER, new Uint8Array(v));
       return;
     }
-    if (v instanceof RegExp && hasSlots(regexpSource, v) && hasSlots(regexpFlags, v)) {
+    if (v instanceof RegExp && hasSlots(regexpSource, v)) {
       this.take(v);
       w.op(T.T_REGEXP);
       w.str(v.source);
