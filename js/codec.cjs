@@ -232,8 +232,10 @@ function createCodec(options) {
  * building JS values (no registry involved): 'json' -> 'protobuf' gives
  * bytes (a Buffer in Node), 'protobuf' -> 'json' a string. JSON comes as a
  * string or UTF-8 bytes, protobuf as a Uint8Array/Buffer. The input is
- * untrusted and checked as decodeEntity checks it, with the same limits;
- * a document darmok wrote comes back byte for byte after a round trip.
+ * untrusted and checked as decodeEntity checks it, with the same limits,
+ * but for what only the JS rebuild checks (a RegExp's source and flags,
+ * which RegExp() parses; class keys, which need a registry); a document
+ * darmok wrote comes back byte for byte after a round trip.
  */
 function transcode(blob, options) {
   if (options === undefined || options === null || typeof options !== 'object') {

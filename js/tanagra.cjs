@@ -58,20 +58,35 @@ function keyOf(v) {
 }
 
 /*
- * The key as tanagra wrote it (JSON.stringify), followed by its colon. A
- * string's content cannot hold it: its quotes would be escaped.
+ * The key as tanagra wrote it (JSON.stringify), followed by its colon, at a
+ * quote that opens a key: one not escaped (after an even run of
+ * backslashes), as the end of the key "a\"_serializationKey" is written
+ * with an escaped quote before the same characters.
  */
 const KEY_AS_WRITTEN = '"' + KEY + '":';
 const KEY_BYTES = Array.from(KEY_AS_WRITTEN, (c) => c.charCodeAt(0));
 
+/* The count of backslashes just before index i of a string or bytes. */
+function backslashesBefore(blob, i, isString) {
+  let k = i;
+  while (k > 0 && (isString ? blob.charCodeAt(k - 1) : blob[k - 1]) === 0x5c) k--;
+  return i - k;
+}
+
 /* Whether the JSON text blob (a string or UTF-8 bytes) has KEY_AS_WRITTEN. */
 function hasKeyAsWritten(blob) {
-  if (typeof blob === 'string') return blob.includes(KEY_AS_WRITTEN);
+  const isString = typeof blob === 'string';
   const n = KEY_BYTES.length;
+  if (isString) {
+    for (let i = blob.indexOf(KEY_AS_WRITTEN); i >= 0; i = blob.indexOf(KEY_AS_WRITTEN, i + 1)) {
+      if (backslashesBefore(blob, i, true) % 2 === 0) return true;
+    }
+    return false;
+  }
   for (let i = blob.indexOf(0x22); i >= 0 && i + n <= blob.length; i = blob.indexOf(0x22, i + 1)) {
     let k = 1;
     while (k < n && blob[i + k] === KEY_BYTES[k]) k++;
-    if (k === n) return true;
+    if (k === n && backslashesBefore(blob, i, false) % 2 === 0) return true;
   }
   return false;
 }

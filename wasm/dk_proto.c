@@ -50,6 +50,10 @@
  * cost up to a third of the C write.
  */
 #define PB_REF_MAX_BYTES 64
+
+/* The NaN the encoder writes for every NaN (the quiet NaN the JSON reader
+ * makes of "NaN"); proto/darmok.proto, numbers. */
+#define PB_CANONICAL_NAN UINT64_C(0x7FF8000000000000)
 /* A string reference is at least 2 bytes of protobuf (its kind, its index)
  * for a tape str of 5 + n bytes: every document the encoder writes stays
  * within the decode's amplification bound (darmok.h). */
@@ -880,6 +884,11 @@ static DK_MUST int enc_value(pb_enc *e)
     case DK_T_F64: {
         double x;
         DK_TRY(enc_f64(e, &x));
+        if (x != x) { /* every NaN as one: JS cannot tell them apart, and JSON
+                       * writes them all as "NaN", which reads back as this */
+            uint64_t q = PB_CANONICAL_NAN;
+            memcpy(&x, &q, sizeof x);
+        }
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_NUMBER));
         ENC_ROOM(e, e->nums, e->n_nums, e->cap_nums);
         memcpy(&e->nums[e->n_nums++], &x, sizeof x);
@@ -1645,8 +1654,10 @@ static DK_INLINE void dec_u32_unsafe(pb_dec *d, uint32_t v)
 }
 
 /* Doubles travel by address, never by value: on i386 a double passed by
- * value may go through the x87 stack, which quiets signalling NaNs, and the
- * tape promises every bit pattern survives. */
+ * value may go through the x87 stack, which changes bits, and the tape
+ * promises every bit pattern survives (NaN's aside: the number Kind makes
+ * every NaN the canonical one before it gets here; dates have their own
+ * canonical form). */
 static DK_INLINE void dec_f64_unsafe(pb_dec *d, const double *x)
 {
     uint64_t u;
@@ -1958,10 +1969,15 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         if (v < INT32_MIN || v > INT32_MAX)
             return dec_bad(d, DK_ERR_FORMAT, "KIND_INT out of int32 range", PB_F_INTS, d->ii - 1);
         return dec_op_u32(d, DK_T_INT, (uint32_t)(int32_t)v);
-    case DARMOK__KIND__KIND_NUMBER:
+    case DARMOK__KIND__KIND_NUMBER: {
+        static const uint64_t nan_bits = PB_CANONICAL_NAN;
+        const double *x;
         if (d->ni == doc->n_numbers)
             return dec_bad_here(d, DK_ERR_FORMAT, "numbers stream ends early");
-        return dec_op_f64(d, DK_T_F64, &doc->numbers[d->ni++]);
+        x = &doc->numbers[d->ni++];
+        /* any NaN as the one the encoder writes: the tape is canonical */
+        return dec_op_f64(d, DK_T_F64, *x != *x ? (const double *)(const void *)&nan_bits : x);
+    }
     case DARMOK__KIND__KIND_STRING:
         DK_TRY(dec_op(d, DK_T_STR));
         return dec_text(d);
