@@ -42,8 +42,6 @@ const installed = (pkg) => () => versionOf(pkg) !== null;
 
 /* Plain fields of an instance, for libraries that want a plain object back. */
 const fieldsOf = (v) => ({ ...v });
-/* An instance of Class with these fields, constructor not called. */
-const revive = (Class, data) => Object.assign(Object.create(Class.prototype), data);
 
 export const PEERS = [
   {
@@ -146,12 +144,16 @@ export const PEERS = [
       return {
         prepare(model) {
           let type = 1;
+          // As msgpackr's README shows for classes: write returns the
+          // instance itself (msgpackr then writes its fields, no copy) and
+          // read gives the decoded object the class's prototype. A copy
+          // each way (fieldsOf / revive) understated msgpackr by 7-20%.
           for (const Class of Object.values(model.raw)) {
             addExtension({
               Class,
               type: type++,
-              write: fieldsOf,
-              read: (data) => revive(Class, data),
+              write: (v) => v,
+              read: (data) => Object.setPrototypeOf(data, Class.prototype),
             });
           }
           packr = new Packr({ structuredClone: true });
@@ -186,9 +188,12 @@ export const PEERS = [
       const revivers = {};
       return {
         prepare(model) {
+          // A reviver must return the object devalue gave it: devalue has
+          // already pointed references (cycles) at it. A copy broke the
+          // deep graph's cycle, and devalue was marked wrong for it.
           for (const [name, Class] of Object.entries(model.raw)) {
             reducers[name] = (v) => v instanceof Class && fieldsOf(v);
-            revivers[name] = (data) => revive(Class, data);
+            revivers[name] = (data) => Object.setPrototypeOf(data, Class.prototype);
           }
         },
         encode: (v) => devalue.stringify(v, reducers),
