@@ -50,10 +50,6 @@
  * cost up to a third of the C write.
  */
 #define PB_REF_MAX_BYTES 64
-
-/* The NaN the encoder writes for every NaN (the quiet NaN the JSON reader
- * makes of "NaN"); proto/darmok.proto, numbers. */
-#define PB_CANONICAL_NAN UINT64_C(0x7FF8000000000000)
 /* A string reference is at least 2 bytes of protobuf (its kind, its index)
  * for a tape str of 5 + n bytes: every document the encoder writes stays
  * within the decode's amplification bound (darmok.h). */
@@ -290,6 +286,18 @@ static DK_INLINE unsigned pb_text_class(const ProtobufCBinaryData *b, uint8_t *d
 }
 
 /*
+ * Every NaN as the one the JSON reader makes of "NaN" ((double)NAN:
+ * 0x7FF8000000000000, proto/darmok.proto "numbers"): JS cannot tell NaNs
+ * apart and JSON says "NaN" for all, so the bytes stay a function of the
+ * value and protobuf -> JSON -> protobuf gives them back.
+ */
+static void pb_nan_canon(double *x)
+{
+    if (isnan(*x))
+        *x = (double)NAN;
+}
+
+/*
  * A Date's time value in canonical form: NaN (an invalid date) becomes the
  * one NaN the JSON reader writes, -0 becomes 0. 0 when it is no time value
  * at all (not an integer, or beyond +-8.64e15 ms), as the JSON writer
@@ -298,7 +306,7 @@ static DK_INLINE unsigned pb_text_class(const ProtobufCBinaryData *b, uint8_t *d
 static int pb_date_canon(double *ms)
 {
     if (isnan(*ms)) {
-        *ms = (double)NAN;
+        pb_nan_canon(ms);
         return 1;
     }
     if (!(*ms >= -DK_DATE_MAX_MS && *ms <= DK_DATE_MAX_MS) || *ms != (double)(int64_t)*ms)
@@ -884,11 +892,7 @@ static DK_MUST int enc_value(pb_enc *e)
     case DK_T_F64: {
         double x;
         DK_TRY(enc_f64(e, &x));
-        if (x != x) { /* every NaN as one: JS cannot tell them apart, and JSON
-                       * writes them all as "NaN", which reads back as this */
-            uint64_t q = PB_CANONICAL_NAN;
-            memcpy(&x, &q, sizeof x);
-        }
+        pb_nan_canon(&x);
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_NUMBER));
         ENC_ROOM(e, e->nums, e->n_nums, e->cap_nums);
         memcpy(&e->nums[e->n_nums++], &x, sizeof x);
@@ -1970,13 +1974,12 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
             return dec_bad(d, DK_ERR_FORMAT, "KIND_INT out of int32 range", PB_F_INTS, d->ii - 1);
         return dec_op_u32(d, DK_T_INT, (uint32_t)(int32_t)v);
     case DARMOK__KIND__KIND_NUMBER: {
-        static const uint64_t nan_bits = PB_CANONICAL_NAN;
-        const double *x;
+        double x;
         if (d->ni == doc->n_numbers)
             return dec_bad_here(d, DK_ERR_FORMAT, "numbers stream ends early");
-        x = &doc->numbers[d->ni++];
-        /* any NaN as the one the encoder writes: the tape is canonical */
-        return dec_op_f64(d, DK_T_F64, *x != *x ? (const double *)(const void *)&nan_bits : x);
+        memcpy(&x, &doc->numbers[d->ni++], sizeof x); /* bits, not a value: see dec_f64_unsafe */
+        pb_nan_canon(&x); /* the tape is canonical, as the encoder writes */
+        return dec_op_f64(d, DK_T_F64, &x);
     }
     case DARMOK__KIND__KIND_STRING:
         DK_TRY(dec_op(d, DK_T_STR));
