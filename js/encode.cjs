@@ -343,6 +343,8 @@ class Encoder {
     // Dates, Maps and Sets first: they can have no plan (built-ins that
     // hold state cannot be registered, registry.cjs), and a lookup costs.
     if (proto === DATE_PROTO) {
+      // date()'s steps, inline: the call measured +1.5% on one Post's
+      // JSON encode (five Dates; in-process A/B in both orders)
       const t = timeOf(v);
       if (t === undefined) this.slotless(v);
       else {
@@ -352,13 +354,11 @@ class Encoder {
       return;
     }
     if (proto === MAP_PROTO) {
-      if (hasSlots(mapSize, v)) this.map(v);
-      else this.slotless(v);
+      this.map(v, false);
       return;
     }
     if (proto === SET_PROTO) {
-      if (hasSlots(setSize, v)) this.set(v);
-      else this.slotless(v);
+      this.set(v);
       return;
     }
     const plan = this.registry.planOf(proto);
@@ -571,13 +571,30 @@ class Encoder {
     return at;
   }
 
+  /* The Date v; without a Date's slots (a Proxy of one), as slotless() writes it. */
+  date(v) {
+    const t = timeOf(v);
+    if (t === undefined) {
+      this.slotless(v);
+      return;
+    }
+    this.take(v);
+    this.w.opF64(T.T_DATE, t);
+  }
+
   /*
-   * The Map v, its entries read from src: v itself, or for a subclass a
-   * plain Map of its entries (builtin()), so that no method of the
+   * The Map v, its entries read from v itself, or with copy (a subclass,
+   * builtin()) from a plain Map of its entries, so that no method of the
    * subclass runs here (an LRU cache's get() re-inserts its key: the walk
-   * of keys() below would never end).
+   * of keys() below would never end). Without a Map's slots (a Proxy of
+   * one), as slotless() writes it.
    */
-  map(v, src = v) {
+  map(v, copy) {
+    if (!hasSlots(mapSize, v)) {
+      this.slotless(v);
+      return;
+    }
+    const src = copy ? new Map(mapEntries.call(v)) : v;
     const w = this.w;
     const at = this.openCounted(v, T.T_MAP);
     let n = 0;
@@ -622,7 +639,12 @@ class Encoder {
     this.depth--;
   }
 
+  /* The Set v; without a Set's slots (a Proxy of one), as slotless() writes it. */
   set(v) {
+    if (!hasSlots(setSize, v)) {
+      this.slotless(v);
+      return;
+    }
     const w = this.w;
     const at = this.openCounted(v, T.T_SET);
     let n = 0;
@@ -699,22 +721,15 @@ class Encoder {
     // registered: registry.cjs.)
     if (this.strict && !EXACT_BUILTINS.has(proto) && writtenAsBuiltin(v)) this.unregistered(proto);
     if (v instanceof Date) {
-      const t = timeOf(v);
-      if (t === undefined) this.slotless(v);
-      else {
-        this.take(v);
-        w.opF64(T.T_DATE, t);
-      }
+      this.date(v);
       return;
     }
     if (v instanceof Map) {
-      if (hasSlots(mapSize, v)) this.map(v, new Map(mapEntries.call(v)));
-      else this.slotless(v);
+      this.map(v, true);
       return;
     }
     if (v instanceof Set) {
-      if (hasSlots(setSize, v)) this.set(v);
-      else this.slotless(v);
+      this.set(v);
       return;
     }
     if (ArrayBuffer.isView(v)) {
