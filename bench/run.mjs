@@ -293,7 +293,7 @@ function report(args, all, totalMs, coreMd) {
     'per round trip: used-heap growth over a batch plus what each GC in the batch freed, divided by the',
     'batch size (a full GC runs, untimed, before every batch); Buffer/ArrayBuffer/WebAssembly memory is',
     'outside the V8 heap and not counted, nor are external strings: Node makes a string it decodes from',
-    'over ~1 M UTF-16 units or bytes one (darmok\'s JSON text of 10,000 Posts, 13.5 M characters, ~26 MiB;',
+    'over ~1 M UTF-16 units or bytes one (darmok\'s JSON text of 10,000 Posts, 13.0 M two-byte characters, 24.8 MiB;',
     'native JSON\'s is on the heap and counted). "first call" is the first encode and first decode in a fresh',
     'process after import (cold JIT; for darmok, whose import runs one small round trip per format to',
     'compile its code, the first calls with the application\'s classes), medians over 5 processes',
