@@ -26,7 +26,7 @@
  */
 
 const { DarmokError, coreCode, documentPath, pathForMessage } = require('./errors.cjs');
-const { TapeReader, utf8Encoder, utf8Decoder, nodeBufferOf, isWellFormed } = require('./tape.cjs');
+const { TapeReader, utf8Encoder, utf8Decoder, nodeBufferOf, isWellFormed, backslashesBefore } = require('./tape.cjs');
 
 /* JSON text as UTF-16 units, where there is no Buffer#ucs2Slice (outputText). */
 const utf16Decoder = new TextDecoder('utf-16le');
@@ -473,9 +473,7 @@ const LONE_SURROGATE = /[\ud800-\udfff]/gu; // with u, only a surrogate not in a
  * the same way.
  */
 function escapeLone(c, at, text) {
-  let k = at;
-  while (k > 0 && text.charCodeAt(k - 1) === 0x5c) k--;
-  return (at - k) % 2 === 1 ? '\ufffd' : `\\u${c.charCodeAt(0).toString(16)}`;
+  return backslashesBefore(text, at) % 2 === 1 ? '\ufffd' : `\\u${c.charCodeAt(0).toString(16)}`;
 }
 
 function putText(text, maxBytes) {

@@ -40,6 +40,7 @@
 
 const { addSegment, finishPath, pathError } = require('./errors.cjs');
 const { upgrade, build, setOwn } = require('./registry.cjs');
+const { backslashesBefore } = require('./tape.cjs');
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const getPrototypeOf = Object.getPrototypeOf;
@@ -66,27 +67,19 @@ function keyOf(v) {
 const KEY_AS_WRITTEN = '"' + KEY + '":';
 const KEY_BYTES = Array.from(KEY_AS_WRITTEN, (c) => c.charCodeAt(0));
 
-/* The count of backslashes just before index i of a string or bytes. */
-function backslashesBefore(blob, i, isString) {
-  let k = i;
-  while (k > 0 && (isString ? blob.charCodeAt(k - 1) : blob[k - 1]) === 0x5c) k--;
-  return i - k;
-}
-
 /* Whether the JSON text blob (a string or UTF-8 bytes) has KEY_AS_WRITTEN. */
 function hasKeyAsWritten(blob) {
-  const isString = typeof blob === 'string';
   const n = KEY_BYTES.length;
-  if (isString) {
+  if (typeof blob === 'string') {
     for (let i = blob.indexOf(KEY_AS_WRITTEN); i >= 0; i = blob.indexOf(KEY_AS_WRITTEN, i + 1)) {
-      if (backslashesBefore(blob, i, true) % 2 === 0) return true;
+      if (backslashesBefore(blob, i) % 2 === 0) return true;
     }
     return false;
   }
   for (let i = blob.indexOf(0x22); i >= 0 && i + n <= blob.length; i = blob.indexOf(0x22, i + 1)) {
     let k = 1;
     while (k < n && blob[i + k] === KEY_BYTES[k]) k++;
-    if (k === n && backslashesBefore(blob, i, false) % 2 === 0) return true;
+    if (k === n && backslashesBefore(blob, i) % 2 === 0) return true;
   }
   return false;
 }

@@ -774,6 +774,21 @@ class TapeReader {
   }
 }
 
+/*
+ * The count of backslashes just before index i of JSON text (a string or
+ * its bytes): odd, the character at i is escaped. For the two places that
+ * look at raw text outside the core (core.cjs, tanagra.cjs).
+ */
+function backslashesBefore(text, i) {
+  let k = i;
+  if (typeof text === 'string') {
+    while (k > 0 && text.charCodeAt(k - 1) === 0x5c) k--;
+  } else {
+    while (k > 0 && text[k - 1] === 0x5c) k--;
+  }
+  return i - k;
+}
+
 module.exports = {
   T_UNDEF, T_NULL, T_FALSE, T_TRUE, T_INT, T_F64, T_BIGINT, T_STR, T_ARRAY,
   T_HOLE, T_OBJECT, T_NULLPROTO, T_INSTANCE, T_MAP, T_SET, T_DATE, T_REGEXP,
@@ -784,5 +799,5 @@ module.exports = {
   BYTES_FLOAT32, BYTES_FLOAT64, BYTES_BIGINT64, BYTES_BIGUINT64, BYTES_KIND_COUNT,
   TYPED_ARRAYS,
   TapeWriter, TapeReader, KEEP_ALL,
-  utf8Encoder, utf8Decoder, isWellFormed, writeWtf8, readWtf8Unsafe, nodeBufferOf
+  utf8Encoder, utf8Decoder, isWellFormed, writeWtf8, readWtf8Unsafe, nodeBufferOf, backslashesBefore
 };
