@@ -14,13 +14,21 @@ BUILD := build
 # missing ones (as root, or through sudo when it is there).
 DEB_PACKAGES := emscripten node-acorn gcc gcc-multilib clang libclang-rt-14-dev \
                 protobuf-c-compiler protobuf-compiler make \
-                apt debian-archive-keyring tar gzip
+                apt debian-archive-keyring tar gzip \
+                redis-server redis-tools chromium
 
 # Debian's emcc 3.1.6 runs its JS tools under the machine's Node, which finds
 # acorn only here.
 EMCC := NODE_PATH=/usr/share/nodejs emcc
 
+# Two stamps: the Debian packages (re-checked only when DEB_PACKAGES
+# changes: $(DEB_LIST) is rewritten only then) and node_modules (npm ci
+# again only when the lockfile changes). Editing the Makefile re-runs neither.
+DEB_LIST := $(BUILD)/.deb-packages
+DEB_STAMP := $(BUILD)/.setup-deb
+NPM_STAMP := node_modules/.package-lock.json
 SETUP_STAMP := $(BUILD)/.setup
+$(shell mkdir -p $(BUILD); [ "$$(cat $(DEB_LIST) 2>/dev/null)" = "$(DEB_PACKAGES)" ] || echo "$(DEB_PACKAGES)" > $(DEB_LIST))
 
 # protobuf-c's runtime (Debian's source package, sha256-pinned) and the code
 # protoc-c generates from proto/darmok.proto, all in $(BUILD): PB_CFLAGS,
@@ -42,7 +50,7 @@ NATIVE_WARN := -std=c11 -Wall -Wextra -Werror -Wconversion -Wshadow -Wno-unused-
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 C_TESTS := $(patsubst test/c/%.c,%,$(sort $(wildcard test/c/*.c)))
 
-.PHONY: build setup demo test test-c test-c32 test-c-simd test-js wasm clean distclean
+.PHONY: build setup demo test test-c test-c32 test-c-wasm test-c-simd test-js wasm clean distclean
 
 build: $(BUILD)/darmok.wasm $(PROTOBUF_C_LICENSE)
 
@@ -51,10 +59,10 @@ wasm: $(BUILD)/darmok.wasm
 # --- setup -----------------------------------------------------------------
 
 setup:
-	@rm -f $(SETUP_STAMP)
+	@rm -f $(SETUP_STAMP) $(DEB_STAMP) $(NPM_STAMP)
 	@$(MAKE) --no-print-directory $(SETUP_STAMP)
 
-$(SETUP_STAMP): package.json package-lock.json Makefile
+$(DEB_STAMP): $(DEB_LIST)
 	@missing=$$(for p in $(DEB_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -65,8 +73,14 @@ $(SETUP_STAMP): package.json package-lock.json Makefile
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing \
 	    || { echo "setup: apt-get could not install: $$missing" >&2; exit 1; }; \
 	fi
+	@touch $@
+
+$(NPM_STAMP): package.json package-lock.json | $(DEB_STAMP)
 	npm ci --no-audit --no-fund
-	@mkdir -p $(BUILD) && touch $@
+	@touch $@
+
+$(SETUP_STAMP): $(DEB_STAMP) $(NPM_STAMP)
+	@touch $@
 
 # --- the WebAssembly core ----------------------------------------------------
 
@@ -76,7 +90,7 @@ $(BUILD)/darmok.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt $(PB_HEADERS) $(c
 
 # --- tests -----------------------------------------------------------------
 
-test: test-c test-c-simd test-c32 test-js test-fuzz
+test: test-c test-c-simd test-c-wasm test-c32 test-js test-fuzz
 
 # Native C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer,
 # with every arena allocation a malloc of its own (DK_ARENA_EXACT) and every
@@ -87,6 +101,17 @@ $(BUILD)/c/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c
 	@mkdir -p $(dir $@)
 	gcc $(NATIVE_WARN) $(SAN) -DDK_ARENA_EXACT -DDK_BUF_EXACT -DDK_CHECK_PB_BOUND -g -O1 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native) -lm -o $@
 
+# The C tests compiled by emcc to wasm32 and run under Node: the target
+# itself (32-bit size_t, the real SIMD intrinsics), on every machine.
+$(BUILD)/cwasm/%.js: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c/*.h) $(call PB_OBJS,wasmtest) | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(EMCC) $(NATIVE_WARN) -O2 -mbulk-memory -msimd128 -DDK_CHECK_PB_BOUND -sALLOW_MEMORY_GROWTH=1 \
+	  -sMAXIMUM_MEMORY=4GB -sTOTAL_STACK=8388608 -sEXIT_RUNTIME=1 -sNODERAWFS=1 -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0 \
+	  -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,wasmtest) -lm -o $@
+
+# Natively as 32-bit x86 too, where the kernel executes i386 binaries (many
+# VM, container and WSL kernels do not): a probe decides, DK_M32=0 forces
+# it off, DK_M32=1 forces it on.
 $(BUILD)/c32/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c/*.h) $(call PB_OBJS,native32) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	gcc -m32 $(NATIVE_WARN) -DDK_CHECK_PB_BOUND -O2 -Iwasm $(PB_CFLAGS) $< $(CORE_SRC) $(call PB_OBJS,native32) -lm -o $@
@@ -107,7 +132,29 @@ test-c-simd: $(addprefix $(BUILD)/csimd/,$(C_TESTS))
 test-c: $(addprefix $(BUILD)/c/,$(C_TESTS))
 	@set -e; for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
 
-test-c32: $(addprefix $(BUILD)/c32/,$(C_TESTS))
+# Fails unless every program ran and reported its checks (none failed).
+test-c-wasm: $(addprefix $(BUILD)/cwasm/,$(addsuffix .js,$(C_TESTS)))
+	@set -e; total=0; for t in $^; do \
+	  out=$$(node $$t) || { echo "$$out"; echo "test-c-wasm: $$t failed" >&2; exit 1; }; echo "$$out"; \
+	  n=$$(echo "$$out" | sed -n 's/.* \([0-9][0-9]*\) passed, 0 failed$$/\1/p' | tail -n1); \
+	  [ -n "$$n" ] && [ "$$n" -gt 0 ] || { echo "test-c-wasm: $$t reported no checks" >&2; exit 1; }; \
+	  total=$$((total + n)); done; \
+	echo "test-c-wasm: $(words $^) programs, $$total checks passed in wasm32 (32-bit size_t) under Node"
+
+# Prints "yes" when this kernel runs a 32-bit x86 binary; DK_M32 overrides.
+M32_PROBE = $(if $(filter 0 1,$(DK_M32)),$(if $(filter 1,$(DK_M32)),yes,no),$(shell \
+  d=$$(mktemp -d) && printf 'int main(void){return 0;}\n' > $$d/p.c && \
+  gcc -m32 $$d/p.c -o $$d/p 2>/dev/null && $$d/p 2>/dev/null && echo yes; rm -rf $$d))
+
+test-c32:
+	@if [ "$(M32_PROBE)" = yes ]; then \
+	  $(MAKE) --no-print-directory test-c32-run; \
+	else \
+	  echo "test-c32: skipped: this kernel does not execute 32-bit x86 binaries (the wasm32 run, test-c-wasm, covers 32-bit size_t)"; \
+	fi
+
+.PHONY: test-c32-run
+test-c32-run: $(addprefix $(BUILD)/c32/,$(C_TESTS))
 	@set -e; for t in $^; do $$t; done
 
 test-js: $(BUILD)/darmok.wasm
@@ -187,8 +234,11 @@ fuzz-corpus: $(BUILD)/darmok.wasm
 demo: $(BUILD)/darmok.wasm
 	node examples/demo.cjs
 
+# Every folder and file the build makes, but the fetched protobuf-c source
+# and the setup stamps (distclean removes those and node_modules too).
 clean:
-	rm -rf $(BUILD)/c $(BUILD)/c32 $(BUILD)/pb $(BUILD)/gen $(BUILD)/darmok.wasm
+	rm -rf $(BUILD)/c $(BUILD)/c32 $(BUILD)/cwasm $(BUILD)/csimd $(BUILD)/fuzz $(BUILD)/pb \
+	       $(BUILD)/gen $(BUILD)/darmok.wasm $(BUILD)/tmp
 
 distclean:
 	rm -rf $(BUILD) node_modules

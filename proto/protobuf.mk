@@ -120,10 +120,12 @@ endef
 PB_FLAGS_wasm     := -O3 -mbulk-memory -DNDEBUG
 PB_FLAGS_native   := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 PB_FLAGS_native32 := -m32 -O2
+PB_FLAGS_wasmtest := -O2 -mbulk-memory
 PB_FLAGS_fuzz     := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 $(eval $(call PB_VARIANT,wasm,$(EMCC),PB_FLAGS_wasm))
 $(eval $(call PB_VARIANT,native,gcc,PB_FLAGS_native))
 $(eval $(call PB_VARIANT,native32,gcc,PB_FLAGS_native32))
+$(eval $(call PB_VARIANT,wasmtest,$(EMCC),PB_FLAGS_wasmtest))
 $(eval $(call PB_VARIANT,fuzz,clang,PB_FLAGS_fuzz))
 
 .PHONY: protobuf-c-sources

@@ -121,6 +121,11 @@ int main(void)
     uint32_t rng = 0x9e3779b9u;
     char s[64];
 
+#ifdef __wasm32__
+    /* The point of the wasm32 run (make test-c-wasm): the .wasm's size_t. */
+    CHECK(sizeof(size_t) == 4 && sizeof(void *) == 4, "wasm32: size_t is %zu bytes", sizeof(size_t));
+    printf("c-format: running as wasm32\n");
+#endif
     for (int64_t v = -100000; v <= 100000; v++) check_int(v);
     for (int k = 0; k < 63; k++) {
         int64_t p2 = (int64_t)1 << k, p10 = 1;

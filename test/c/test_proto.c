@@ -218,7 +218,7 @@ static void roundtrip_x(const char *name, const tb *t, int via_json)
         /* with its strings trusted (as from JS), the same bytes */
         uint8_t *tc = dup(t->p, t->n);
         dk_arena_reset(&enc_side.arena);
-        rc = dk_pb_write_ex(tc, t->n, NULL, DK_WRITE_TRUSTED_TEXT, &enc_side.arena,
+        rc = (dk_code)dk_pb_write_ex(tc, t->n, NULL, DK_WRITE_TRUSTED_TEXT, &enc_side.arena,
                             &enc_side.out, &err);
         CHECK(rc == DK_OK && enc_side.out.len == pb_len && memcmp(enc_side.out.data, pbc, pb_len) == 0,
               "%s: trusted-text encode differs (code %d)", name, rc);

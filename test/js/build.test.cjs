@@ -1,0 +1,32 @@
+'use strict';
+// The Makefile's own promises: the 32-bit x86 run is optional and probed,
+// and editing the Makefile does not re-run apt or npm ci.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..', '..');
+const make = (...args) => execFileSync('make', ['--no-print-directory', '-s', ...args],
+  { cwd: root, encoding: 'utf8', env: { ...process.env, MAKEFLAGS: '' } });
+
+test('test-c32 with the probe forced off skips in one line and succeeds', () => {
+  const out = make('test-c32', 'DK_M32=0');
+  assert.match(out, /^test-c32: skipped: this kernel does not execute 32-bit x86 binaries/);
+  assert.equal(out.trim().split('\n').length, 1);
+});
+
+test('test-c32 with the probe forced on runs the 32-bit programs', () => {
+  const out = make('-n', 'test-c32', 'DK_M32=1');
+  assert.match(out, /test-c32-run/);
+});
+
+test('the wasm32 C run is part of make test', () => {
+  const out = make('-n', 'test');
+  assert.match(out, /test-c-wasm: .* checks passed in wasm32/);
+});
+
+test('a newer Makefile does not re-run apt or npm ci', () => {
+  const out = make('-n', '-W', 'Makefile', 'build/.setup');
+  assert.doesNotMatch(out, /npm ci|apt-get/);
+});
