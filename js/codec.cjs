@@ -15,6 +15,7 @@ const { Decoder } = require('./decode.cjs');
 const { DarmokError } = require('./errors.cjs');
 const { Registry, defaultRegistry, createRegistry } = require('./registry.cjs');
 const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
+const { checkNames } = require('./options.cjs');
 
 /*
  * The byte formats, by name. An entry:
@@ -68,6 +69,12 @@ const MAX_BYTES = 64 * 1024 * 1024;
 const MAX_LENGTH = 16 * 1024 * 1024;
 const U32_MAX = 0xffffffff;
 
+/* The option names of each call. */
+const ENCODE_OPTIONS = new Set(['strict', 'maxDepth', 'format']);
+const DECODE_OPTIONS = new Set(['unknownClass', 'newerVersion', 'legacy', 'maxDepth', 'maxBytes', 'maxLength', 'format']);
+const CODEC_OPTIONS = new Set(['format', 'registry']);
+const TRANSCODE_OPTIONS = new Set(['from', 'to', 'maxDepth', 'maxBytes', 'maxLength']);
+
 function limit(options, name, fallback) {
   const v = options[name];
   if (v === undefined) return fallback;
@@ -113,6 +120,7 @@ function createCodec(options) {
   let registry = defaultRegistry;
   if (options !== undefined && options !== null) {
     if (typeof options !== 'object') throw new DarmokError('ERR_INVALID_OPTION', 'createCodec takes { format, registry }');
+    checkNames(options, CODEC_OPTIONS, 'createCodec');
     if (options.format !== undefined) format = options.format;
     if (options.registry !== undefined) registry = options.registry;
   }
@@ -131,6 +139,12 @@ function createCodec(options) {
     const decoder = new Decoder(unknownPlain, registry, acceptNewer);
     return (reader) => decoder.decode(reader);
   }));
+  /*
+   * The last options object of each call whose names were checked: a call
+   * that passes the same object again (a constant) skips the check.
+   */
+  let encodeChecked = null;
+  let decodeChecked = null;
 
   /*
    * encodeEntity(value, { strict?, maxDepth? }) -> the document.
@@ -148,6 +162,10 @@ function createCodec(options) {
     let how = impl;
     if (options !== undefined && options !== null) {
       checkOptions(options, 'encodeEntity');
+      if (options !== encodeChecked) {
+        checkNames(options, ENCODE_OPTIONS, 'encodeEntity');
+        encodeChecked = options;
+      }
       const s = options.strict;
       if (s !== undefined && typeof s !== 'boolean') throw new DarmokError('ERR_INVALID_OPTION', 'strict must be true or false');
       strict = s === true;
@@ -196,6 +214,10 @@ function createCodec(options) {
     let name = format;
     if (options !== undefined && options !== null) {
       checkOptions(options, 'decodeEntity');
+      if (options !== decodeChecked) {
+        checkNames(options, DECODE_OPTIONS, 'decodeEntity');
+        decodeChecked = options;
+      }
       if (options.format !== undefined) {
         name = formatOf(options, format);
         how = FORMATS[name];
@@ -241,6 +263,7 @@ function transcode(blob, options) {
   if (options === undefined || options === null || typeof options !== 'object') {
     throw new DarmokError('ERR_INVALID_OPTION', "transcode(blob, { from, to }) needs from and to: 'json' or 'protobuf'");
   }
+  checkNames(options, TRANSCODE_OPTIONS, 'transcode');
   const from = choice(options, 'from', ['json', 'protobuf']);
   const to = choice(options, 'to', ['protobuf', 'json']);
   if (options.from === undefined || options.to === undefined || from === to) {

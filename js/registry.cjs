@@ -18,6 +18,7 @@
  */
 
 const { DarmokError, pathError } = require('./errors.cjs');
+const { checkNames } = require('./options.cjs');
 
 const U32_MAX = 0xffffffff;
 const defineProperty = Object.defineProperty;
@@ -228,9 +229,7 @@ class Registry {
         `which darmok writes only for ${base} itself; register a class that holds a ${base} in a field instead`);
     }
     if (options === undefined || options === null) options = {};
-    for (const name of Object.keys(options)) {
-      if (!OPTIONS.has(name)) throw invalid(`serializable(): unknown option "${name}"`);
-    }
+    checkNames(options, OPTIONS, 'serializable()');
     const old = this.byProto.get(Class.prototype);
     let key = options.key;
     if (key === undefined) key = old === undefined ? Class.name : old.key;
@@ -405,9 +404,7 @@ function makeSerializable(registry) {
     else if (typeof options !== 'object') {
       throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable() takes a class, a key or an options object');
     }
-    for (const name of Object.keys(options)) {
-      if (!OPTIONS.has(name)) throw invalid(`serializable(): unknown option "${name}"`);
-    }
+    checkNames(options, OPTIONS, 'serializable()');
     return function decorate(value, context) {
       if (context !== undefined && context !== null && typeof context === 'object' && 'kind' in context) {
         if (context.kind !== 'class') {
