@@ -192,6 +192,9 @@ function loadSync() {
  * or a Promise of one (compiled with streaming when available).
  */
 function init(source) {
+  // A wrong argument is refused even when the core is ready: it would be
+  // refused on the machine where it is not.
+  if (source !== undefined && !isSource(source)) return Promise.reject(badSource());
   if (wasm !== null) return Promise.resolve();
   if (source === undefined) {
     loadSync();
@@ -199,16 +202,40 @@ function init(source) {
   }
   if (pending === null) {
     pending = compile(source).then(async (mod) => {
+      if (!WebAssembly.Module.exports(mod).some((e) => e.name === 'dk_ctx_new')) {
+        throw new DarmokError('ERR_INVALID_OPTION', "init(): this WebAssembly module is not darmok's core (build/darmok.wasm): it has no dk_ctx_new");
+      }
       if (wasm === null) setup(await WebAssembly.instantiate(mod, makeImports(mod)));
     }).finally(() => { pending = null; });
   }
   return pending;
 }
 
+/* Whether init() takes source: bytes, a Module, a Response or a Promise (of one). */
+function isSource(source) {
+  return source instanceof WebAssembly.Module || source instanceof ArrayBuffer || ArrayBuffer.isView(source) ||
+    (source !== null && typeof source === 'object' && (typeof source.then === 'function' || typeof source.arrayBuffer === 'function'));
+}
+
+function badSource() {
+  return new DarmokError('ERR_INVALID_OPTION', 'init() takes the .wasm bytes, a WebAssembly.Module or a Response');
+}
+
+/* source compiled; bytes that are not WebAssembly are ERR_INVALID_OPTION (with the CompileError as cause). */
+async function compileBytes(bytes) {
+  try {
+    return await WebAssembly.compile(bytes);
+  } catch (cause) {
+    const err = new DarmokError('ERR_INVALID_OPTION', `init(): the bytes are not a WebAssembly module (${cause && cause.message})`);
+    err.cause = cause;
+    throw err;
+  }
+}
+
 async function compile(source) {
   source = await source;
   if (source instanceof WebAssembly.Module) return source;
-  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return compileBytes(source);
   if (source !== null && typeof source === 'object' && typeof source.arrayBuffer === 'function') {
     if (typeof WebAssembly.compileStreaming === 'function') {
       try {
@@ -217,14 +244,15 @@ async function compile(source) {
         // Wrong MIME type, or a consumed body: fall back to the bytes.
       }
     }
-    return WebAssembly.compile(await source.arrayBuffer());
+    return compileBytes(await source.arrayBuffer());
   }
-  throw new DarmokError('ERR_INTERNAL', 'init() takes the .wasm bytes, a WebAssembly.Module or a Response');
+  throw badSource();
 }
 
+/* Calling darmok before its core is loaded: where there is no file to load it from, init() comes first. */
 function notReady() {
-  return new DarmokError('ERR_INTERNAL',
-    `the WebAssembly core is not loaded (${loadError || 'init() not called'})`);
+  return new DarmokError('ERR_NOT_READY',
+    `the WebAssembly core is not loaded (${loadError || 'init() not called'}): await init() before the first call`);
 }
 
 function ready() {
@@ -232,7 +260,7 @@ function ready() {
   if (rebuilding) {
     // A class's migrate or fromData (they run mid-rebuild) called darmok:
     // the tape being read lives in the core's memory, which the call would reuse.
-    throw new DarmokError('ERR_INTERNAL', 'darmok was called from migrate or fromData while rebuilding a decoded value; call it before or after decodeEntity instead');
+    throw new DarmokError('ERR_REENTRANT', 'darmok was called from migrate or fromData while rebuilding a decoded value; call it before or after decodeEntity instead');
   }
 }
 

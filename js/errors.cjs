@@ -28,6 +28,26 @@ Object.defineProperty(DarmokError.prototype, 'name', {
   value: 'DarmokError', writable: true, enumerable: false, configurable: true
 });
 
+/*
+ * Every code a DarmokError may have (index.d.ts DarmokErrorCode lists the
+ * same; a test compares them). Those of the core come from CORE_CODES.
+ */
+const CODES = Object.freeze([
+  'ERR_SYNTAX', //             invalid JSON text or protobuf wire format
+  'ERR_FORMAT', //             well-formed, but not a valid darmok document
+  'ERR_UNSUPPORTED_TYPE', //   a value or a blob of a type darmok does not take
+  'ERR_UNREGISTERED_CLASS', // strict encode met an instance of an unregistered class
+  'ERR_UNKNOWN_CLASS', //      decode met a class key no class is registered under
+  'ERR_DEPTH', //              nesting deeper than maxDepth
+  'ERR_TOO_LARGE', //          an input, string, array, Map or Set over its limit
+  'ERR_MEMORY', //             the core ran out of memory
+  'ERR_INTERNAL', //           a bug in darmok itself, never the caller's doing
+  'ERR_INVALID_OPTION', //     a bad argument: an unknown or invalid option, init() of something else
+  'ERR_VERSION', //            an instance of a class version decode cannot read
+  'ERR_REENTRANT', //          darmok called from a migrate or fromData that a decode is running
+  'ERR_NOT_READY' //           a call before the WebAssembly core is loaded (init())
+]);
+
 /* C enum dk_code by number (numbered from 0, only ever appended). */
 const CORE_CODES = [
   null, //             0 DK_OK
@@ -320,6 +340,6 @@ function documentPath(bytes, end) {
 
 module.exports = {
   stackDepthError,
-  DarmokError, CORE_CODES, coreCode, renderPath, addSegment, rawSegment,
+  DarmokError, CODES, CORE_CODES, coreCode, renderPath, addSegment, rawSegment,
   finishPath, pathError, documentPath, pathForMessage, shorten
 };

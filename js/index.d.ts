@@ -188,7 +188,9 @@ export type DarmokErrorCode =
   | 'ERR_MEMORY'
   | 'ERR_INTERNAL'
   | 'ERR_INVALID_OPTION'
-  | 'ERR_VERSION';
+  | 'ERR_VERSION'
+  | 'ERR_REENTRANT'
+  | 'ERR_NOT_READY';
 
 /** Every failure of darmok. */
 export class DarmokError extends Error {

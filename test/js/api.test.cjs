@@ -252,7 +252,7 @@ test('without the core, calls fail with a DarmokError; init(bytes) then loads it
         .then(() => { out.push(d.decodeEntity(d.encodeEntity({ a: [1n] })).a[0] === 1n); console.log(JSON.stringify(out)); });
     `;
     const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
-    assert.deepStrictEqual(out, ['ERR_INTERNAL', 'ERR_INTERNAL', true]);
+    assert.deepStrictEqual(out, ['ERR_NOT_READY', 'ERR_NOT_READY', true]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
