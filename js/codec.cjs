@@ -16,6 +16,7 @@ const { DarmokError } = require('./errors.cjs');
 const { Registry, defaultRegistry, createRegistry } = require('./registry.cjs');
 const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
 const { checkNames } = require('./options.cjs');
+const { withFormatHint, wrongBlob } = require('./sniff.cjs');
 
 /*
  * The byte formats, by name. An entry:
@@ -34,7 +35,7 @@ const FORMATS = {
     },
     decode(blob, maxDepth, maxLength, maxBytes, rebuild) {
       if (typeof blob !== 'string' && !(blob instanceof Uint8Array)) {
-        throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'decodeEntity takes a string, a Buffer or a Uint8Array');
+        throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob('decodeEntity', blob, 'darmok JSON: a string, a Buffer or a Uint8Array'));
       }
       return core.jsonDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
     },
@@ -47,7 +48,7 @@ const FORMATS = {
     },
     decode(blob, maxDepth, maxLength, maxBytes, rebuild) {
       if (!(blob instanceof Uint8Array)) {
-        throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'decodeEntity takes a Buffer or a Uint8Array in the protobuf format');
+        throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob('decodeEntity', blob, 'darmok protobuf: a Buffer or a Uint8Array'));
       }
       return core.pbDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
     },
@@ -233,8 +234,12 @@ function createCodec(options) {
       if (legacy === 'tanagra') throw new DarmokError('ERR_INVALID_OPTION', `the ${name} format has no tanagra documents`);
       legacy = 'none';
     }
-    const value = how.decode(blob, maxDepth, maxLength, maxBytes,
-      rebuilds[unknownPlain ? 1 : 0][acceptNewer ? 1 : 0]);
+    let value;
+    try {
+      value = how.decode(blob, maxDepth, maxLength, maxBytes, rebuilds[unknownPlain ? 1 : 0][acceptNewer ? 1 : 0]);
+    } catch (err) {
+      throw withFormatHint(err, name, blob);
+    }
     if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value, blob))) return value;
     return fromTanagra(value, registry, unknownPlain, acceptNewer);
   }
@@ -273,11 +278,14 @@ function transcode(blob, options) {
   const maxBytes = limit(options, 'maxBytes', MAX_BYTES);
   const maxLength = limit(options, 'maxLength', MAX_LENGTH);
   if (from === 'json' ? typeof blob !== 'string' && !(blob instanceof Uint8Array) : !(blob instanceof Uint8Array)) {
-    throw new DarmokError('ERR_UNSUPPORTED_TYPE', from === 'json'
-      ? 'transcode from json takes a string, a Buffer or a Uint8Array'
-      : 'transcode from protobuf takes a Buffer or a Uint8Array');
+    throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob(`transcode from ${from}`, blob, from === 'json'
+      ? 'a string, a Buffer or a Uint8Array' : 'a Buffer or a Uint8Array'));
   }
-  return core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes);
+  try {
+    return core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes);
+  } catch (err) {
+    throw withFormatHint(err, from, blob);
+  }
 }
 
 /*
