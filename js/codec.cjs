@@ -136,16 +136,24 @@ function createCodec(options) {
    * The rebuild callbacks, one per combination of decodeEntity's two flag
    * options, each with its decoder, made once here rather than per call.
    */
-  const rebuilds = [false, true].map((unknownPlain) => [false, true].map((acceptNewer) => {
-    const decoder = new Decoder(unknownPlain, registry, acceptNewer);
-    return (reader) => decoder.decode(reader);
-  }));
+  const decoders = [false, true].map((unknownPlain) => [false, true].map((acceptNewer) =>
+    new Decoder(unknownPlain, registry, acceptNewer)));
+  const rebuilds = decoders.map((row) => row.map((decoder) => (reader) => decoder.decode(reader)));
   /*
    * The last options object of each call whose names were checked: a call
    * that passes the same object again (a constant) skips the check.
    */
   let encodeChecked = null;
   let decodeChecked = null;
+  /*
+   * decodeEntity's last Class, its plan and registry.scopeOf(plan), good
+   * while registry.generation is lastGeneration: a call with the same
+   * Class as the last one looks nothing up.
+   */
+  let lastClass = null;
+  let lastPlan = null;
+  let lastScope = null;
+  let lastGeneration = -1;
 
   /*
    * encodeEntity(value, { strict?, maxDepth? }) -> the document.
@@ -184,7 +192,11 @@ function createCodec(options) {
 
   /*
    * decodeEntity(blob, Class?, options?) -> value. Class, when given, is
-   * registered (with its nested types) if it is not yet, as tanagra does.
+   * registered (with its nested types) if it is not yet, as tanagra does;
+   * in this call its key and aliases are read as Class even if another
+   * class holds them too; and a top-level instance must be a Class (or of
+   * a subclass), else ERR_UNEXPECTED_CLASS (other top-level values, arrays
+   * and Maps of instances among them, are not checked).
    * options:
    *   unknownClass  'throw' (default): ERR_UNKNOWN_CLASS for an unregistered
    *                 class key; 'plain': a plain object of its fields.
@@ -200,9 +212,19 @@ function createCodec(options) {
    * The options may also come second, without Class.
    */
   function decodeEntity(blob, Class, options) {
+    let expected = null;
+    let scope = null;
     if (Class !== undefined && Class !== null) {
-      if (typeof Class === 'function') registry.ensure(Class);
-      else if (options === undefined && typeof Class === 'object') options = Class;
+      if (typeof Class === 'function') {
+        if (Class !== lastClass || registry.generation !== lastGeneration) {
+          lastPlan = registry.ensure(Class);
+          lastScope = registry.scopeOf(lastPlan);
+          lastClass = Class;
+          lastGeneration = registry.generation;
+        }
+        expected = lastPlan;
+        scope = lastScope;
+      } else if (options === undefined && typeof Class === 'object') options = Class;
       else throw new DarmokError('ERR_INVALID_OPTION', 'decodeEntity(blob, Class?, options?): Class must be a class');
     }
     let unknownPlain = false;
@@ -234,14 +256,19 @@ function createCodec(options) {
       if (legacy === 'tanagra') throw new DarmokError('ERR_INVALID_OPTION', `the ${name} format has no tanagra documents`);
       legacy = 'none';
     }
+    const u = unknownPlain ? 1 : 0;
+    const a = acceptNewer ? 1 : 0;
+    const decoder = decoders[u][a];
+    decoder.expected = expected;
+    decoder.scope = scope;
     let value;
     try {
-      value = how.decode(blob, maxDepth, maxLength, maxBytes, rebuilds[unknownPlain ? 1 : 0][acceptNewer ? 1 : 0]);
+      value = how.decode(blob, maxDepth, maxLength, maxBytes, rebuilds[u][a]);
     } catch (err) {
       throw withFormatHint(err, name, blob);
     }
     if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value, blob))) return value;
-    return fromTanagra(value, registry, unknownPlain, acceptNewer);
+    return fromTanagra(value, registry, unknownPlain, acceptNewer, expected, scope);
   }
 
   return Object.freeze({

@@ -22,7 +22,7 @@
 
 const T = require('./tape.cjs');
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
-const { defaultRegistry, upgrade, newerVersionError, build } = require('./registry.cjs');
+const { defaultRegistry, upgrade, newerVersionError, build, unexpectedClass } = require('./registry.cjs');
 const { makeDecodeShape, missed, offer } = require('./shapes.cjs');
 
 const defineProperty = Object.defineProperty;
@@ -150,6 +150,12 @@ class Decoder {
     this.hookError = null;
     /* The period shapes were checked in (see shapeFits). */
     this.epoch = 0;
+    /* Set by the caller before each decode (decodeEntity(blob, Class)):
+       the plan of Class, whose instance the top-level value must be if it
+       is an instance, or null; and the registry's scopeOf() that plan,
+       the names read as Class in this call, or null. */
+    this.expected = null;
+    this.scope = null;
   }
 
   /*
@@ -166,7 +172,10 @@ class Decoder {
     this.hookError = null;
     this.epoch = ++epochs;
     try {
-      return this.value();
+      const top = this.expected !== null && reader.buf[reader.pos] === T.T_INSTANCE ? reader.pos : -1;
+      const value = this.value();
+      if (top !== -1 && Object.getPrototypeOf(value) !== this.expected.proto) this.checkTop(top);
+      return value;
     } catch (err) {
       // The rebuild recurses once per level; a RangeError that no class hook
       // threw is the JS stack running out (maxDepth raised far too high).
@@ -179,6 +188,21 @@ class Decoder {
       this.inherited = null;
       this.hookError = null;
     }
+  }
+
+  /*
+   * After the top-level instance, whose op was at tape byte `top`, was
+   * built with another prototype than this.expected's: throw
+   * ERR_UNEXPECTED_CLASS unless its class key names this.expected's class
+   * or a subclass (which fromData may build as it likes). The key is read
+   * again; the first key of a tape is never a key reference.
+   */
+  checkTop(top) {
+    const r = this.r;
+    r.pos = top + 1;
+    const key = r.key();
+    const err = unexpectedClass(this.expected, key, this.registry.planByKey(key, this.scope));
+    if (err !== null) throw err;
   }
 
   /*
@@ -389,7 +413,7 @@ class Decoder {
     const r = this.r;
     const key = r.key();
     const version = r.u32();
-    const plan = this.registry.planByKey(key);
+    const plan = this.registry.planByKey(key, this.scope);
     let obj;
     if (plan !== null) {
       // The fast path: the current version, no hook to run.

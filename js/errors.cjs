@@ -44,6 +44,7 @@ const CODES = Object.freeze([
   'ERR_INTERNAL', //           a bug in darmok itself, never the caller's doing
   'ERR_INVALID_OPTION', //     a bad argument: an unknown or invalid option, init() of something else
   'ERR_VERSION', //            an instance of a class version decode cannot read
+  'ERR_UNEXPECTED_CLASS', //   decodeEntity(blob, Class): the top-level instance is of another class
   'ERR_REENTRANT', //          darmok called from a migrate or fromData that a decode is running
   'ERR_NOT_READY' //           a call before the WebAssembly core is loaded (init())
 ]);

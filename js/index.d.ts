@@ -106,9 +106,17 @@ export function encodeEntity(value: unknown, options: EncodeOptions): string | U
 
 /**
  * Decode darmok JSON text (a string, or UTF-8 bytes), or protobuf bytes with
- * `{ format: 'protobuf' }`. Class, when given, is registered first.
+ * `{ format: 'protobuf' }`. Class, when given, is registered first, and its
+ * key and aliases are read as Class in this call. A top-level instance is
+ * checked to be a Class (or of a subclass): else ERR_UNEXPECTED_CLASS.
  */
-export function decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class<T> | null, options?: DecodeOptions): T;
+export function decodeEntity<C extends Class>(blob: string | Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C>;
+/**
+ * Any other top-level value - an array or Map of instances, a plain object -
+ * is not checked: name its type yourself, `decodeEntity<Post[]>(blob, Post)`
+ * or `decodeEntity<Map<string, Post>>(blob)`.
+ */
+export function decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class | null, options?: DecodeOptions): T;
 export function decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
 
 /** The serializable() forms, bound to one registry. */
@@ -147,7 +155,9 @@ export interface Codec<F extends Format = 'json'> {
   /** Registers into this codec's registry. */
   readonly serializable: SerializableFunction;
   encodeEntity(value: unknown, options?: EncodeOptions): Encoded<F>;
-  decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class<T> | null, options?: DecodeOptions): T;
+  /** As the top-level decodeEntity: a top-level instance is checked to be a Class. */
+  decodeEntity<C extends Class>(blob: string | Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C>;
+  decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class | null, options?: DecodeOptions): T;
   decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
 }
 
@@ -189,6 +199,7 @@ export type DarmokErrorCode =
   | 'ERR_INTERNAL'
   | 'ERR_INVALID_OPTION'
   | 'ERR_VERSION'
+  | 'ERR_UNEXPECTED_CLASS'
   | 'ERR_REENTRANT'
   | 'ERR_NOT_READY';
 
@@ -205,6 +216,10 @@ export class DarmokError extends Error {
   readonly version?: number;
   /** ERR_VERSION: the version of the registered class. */
   readonly currentVersion?: number;
+  /** ERR_UNEXPECTED_CLASS: the class key of decodeEntity's Class. */
+  readonly expected?: string;
+  /** ERR_UNEXPECTED_CLASS: the class key of the document's top-level instance. */
+  readonly actual?: string;
 }
 
 declare const darmok: {

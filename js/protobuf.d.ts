@@ -15,8 +15,14 @@ export function encodeEntity(value: unknown, options: EncodeOptions & { format: 
 /** A format known only at run time: protobuf bytes or JSON text. */
 export function encodeEntity(value: unknown, options: EncodeOptions): Uint8Array | string;
 
-/** Decode darmok protobuf bytes. Class, when given, is registered first. */
-export function decodeEntity<T = any>(blob: Uint8Array, Class?: Class<T> | null, options?: DecodeOptions): T;
+/**
+ * Decode darmok protobuf bytes. Class, when given, is registered first, and
+ * a top-level instance is checked to be a Class (ERR_UNEXPECTED_CLASS), as
+ * in darmok/json.
+ */
+export function decodeEntity<C extends Class>(blob: Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C>;
+/** Other top-level values (arrays, Maps) are not checked: `decodeEntity<Post[]>(blob, Post)`. */
+export function decodeEntity<T = any>(blob: Uint8Array, Class?: Class | null, options?: DecodeOptions): T;
 export function decodeEntity<T = any>(blob: Uint8Array, options: DecodeOptions): T;
 
 declare const darmok: {

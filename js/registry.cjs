@@ -17,7 +17,7 @@
  * default key, taken once, at registration.
  */
 
-const { DarmokError, pathError } = require('./errors.cjs');
+const { DarmokError, pathError, shorten } = require('./errors.cjs');
 const { checkNames } = require('./options.cjs');
 
 const U32_MAX = 0xffffffff;
@@ -114,9 +114,11 @@ function slotBase(Class) {
 }
 
 /*
- * Create the plan of Class under key with options (validated here). The
- * plan belongs to its registry; callers read it and never change it, but
+ * Create the plan of Class under key with options (validated here), to
+ * replace the class's plan old (or undefined). The plan belongs to its registry; callers read it and never change it, but
  * for its shapes (below), which the encoder and the decoder own.
+ *   names         every class key and alias that decodes to Class: key,
+ *                 aliases, and the names of the class's earlier plan
  *   simple        true when encode writes the instance's own enumerable
  *                 fields as they are (no fields, exclude or toData)
  *   plainVersion  the version whose bytes rebuild as Object.create(proto)
@@ -129,7 +131,7 @@ function slotBase(Class) {
  *   decodeSeen    SHAPE_AFTER). These four are the only fields not fixed
  *                 at registration.
  */
-function makePlan(Class, key, options) {
+function makePlan(Class, key, options, old) {
   const what = `serializable(${key})`;
   let version = 1;
   if (options.version !== undefined) {
@@ -145,8 +147,14 @@ function makePlan(Class, key, options) {
   const exclude = stringList(options.exclude, what, 'exclude');
   const toData = optionalFunction(options.toData, what, 'toData');
   const fromData = optionalFunction(options.fromData, what, 'fromData');
+  // Every name that decodes to the class: its key, its aliases, and the
+  // names of its earlier plan (repointed to this one by register()).
+  const names = new Set(old === undefined ? [] : old.names);
+  names.add(key);
+  for (const alias of aliases) names.add(alias);
   return {
     key,
+    names: [...names],
     Class,
     proto: Class.prototype,
     version,
@@ -171,6 +179,11 @@ function hasPlanOptions(options) {
     if (options[name] !== undefined) return true;
   }
   return false;
+}
+
+/* A class as a message names it. */
+function className(plan) {
+  return plan.Class.name ? `class ${plan.Class.name}` : 'an anonymous class';
 }
 
 /* A process warning; outside Node, a console warning. */
@@ -199,7 +212,7 @@ class Registry {
        lookup costs; graphs alternate a few classes: Post, User, Comment).
        Set by forgetProtos(). */
     this.forgetProtos();
-    /* Keys that have warned DARMOK_KEY_REPLACED (once per key). */
+    /* Names that have warned DARMOK_KEY_REPLACED or DARMOK_DUPLICATE_KEY (once per name). */
     this.warned = new Set();
     // The three forms of serializable(), bound to this registry.
     this.serializable = makeSerializable(this);
@@ -238,13 +251,14 @@ class Registry {
     }
     let plan = old;
     if (old === undefined || old.key !== key || hasPlanOptions(options)) {
-      plan = makePlan(Class, key, options);
+      plan = makePlan(Class, key, options, old);
       // Names that decoded to the class's earlier plan (its old key, old
       // aliases) decode to this one: with its version and migrate steps,
       // not the old plan's, which would build version-1 bytes unmigrated.
       if (old !== undefined) this.repoint(old, plan);
       this.claim(this.byKey, key, plan);
       for (const alias of plan.aliases) this.claim(this.byAlias, alias, plan);
+      this.warnShared(plan);
       this.byProto.set(plan.proto, plan);
       try {
         defineProperty(Class, '_serializationKey', {
@@ -275,11 +289,46 @@ class Registry {
     const taken = map.get(name);
     if (taken !== undefined && taken.Class !== plan.Class && !this.warned.has(name)) {
       this.warned.add(name);
-      const was = taken.Class.name ? ` (was ${taken.Class.name})` : '';
-      warn(`darmok: class key "${name}" is now given to another class${was}; the earlier registration is replaced`,
-        'DARMOK_KEY_REPLACED');
+      warn(`darmok: class key "${name}" is now given to ${className(plan)} (was ${className(taken)}): ` +
+        `decodeEntity(blob) reads it as the new class, decodeEntity(blob, Class) as Class`, 'DARMOK_KEY_REPLACED');
     }
     map.set(name, plan);
+  }
+
+  /*
+   * DARMOK_DUPLICATE_KEY for each name of plan that another class holds in
+   * the other role: one's key and the other's alias (decodeEntity without
+   * a Class reads the name as the class whose key it is).
+   */
+  warnShared(plan) {
+    for (const name of plan.names) {
+      const asKey = this.byKey.get(name);
+      const asAlias = this.byAlias.get(name);
+      if (asKey === undefined || asAlias === undefined || asKey.Class === asAlias.Class || this.warned.has(name)) continue;
+      this.warned.add(name);
+      warn(`darmok: "${name}" is the class key of ${className(asKey)} and an alias of ${className(asAlias)}: ` +
+        `decodeEntity(blob) reads it as ${className(asKey)}, decodeEntity(blob, Class) as Class`, 'DARMOK_DUPLICATE_KEY');
+    }
+  }
+
+  /*
+   * The names that decodeEntity(blob, plan's class) must read as plan but
+   * that the registry gives to another class (a key or alias held by two
+   * classes), as a Map name -> plan, or null when there are none (usually).
+   * Worked out once per plan until registrations change.
+   */
+  scopeOf(plan) {
+    let scope = this.scopes.get(plan);
+    if (scope === undefined) {
+      scope = null;
+      for (const name of plan.names) {
+        if (this.planByKey(name) === plan) continue;
+        if (scope === null) scope = new Map();
+        scope.set(name, plan);
+      }
+      this.scopes.set(plan, scope);
+    }
+    return scope;
   }
 
   /* Register Class under its default key unless it is registered already. */
@@ -314,8 +363,15 @@ class Registry {
     return plan;
   }
 
-  /* The plan a class key (or an alias) decodes to, or null. */
-  planByKey(key) {
+  /*
+   * The plan a class key (or an alias) decodes to, or null; through scope
+   * first when it is given (a Map from scopeOf(), or null).
+   */
+  planByKey(key, scope) {
+    if (scope !== undefined && scope !== null) {
+      const own = scope.get(key);
+      if (own !== undefined) return own;
+    }
     let plan = this.byKey.get(key);
     if (plan === undefined) plan = this.byAlias.get(key);
     return plan === undefined ? null : plan;
@@ -332,6 +388,10 @@ class Registry {
 
   /* Forget every prototype's plan found so far (registrations changed). */
   forgetProtos() {
+    /* plan -> scopeOf(plan), which registrations change too. */
+    this.scopes = new Map();
+    /* Counts registration changes: what a caller worked out from plans stays good while it stays. */
+    this.generation = (this.generation | 0) + 1;
     this.protoCache = new WeakMap();
     this.recentProtos = new Array(RECENT).fill(null);
     this.recentPlans = new Array(RECENT).fill(null);
@@ -495,6 +555,23 @@ function build(plan, data, target) {
   return target;
 }
 
+/*
+ * null when an instance under class key `key`, of plan (null: an unknown
+ * key, decoded as a plain object), is one decodeEntity(blob, Class) may
+ * return: plan is expected, Class's plan, or a subclass's. Else the
+ * ERR_UNEXPECTED_CLASS to throw, with the two keys as expected and actual.
+ */
+function unexpectedClass(expected, key, plan) {
+  if (plan === expected || (plan !== null && expected.proto.isPrototypeOf(plan.proto))) return null;
+  const what = plan === null ? 'an unregistered class' : className(plan);
+  const err = new DarmokError('ERR_UNEXPECTED_CLASS',
+    `decodeEntity(blob, ${expected.Class.name || 'Class'}): the document holds an instance of "${shorten(key, 60)}" (${what}), ` +
+    `not of "${expected.key}" (${className(expected)}) or a subclass; a cache key that names the wrong entry?`);
+  err.expected = expected.key;
+  err.actual = key;
+  return err;
+}
+
 /* A new, empty registry for createCodec({ registry }). */
 function createRegistry() {
   return new Registry();
@@ -512,5 +589,6 @@ module.exports = {
   upgrade,
   newerVersionError,
   build,
-  setOwn
+  setOwn,
+  unexpectedClass
 };

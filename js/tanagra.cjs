@@ -39,7 +39,7 @@
  */
 
 const { addSegment, finishPath, pathError } = require('./errors.cjs');
-const { upgrade, build, setOwn } = require('./registry.cjs');
+const { upgrade, build, setOwn, unexpectedClass } = require('./registry.cjs');
 const { backslashesBefore } = require('./tape.cjs');
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -214,8 +214,10 @@ function indexedBytes(obj) {
 }
 
 class TanagraReader {
-  constructor(registry, unknownPlain, acceptNewer) {
+  constructor(registry, unknownPlain, acceptNewer, scope) {
     this.registry = registry;
+    /* Names read as decodeEntity's Class in this call (registry.scopeOf), or null. */
+    this.scope = scope;
     this.unknownPlain = unknownPlain;
     this.acceptNewer = acceptNewer;
     /* Objects already visited -> what they became (shared references, cycles). */
@@ -248,7 +250,7 @@ class TanagraReader {
       for (const [k, x] of fields) setOwn(v, k, x);
       return v;
     }
-    const plan = this.registry.planByKey(key);
+    const plan = this.registry.planByKey(key, this.scope);
     if (plan === null && !this.unknownPlain) {
       throw pathError('ERR_UNKNOWN_CLASS', `unknown class key ${JSON.stringify(key)} in a tanagra document: register the class with serializable()`);
     }
@@ -312,11 +314,22 @@ class TanagraReader {
 
 /*
  * Rebuild a decoded tanagra document (plain values, ours to change) into
- * the value tanagra would have made, with classes from `registry`.
+ * the value tanagra would have made, with classes from `registry`. With
+ * expected (decodeEntity's Class: its plan, and scope its registry's
+ * scopeOf), a top-level instance must be of that class, as in darmok's own
+ * documents (decode.cjs checkTop).
  */
-function fromTanagra(value, registry, unknownPlain, acceptNewer) {
+function fromTanagra(value, registry, unknownPlain, acceptNewer, expected, scope) {
+  const key = expected === null ? null : keyOf(value);
+  if (key !== null) {
+    const plan = registry.planByKey(key, scope);
+    if (plan !== null || unknownPlain) {
+      const err = unexpectedClass(expected, key, plan);
+      if (err !== null) throw err;
+    }
+  }
   try {
-    return new TanagraReader(registry, unknownPlain, acceptNewer).visit(value);
+    return new TanagraReader(registry, unknownPlain, acceptNewer, scope).visit(value);
   } catch (err) {
     throw finishPath(err);
   }

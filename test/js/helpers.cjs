@@ -122,6 +122,24 @@ function xorshift(seed) {
 }
 
 /*
+ * The process warnings with one of codes that fn (sync) causes, those
+ * whose message matches `about`: they are emitted on a later tick (so
+ * this waits for them), where earlier tests' warnings may arrive too.
+ */
+async function warningsOf(codes, about, fn) {
+  const seen = [];
+  const on = (w) => { if (codes.includes(w.code) && about.test(w.message)) seen.push(w); };
+  process.on('warning', on);
+  try {
+    fn();
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off('warning', on);
+  }
+  return seen;
+}
+
+/*
  * Protobuf documents through Debian's protoc and darmok's schema: pbDoc
  * encodes protobuf text format (darmok.Document) to bytes, pbText decodes
  * bytes to that text.
@@ -135,4 +153,4 @@ function protoc(mode, input) {
 const pbDoc = (text) => protoc('encode', text);
 const pbText = (bytes) => protoc('decode', bytes).toString('utf8');
 
-module.exports = { assert, sameGraph, deepFreeze, haveWasm, hasOwn, throwsCode, xorshift, pbDoc, pbText };
+module.exports = { assert, sameGraph, deepFreeze, haveWasm, hasOwn, throwsCode, warningsOf, xorshift, pbDoc, pbText };

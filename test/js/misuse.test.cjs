@@ -82,5 +82,5 @@ test('the .d.ts lists every error code errors.cjs has', () => {
   const text = fs.readFileSync(path.join(ROOT, 'js', 'index.d.ts'), 'utf8');
   const union = text.match(/export type DarmokErrorCode =([^;]*);/)[1];
   assert.deepStrictEqual([...union.matchAll(/'(ERR_[A-Z_]+)'/g)].map((m) => m[1]).sort(), [...CODES].sort());
-  for (const code of ['ERR_REENTRANT', 'ERR_NOT_READY']) assert.ok(CODES.includes(code), code);
+  for (const code of ['ERR_UNEXPECTED_CLASS', 'ERR_REENTRANT', 'ERR_NOT_READY']) assert.ok(CODES.includes(code), code);
 });
