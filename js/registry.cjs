@@ -31,6 +31,16 @@ const OPTIONS = new Set([
 /* The options that change how a class is written or rebuilt. */
 const PLAN_OPTIONS = ['version', 'migrate', 'aliases', 'exclude', 'fields', 'toData', 'fromData'];
 
+/*
+ * Class names a minifier or a compiler makes (`n`, `t2`, `_a`, Babel's
+ * `_class2`, `default`, `anonymous`): as a default key they change with
+ * the build, and cached documents then decode as another class.
+ */
+const GENERATED_NAME = /^(?:[\w$]{1,2}|_?class(?:_?\d+)?|_?default\d*|_[A-Za-z]\d*|[a-z]\d+|anonymous)$/;
+
+/* Classes that have warned DARMOK_MINIFIED_KEY (once per class, whatever the registry). */
+const warnedMinified = new WeakSet();
+
 /* Entries of a registry's cache of recent prototypes (a power of two). */
 const RECENT = 4;
 
@@ -186,6 +196,18 @@ function className(plan) {
   return plan.Class.name ? `class ${plan.Class.name}` : 'an anonymous class';
 }
 
+/*
+ * DARMOK_MINIFIED_KEY, once per class, when the key Class takes from its
+ * name looks made by a minifier or a compiler.
+ */
+function warnIfGenerated(Class, key) {
+  if (!GENERATED_NAME.test(key) || warnedMinified.has(Class)) return;
+  warnedMinified.add(Class);
+  warn(`darmok: class "${key}" takes its key from its name, which looks minified or generated: ` +
+    'it may change with the next build, and cached documents would then decode as another class or not at all; ' +
+    'give it a key that stays: serializable(Class, { key: \'myapp.Post\' })', 'DARMOK_MINIFIED_KEY');
+}
+
 /* A process warning; outside Node, a console warning. */
 function warn(message, code) {
   if (typeof process === 'object' && process !== null && typeof process.emitWarning === 'function') {
@@ -249,6 +271,7 @@ class Registry {
     if (typeof key !== 'string' || key === '') {
       throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'a class key must be a non-empty string (an anonymous class needs an explicit key)');
     }
+    if (options.key === undefined && old === undefined) warnIfGenerated(Class, key);
     let plan = old;
     if (old === undefined || old.key !== key || hasPlanOptions(options)) {
       plan = makePlan(Class, key, options, old);
