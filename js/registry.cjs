@@ -295,7 +295,16 @@ class Registry {
     const nested = options.nested;
     if (nested !== undefined && nested !== null) {
       if (typeof nested[Symbol.iterator] !== 'function') throw invalid(`serializable(${key}): nested must be an array of classes`);
-      for (const N of nested) this.ensure(N);
+      // tanagra-core 0.x's static: nested key -> the nested class as given.
+      const fieldTypes = new Map();
+      for (const N of nested) fieldTypes.set(this.ensure(N).key, N);
+      try {
+        defineProperty(Class, '_fieldTypes', {
+          value: fieldTypes, writable: true, enumerable: false, configurable: true
+        });
+      } catch {
+        // A frozen class: as for _serializationKey.
+      }
     }
     return plan;
   }
@@ -457,6 +466,8 @@ function makeProxy(Class, plan, registry) {
 /*
  * serializable - register a class in `registry`. Three forms:
  *   serializable(Class, nestedTypes?, key?)   tanagra 0.x; returns a Proxy
+ *       (also tanagra-core 0.3's (Class, nestedTypes, previousVersions, key),
+ *       previousVersions an array of arrays of classes, nested as well)
  *   serializable(Class, options)              options; returns a Proxy
  *   serializable(key?) / serializable(options) decorator factory (tanagra
  *       1.x): works as serializable()(Class), as a legacy/TypeScript
@@ -474,8 +485,16 @@ function makeSerializable(registry) {
           throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable(Class, nested) takes an array of classes or an options object');
         }
         options = second;
+      } else if (Array.isArray(third)) {
+        const previous = [];
+        for (const list of third) {
+          if (!Array.isArray(list)) throw invalid('serializable(Class, nested, previousVersions, key): previousVersions must be an array of arrays of classes');
+          previous.push(...list);
+        }
+        options = { key: arguments[3], nested: (second || []).concat(previous) };
       } else {
-        options = { key: third, nested: second };
+        // tanagra-core 0.x sets _fieldTypes (below) even with no nested types.
+        options = { key: third, nested: second === undefined || second === null ? [] : second };
       }
       const target = unwrap(Class);
       const plan = registry.register(target, options);
