@@ -187,6 +187,13 @@ export function transcode(blob: Uint8Array, options: TranscodeOptions & { to: 'j
  */
 export function init(source?: BufferSource | WebAssembly.Module | Response | PromiseLike<Response>): Promise<void>;
 
+/** decodeEntity's default maxDepth, and encodeEntity's: 1000. */
+export const MAX_DEPTH: number;
+/** decodeEntity's default maxBytes: 64 MiB. */
+export const MAX_BYTES: number;
+/** decodeEntity's default maxLength: 16 Mi (16777216). */
+export const MAX_LENGTH: number;
+
 export type DarmokErrorCode =
   | 'ERR_SYNTAX'
   | 'ERR_FORMAT'
@@ -231,5 +238,8 @@ declare const darmok: {
   transcode: typeof transcode;
   init: typeof init;
   DarmokError: typeof DarmokError;
+  MAX_DEPTH: typeof MAX_DEPTH;
+  MAX_BYTES: typeof MAX_BYTES;
+  MAX_LENGTH: typeof MAX_LENGTH;
 };
 export default darmok;

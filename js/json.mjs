@@ -2,6 +2,7 @@
 import darmok from './json.cjs';
 
 export const {
-  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, transcode, init, DarmokError
+  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, transcode, init, DarmokError,
+  MAX_DEPTH, MAX_BYTES, MAX_LENGTH
 } = darmok;
 export default darmok;

@@ -6,7 +6,7 @@ export type {
   Class, FieldData, SerializableOptions, SerializableDecorator, EncodeOptions, DecodeOptions,
   SerializableFunction, Registry, Format, Encoded, CodecOptions, Codec, TranscodeOptions, DarmokErrorCode
 } from './index';
-export { serializable, createRegistry, createCodec, transcode, init, DarmokError } from './index';
+export { serializable, createRegistry, createCodec, transcode, init, DarmokError, MAX_DEPTH, MAX_BYTES, MAX_LENGTH } from './index';
 
 /** Encode a value to darmok protobuf bytes (a darmok.Document; a Buffer in Node). */
 export function encodeEntity(value: unknown, options?: EncodeOptions & { format?: 'protobuf' }): Uint8Array;
@@ -34,5 +34,8 @@ declare const darmok: {
   transcode: typeof import('./index').transcode;
   init: typeof import('./index').init;
   DarmokError: typeof import('./index').DarmokError;
+  MAX_DEPTH: typeof import('./index').MAX_DEPTH;
+  MAX_BYTES: typeof import('./index').MAX_BYTES;
+  MAX_LENGTH: typeof import('./index').MAX_LENGTH;
 };
 export default darmok;
