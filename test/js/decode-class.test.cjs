@@ -7,20 +7,11 @@
  * formats and on the tanagra-legacy path.
  */
 const { test } = require('node:test');
-const { assert, throwsCode, warningsOf } = require('./helpers.cjs');
-const { createCodec, createRegistry } = require('../../js/index.cjs');
-
-const FORMATS = ['json', 'protobuf'];
-
-
-/* A codec of format over a registry of its own. */
-function codec(format) {
-  return createCodec({ format, registry: createRegistry() });
-}
+const { assert, throwsCode, warningsOf, FORMATS, isolatedCodec } = require('./helpers.cjs');
 
 for (const format of FORMATS) {
   test(`${format}: decodeEntity(blob, Class) reads Class's aliases as Class when another class holds the key`, () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     class Old { constructor(v) { this.v = v; } }
     c.serializable(Old, { key: 'OldName' });
     const blob = c.encodeEntity(Object.assign(new Old(3), { inner: new Old(4) }));
@@ -36,7 +27,7 @@ for (const format of FORMATS) {
   });
 
   test(`${format}: two classes with one default key: decodeEntity(blob, A) gives an A`, () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     const make = () => class User { constructor() { this.name = 'u'; } };
     const A = make();
     const B = make();
@@ -52,7 +43,7 @@ for (const format of FORMATS) {
   });
 
   test(`${format}: a key that is one class's key and another's alias warns once (DARMOK_DUPLICATE_KEY)`, async () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     class Old {}
     class Renamed {}
     class Third {}
@@ -69,7 +60,7 @@ for (const format of FORMATS) {
   });
 
   test(`${format}: a top-level instance of another class is ERR_UNEXPECTED_CLASS`, () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     class Post { constructor() { this.title = 't'; } }
     class User { constructor() { this.name = 'n'; } }
     class Draft extends Post {}
@@ -94,7 +85,7 @@ for (const format of FORMATS) {
     assert.deepStrictEqual(c.decodeEntity(c.encodeEntity({ a: 1 }), Post), { a: 1 });
     assert.strictEqual(c.decodeEntity(c.encodeEntity(7), Post), 7);
     // An unknown key: ERR_UNKNOWN_CLASS as before; as a plain object it is not a Post either.
-    const other = codec(format);
+    const other = isolatedCodec(format);
     class Gone {}
     other.serializable(Gone, { key: 'x.Gone' });
     const gone = other.encodeEntity(new Gone());
@@ -107,7 +98,7 @@ for (const format of FORMATS) {
 }
 
 test('json: the tanagra-legacy path checks the top-level instance too', () => {
-  const c = codec('json');
+  const c = isolatedCodec('json');
   class Post {}
   class User {}
   c.serializable(Post, { key: 'lg.Post' });

@@ -5,16 +5,7 @@
  * generated - hand-made names and real esbuild --minify output. Both formats.
  */
 const { test } = require('node:test');
-const { assert, warningsOf } = require('./helpers.cjs');
-const { createCodec, createRegistry } = require('../../js/index.cjs');
-
-const FORMATS = ['json', 'protobuf'];
-
-
-/* A codec of format over a registry of its own. */
-function codec(format) {
-  return createCodec({ format, registry: createRegistry() });
-}
+const { assert, warningsOf, FORMATS, isolatedCodec } = require('./helpers.cjs');
 
 for (const format of FORMATS) {
   test(`${format}: a default key that looks minified warns once per class (DARMOK_MINIFIED_KEY)`, async () => {
@@ -22,8 +13,8 @@ for (const format of FORMATS) {
     const generated = ['n', 'Ab', '_a', 't2', 'e10', '_class', '_class2', 'class_1', 'default', '_default', 'anonymous']
       .map(named);
     const fine = ['Post', 'User', 'Tag', 'OAuth2Token', 'V8Stats'].map(named);
-    const c = codec(format);
-    const again = codec(format);
+    const c = isolatedCodec(format);
+    const again = isolatedCodec(format);
     const warnings = await warningsOf(['DARMOK_MINIFIED_KEY'], /./, () => {
       for (const C of generated) c.serializable(C);
       for (const C of generated) again.serializable(C); // the same classes in another registry: no more
@@ -55,7 +46,7 @@ for (const format of FORMATS) {
     `;
     const { code } = esbuild.transformSync(source, { minify: true, format: 'cjs' });
     assert.ok(!/class Article|class Author/.test(code), 'esbuild renamed the classes');
-    const c = codec(format);
+    const c = isolatedCodec(format);
     const api = { serializable: c.serializable, encodeEntity: c.encodeEntity, decodeEntity: c.decodeEntity };
     const mod = { exports: {} };
     let exported = null;

@@ -121,6 +121,15 @@ function xorshift(seed) {
   };
 }
 
+/* The two byte formats, for tests that run in each. */
+const FORMATS = ['json', 'protobuf'];
+
+/* A codec of format over a registry of its own (createCodec, createRegistry). */
+function isolatedCodec(format) {
+  const { createCodec, createRegistry } = require('../../js/index.cjs');
+  return createCodec({ format, registry: createRegistry() });
+}
+
 /*
  * The process warnings with one of codes that fn (sync) causes, those
  * whose message matches `about`: they are emitted on a later tick (so
@@ -153,4 +162,6 @@ function protoc(mode, input) {
 const pbDoc = (text) => protoc('encode', text);
 const pbText = (bytes) => protoc('decode', bytes).toString('utf8');
 
-module.exports = { assert, sameGraph, deepFreeze, haveWasm, hasOwn, throwsCode, warningsOf, xorshift, pbDoc, pbText };
+module.exports = {
+  assert, sameGraph, deepFreeze, haveWasm, hasOwn, throwsCode, warningsOf, FORMATS, isolatedCodec, xorshift, pbDoc, pbText
+};

@@ -8,29 +8,22 @@
 const { test } = require('node:test');
 const fs = require('node:fs');
 const path = require('node:path');
-const { assert, throwsCode } = require('./helpers.cjs');
-const { createCodec, createRegistry, init, DarmokError } = require('../../js/index.cjs');
+const { assert, throwsCode, FORMATS, isolatedCodec } = require('./helpers.cjs');
+const { init, DarmokError } = require('../../js/index.cjs');
 
-const FORMATS = ['json', 'protobuf'];
 const ROOT = path.join(__dirname, '..', '..');
-
-
-/* A codec of format over a registry of its own. */
-function codec(format) {
-  return createCodec({ format, registry: createRegistry() });
-}
 
 for (const format of FORMATS) {
   test(`${format}: darmok called from migrate or fromData is ERR_REENTRANT`, () => {
-    const c1 = codec(format);
+    const c1 = isolatedCodec(format);
     class A {}
     c1.serializable(A, { key: 'reenter.A' });
     const old = c1.encodeEntity(Object.assign(new A(), { x: 1 }));
-    const c2 = codec(format);
+    const c2 = isolatedCodec(format);
     class A2 {}
     c2.serializable(A2, { key: 'reenter.A', version: 2, migrate: { 1: (d) => { c2.encodeEntity(d); return d; } } });
     throwsCode(() => c2.decodeEntity(old), 'ERR_REENTRANT', (e) => assert.match(e.message, /migrate or fromData/));
-    const c3 = codec(format);
+    const c3 = isolatedCodec(format);
     class A3 {}
     c3.serializable(A3, { key: 'reenter.A', fromData: (d) => c3.decodeEntity(c3.encodeEntity(d)) });
     throwsCode(() => c3.decodeEntity(old), 'ERR_REENTRANT');

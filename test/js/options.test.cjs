@@ -5,20 +5,12 @@
  * ERR_INVALID_OPTION naming the closest valid one, in both formats.
  */
 const { test } = require('node:test');
-const { assert, throwsCode } = require('./helpers.cjs');
+const { assert, throwsCode, FORMATS, isolatedCodec } = require('./helpers.cjs');
 const { createCodec, createRegistry, transcode } = require('../../js/index.cjs');
-
-const FORMATS = ['json', 'protobuf'];
-
-
-/* A codec of format over a registry of its own. */
-function codec(format) {
-  return createCodec({ format, registry: createRegistry() });
-}
 
 for (const format of FORMATS) {
   test(`${format}: unknown option names are ERR_INVALID_OPTION naming the closest one`, () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     const did = (fn, re) => throwsCode(fn, 'ERR_INVALID_OPTION', (err) => assert.match(err.message, re));
     did(() => c.encodeEntity({ a: 1 }, { stict: true }), /encodeEntity: unknown option 'stict': did you mean 'strict'\?/);
     did(() => c.encodeEntity({ a: 1 }, { maxdepth: 3 }), /did you mean 'maxDepth'\?/);

@@ -8,21 +8,14 @@
 const { test, describe, it } = require('node:test');
 const fs = require('node:fs');
 const path = require('node:path');
-const { assert } = require('./helpers.cjs');
-const { createCodec, createRegistry } = require('../../js/index.cjs');
+const { assert, FORMATS, isolatedCodec } = require('./helpers.cjs');
+const { createRegistry } = require('../../js/index.cjs');
 
-const FORMATS = ['json', 'protobuf'];
 const ROOT = path.join(__dirname, '..', '..');
-
-
-/* A codec of format over a registry of its own. */
-function codec(format) {
-  return createCodec({ format, registry: createRegistry() });
-}
 
 for (const format of FORMATS) {
   test(`${format}: serializable(C, [A, B]) sets tanagra-core's _fieldTypes, non-enumerable`, () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     class Leaf { constructor() { this.l = 1; } }
     class Twig { constructor() { this.t = 2; } }
     const PLeaf = c.serializable(Leaf, [], 'ft.Leaf');

@@ -5,20 +5,12 @@
  * format - and no such hint on merely corrupt input. Both formats.
  */
 const { test } = require('node:test');
-const { assert, throwsCode } = require('./helpers.cjs');
-const { createCodec, createRegistry, transcode, DarmokError } = require('../../js/index.cjs');
-
-const FORMATS = ['json', 'protobuf'];
-
-
-/* A codec of format over a registry of its own. */
-function codec(format) {
-  return createCodec({ format, registry: createRegistry() });
-}
+const { assert, throwsCode, FORMATS, isolatedCodec } = require('./helpers.cjs');
+const { transcode, DarmokError } = require('../../js/index.cjs');
 
 for (const format of FORMATS) {
   test(`${format}: decodeEntity of null, undefined, a number, an object names it`, () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     const says = (blob, re) => throwsCode(() => c.decodeEntity(blob), 'ERR_UNSUPPORTED_TYPE', (err) => assert.match(err.message, re));
     says(null, /^decodeEntity got null: a cache miss\?/);
     says(undefined, /^decodeEntity got undefined: a cache miss\?/);
@@ -30,8 +22,8 @@ for (const format of FORMATS) {
 
   test(`${format}: bytes of the other darmok format are named, corrupt ones are not`, () => {
     const other = format === 'json' ? 'protobuf' : 'json';
-    const c = codec(format);
-    const foreign = codec(other);
+    const c = isolatedCodec(format);
+    const foreign = isolatedCodec(other);
     const hint = format === 'json'
       ? /this looks like darmok protobuf: decode it with format 'protobuf'/
       : /this looks like darmok JSON: decode it with format 'json'/;
