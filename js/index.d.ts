@@ -50,6 +50,12 @@ export interface SerializableDecorator {
  * instances carry an own, non-enumerable `_serializationKey`.
  */
 export function serializable<C extends Class>(Class: C, nestedTypes?: ReadonlyArray<Class>, key?: string): C;
+/**
+ * tanagra-core 0.3's form: previousVersions (arrays of the classes earlier
+ * versions nested) are registered and listed as nested too; the key comes fourth.
+ */
+export function serializable<C extends Class>(Class: C, nestedTypes: ReadonlyArray<Class> | undefined,
+  previousVersions: ReadonlyArray<ReadonlyArray<Class>>, key?: string): C;
 /** Register a class with options. Returns a constructor Proxy, as above. */
 export function serializable<C extends Class>(Class: C, options: SerializableOptions<InstanceType<C>>): C;
 /** Decorator factory (tanagra 1.x): `@serializable()`, `@serializable('key')`, `@serializable({ key, nested, version, ... })`. */
@@ -122,6 +128,8 @@ export function decodeEntity<T = any>(blob: string | Uint8Array, options: Decode
 /** The serializable() forms, bound to one registry. */
 export interface SerializableFunction {
   <C extends Class>(Class: C, nestedTypes?: ReadonlyArray<Class>, key?: string): C;
+  <C extends Class>(Class: C, nestedTypes: ReadonlyArray<Class> | undefined,
+    previousVersions: ReadonlyArray<ReadonlyArray<Class>>, key?: string): C;
   <C extends Class>(Class: C, options: SerializableOptions<InstanceType<C>>): C;
   (keyOrOptions?: string | SerializableOptions): SerializableDecorator;
 }
