@@ -31,6 +31,11 @@ for (const format of FORMATS) {
     c.encodeEntity([1], ok);
     throwsCode(() => c.encodeEntity([[[[[[1]]]]]], ok), 'ERR_DEPTH');
     did(() => c.encodeEntity([1], { maxDepth: 5, strcit: true }), /did you mean 'strict'\?/);
+    // Every documented name is accepted (undefined: the default).
+    for (const name of ['strict', 'maxDepth', 'format']) c.encodeEntity([1], { [name]: undefined });
+    for (const name of ['unknownClass', 'newerVersion', 'legacy', 'maxDepth', 'maxBytes', 'maxLength', 'format']) {
+      c.decodeEntity(blob, { [name]: undefined });
+    }
   });
 
 }
