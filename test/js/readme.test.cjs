@@ -27,9 +27,21 @@ test('README: the "Use" snippet runs as written', { skip: haveWasm ? false : 'bu
       cacheRoundTrip(redis, 'k').then((s) => console.log(JSON.stringify([s, typeof store.get('k')])));
     `);
     const [described, stored] = JSON.parse(execFileSync(process.execPath, ['app.js'], { cwd: dir, encoding: 'utf8' }));
-    assert.match(described, /^bar at \d{4}-\d\d-\d\dT/);
+    assert.strictEqual(described, 'Hello by Ada');
     assert.strictEqual(stored, 'string');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('README: short, for users, and its links resolve', () => {
+  const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+  const words = readme.split(/\s+/).filter(Boolean).length;
+  assert.ok(words <= 1500, `README has ${words} words`);
+  assert.match(readme, /npm install darmok/);
+  assert.ok(readme.indexOf('npm install darmok') < readme.indexOf('make test'), 'installing comes before building from source');
+  assert.doesNotMatch(readme, /\b(not met|cannot be met|targets?)\b/i);
+  for (const [, link] of readme.matchAll(/\]\(([^)#]+)\)/g)) {
+    assert.ok(fs.existsSync(path.join(__dirname, '../..', link)), `README links to ${link}, which is missing`);
   }
 });
