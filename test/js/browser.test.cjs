@@ -35,7 +35,7 @@ function pageSource(name, entry) {
   const src = path.join(dir, `${name}-src`);
   fs.mkdirSync(path.join(src, 'node_modules'), { recursive: true });
   fs.symlinkSync(root, path.join(src, 'node_modules', 'darmok'), 'dir');
-  const app = fs.readFileSync(path.join(__dirname, 'browser', 'app.mjs'), 'utf8')
+  const app = fs.readFileSync(path.join(__dirname, 'browser', 'app.mjs.in'), 'utf8')
     .replace('DARMOK_ENTRY', entry).replace('GRAPH', path.join(__dirname, 'browser', 'graph.cjs'));
   fs.writeFileSync(path.join(src, 'app.mjs'), app);
   fs.writeFileSync(path.join(src, 'index.html'),
