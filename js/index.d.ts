@@ -98,11 +98,11 @@ export interface DecodeOptions {
 }
 
 /** Encode a value to darmok protobuf bytes (a Buffer in Node). */
-export function encodeEntity(value: unknown, options: EncodeOptions & { format: 'protobuf' }): Uint8Array;
+export function encodeEntity(value: unknown, options: EncodeOptions & { format: 'protobuf' }): Bytes;
 /** Encode a value to darmok JSON text. */
 export function encodeEntity(value: unknown, options?: EncodeOptions & { format?: 'json' }): string;
 /** A format known only at run time: JSON text or protobuf bytes. */
-export function encodeEntity(value: unknown, options: EncodeOptions): string | Uint8Array;
+export function encodeEntity(value: unknown, options: EncodeOptions): string | Bytes;
 
 /**
  * Decode darmok JSON text (a string, or UTF-8 bytes), or protobuf bytes with
@@ -131,7 +131,7 @@ export function createRegistry(): Registry;
 export type Format = 'json' | 'protobuf';
 
 /** What a format's encodeEntity returns. */
-export type Encoded<F extends Format> = F extends 'protobuf' ? Uint8Array : string;
+export type Encoded<F extends Format> = F extends 'protobuf' ? Bytes : string;
 
 export interface CodecOptions<F extends Format = Format> {
   /** Default 'json'. */
@@ -168,14 +168,40 @@ export interface TranscodeOptions {
  * without building JS values: to 'protobuf' gives bytes (a Buffer in Node),
  * to 'json' a string. A round trip gives back identical bytes.
  */
-export function transcode(blob: string | Uint8Array, options: TranscodeOptions & { to: 'protobuf' }): Uint8Array;
+export function transcode(blob: string | Uint8Array, options: TranscodeOptions & { to: 'protobuf' }): Bytes;
 export function transcode(blob: Uint8Array, options: TranscodeOptions & { to: 'json' }): string;
 
 /**
- * Ready the WebAssembly core. In Node it is ready at load and this resolves
- * at once; elsewhere pass the .wasm bytes, a WebAssembly.Module or a Response.
+ * Protobuf bytes as encodeEntity and transcode return them: a Buffer where
+ * Node's types are loaded (it is one in Node), else a Uint8Array (what a
+ * browser gets). So the bytes go straight into ioredis or node-redis.
  */
-export function init(source?: BufferSource | WebAssembly.Module | Response | PromiseLike<Response>): Promise<void>;
+export type Bytes = typeof globalThis extends { Buffer: { allocUnsafe(size: number): infer B } } ? B : Uint8Array;
+
+/** What init() uses of a fetch() Response (so no DOM lib is needed). */
+export interface ResponseLike {
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** A URL (WHATWG), by the members init() reads. */
+export interface URLLike {
+  readonly href: string;
+  readonly protocol: string;
+}
+
+/** A compiled WebAssembly.Module, where the project's libs declare one (DOM, or a runtime's types). */
+export type WasmModule = typeof globalThis extends { WebAssembly: { Module: abstract new (...args: any[]) => infer M } } ? M : never;
+
+/** The core's .wasm for init(): its bytes, a Response or a Promise of one, a URL, or a compiled Module. */
+export type WasmSource = ArrayBuffer | ArrayBufferView | ResponseLike | PromiseLike<ResponseLike> | URLLike | WasmModule;
+
+/**
+ * Ready the WebAssembly core. In Node (and with darmok/inline) it is ready
+ * at load and this resolves at once; elsewhere call it once and await it:
+ * without a source it fetches the .wasm the ESM entry located (or compiles
+ * the embedded one).
+ */
+export function init(source?: WasmSource | PromiseLike<WasmSource>): Promise<void>;
 
 export type DarmokErrorCode =
   | 'ERR_SYNTAX'

@@ -1,4 +1,5 @@
 // ESM entry: re-exports the CommonJS implementation, so one registry serves both.
+import './locate.mjs';
 import darmok from './index.cjs';
 
 export const {

@@ -1,4 +1,5 @@
 // ESM entry for darmok/json: re-exports the CommonJS implementation.
+import './locate.mjs';
 import darmok from './json.cjs';
 
 export const {

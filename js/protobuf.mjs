@@ -1,5 +1,6 @@
 // ESM entry for darmok/protobuf: re-exports the CommonJS implementation, so
 // `require` and `import` share one class registry.
+import './locate.mjs';
 import darmok from './protobuf.cjs';
 
 export const {
