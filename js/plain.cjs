@@ -104,6 +104,8 @@ function base64(r, at, len) {
 }
 
 const fromCharCode = String.fromCharCode;
+/* Taken at load: the core formats dates itself, whatever the page does to Date.prototype later. */
+const dateToISOString = Date.prototype.toISOString;
 /* The times of years 0 and 10000: between them toISOString has four-digit years. */
 const YEAR_0 = -62167219200000;
 const YEAR_10000 = 253402300800000;
@@ -117,7 +119,7 @@ const YEAR_10000 = 253402300800000;
  * six-digit signed form, go to toISOString.
  */
 function isoString(ms) {
-  if (ms < YEAR_0 || ms >= YEAR_10000) return new Date(ms).toISOString();
+  if (ms < YEAR_0 || ms >= YEAR_10000) return dateToISOString.call(new Date(ms));
   const days = Math.floor(ms / 86400000);
   let rem = ms - days * 86400000;
   const hh = Math.floor(rem / 3600000);

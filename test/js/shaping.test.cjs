@@ -332,6 +332,20 @@ test('toPlain(x) deep-equals JSON.parse(encodeEntity(x)) over the fixture table,
   }
 });
 
+test('toPlain writes dates as the core does, also when Date.prototype.toISOString is replaced', { skip }, () => {
+  const value = [new Date(0), new Date(Date.UTC(10000, 0, 1)), new Date(Date.UTC(-1, 0, 1)), new Date(NaN)];
+  const want = JSON.parse(darmok.encodeEntity(value));
+  const own = Date.prototype.toISOString;
+  let calls = 0;
+  Date.prototype.toISOString = function () { calls++; return 'patched'; }; // eslint-disable-line no-extend-native
+  try {
+    assert.deepStrictEqual(darmok.toPlain(value), want);
+  } finally {
+    Date.prototype.toISOString = own; // eslint-disable-line no-extend-native
+  }
+  assert.strictEqual(calls, 0);
+});
+
 test('fromPlain of a parsed document gives what decodeEntity gives, with the same errors', { skip }, () => {
   for (const f of invalid) {
     if (f.bytes) continue; // bytes that are no text
