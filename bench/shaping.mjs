@@ -16,10 +16,9 @@
  *
  * Method: every case of a table is timed in batches of about BATCH_MS,
  * each split into ROUNDS short batches interleaved with the other cases'
- * (in a rotated order), a full GC at the start of each repeat (not before
- * each batch: a full GC throws away optimized code whose weakly held
- * objects died, toPlain's among it, and a GC before every short batch
- * would time mostly the code's warm-up again); a case's ratio is its time over the first case's in
+ * (in a rotated order), a full GC (untimed) before each, as child.mjs
+ * does: no batch pays for another's garbage, and code that a full GC
+ * throws away (optimized code holding an object that died) shows; a case's ratio is its time over the first case's in
  * the same repeat, and the table gives the median over repeats (and their
  * range). Times are the process's CPU time (process.cpuUsage), not wall
  * time: on a shared machine the wall clock also counts the time other
@@ -56,6 +55,7 @@ let sink = null;
 
 /* ms of this process's CPU time (user + system) per call of fn, over n calls. */
 function perOp(fn, n) {
+  gc();
   const t0 = process.cpuUsage();
   let out;
   for (let i = 0; i < n; i++) out = fn();
@@ -86,7 +86,6 @@ function compare(cases) {
   const times = cases.map(() => []);
   for (let r = 0; r < REPEATS; r++) {
     const sum = cases.map(() => 0);
-    gc();
     for (let round = 0; round < ROUNDS; round++) {
       for (let j = 0; j < cases.length; j++) {
         const i = (j + r + round) % cases.length;

@@ -270,17 +270,24 @@ class PlainReader {
   }
 }
 
-/* The tape reader toPlain reuses (its hidden class stays; see core.cjs). */
+/*
+ * The tape reader and the PlainReader every toPlain reuses (their hidden
+ * classes stay; see core.cjs `reader`). One is enough: no user code runs
+ * while a tape is read, so no toPlain starts inside another's walk.
+ */
 let reader = null;
+let plainReader = null;
 
 /* The plain tree of the JSON document of the tape u8[0..len). */
 function plainOfTape(u8, len) {
   if (tags === null) tags = coreTags();
   const view = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
-  if (reader === null) reader = new T.TapeReader(u8, view, 0, len);
-  else reader.reset(u8, view, 0, len);
+  if (reader === null) {
+    reader = new T.TapeReader(u8, view, 0, len);
+    plainReader = new PlainReader(reader);
+  } else reader.reset(u8, view, 0, len);
   try {
-    return new PlainReader(reader).value();
+    return plainReader.value();
   } finally {
     reader.release();
   }
