@@ -13,8 +13,10 @@ const core = require('./core.cjs');
 const { acquire } = require('./encode.cjs');
 const { Decoder } = require('./decode.cjs');
 const { DarmokError } = require('./errors.cjs');
-const { Registry, defaultRegistry, createRegistry } = require('./registry.cjs');
+const { Registry, defaultRegistry, createRegistry, configure } = require('./registry.cjs');
 const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
+const { shaping, SHAPING_OPTIONS } = require('./select.cjs');
+const { plainOfTape, plainText } = require('./plain.cjs');
 
 /*
  * The byte formats, by name. An entry:
@@ -103,10 +105,23 @@ function choice(options, name, values) {
   return v;
 }
 
+/* The option names of encodeEntity, and of toPlain (all but format). */
+const ENCODE_OPTIONS = ['strict', 'maxDepth', 'format', ...SHAPING_OPTIONS];
+const TO_PLAIN_OPTIONS = ENCODE_OPTIONS.filter((name) => name !== 'format');
+/* The option names of fromPlain: decodeEntity's but format and legacy. */
+const FROM_PLAIN_OPTIONS = ['unknownClass', 'newerVersion', 'maxDepth', 'maxBytes', 'maxLength'];
+
+/* ERR_INVALID_OPTION for a name of options not in names. */
+function knownOptions(options, names, call) {
+  for (const name of Object.keys(options)) {
+    if (!names.includes(name)) throw new DarmokError('ERR_INVALID_OPTION', `${call}: unknown option "${name}" (it takes ${names.join(', ')})`);
+  }
+}
+
 /*
  * createCodec({ format = 'json', registry = the default registry }) ->
- * { format, registry, encodeEntity, decodeEntity, serializable }.
- * `serializable` registers into the codec's registry.
+ * { format, registry, encodeEntity, decodeEntity, toPlain, fromPlain,
+ * serializable }. `serializable` registers into the codec's registry.
  */
 function createCodec(options) {
   let format = 'json';
@@ -140,12 +155,14 @@ function createCodec(options) {
    *             classes, instead of skipping them / writing plain objects.
    *   maxDepth  default 1000; deeper nesting throws ERR_DEPTH.
    *   format    this call's format instead of the codec's ('json', 'protobuf').
+   *   sortKeys, only, except: the shaping of select.cjs (docs/SHAPING.md).
    * The value is only read. Re-entrant: a getter may call encodeEntity.
    */
   function encodeEntity(value, options) {
     let strict = false;
     let maxDepth = MAX_DEPTH;
     let how = impl;
+    let shape = null;
     if (options !== undefined && options !== null) {
       checkOptions(options, 'encodeEntity');
       const s = options.strict;
@@ -153,14 +170,65 @@ function createCodec(options) {
       strict = s === true;
       maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
       if (options.format !== undefined) how = FORMATS[formatOf(options, format)];
+      shape = shaping(options);
     }
     const enc = acquire();
     try {
-      enc.run(value, strict, maxDepth, registry);
+      enc.run(value, strict, maxDepth, registry, shape);
       return how.encode(enc.w.buf, enc.w.pos, maxDepth);
     } finally {
       enc.release();
     }
+  }
+
+  /*
+   * toPlain(value, { strict?, maxDepth?, sortKeys?, only?, except? }) ->
+   * the tree JSON.parse(encodeEntity(value, options)) gives in the JSON
+   * format, whatever the codec's format, made from the encoder's tape
+   * without JSON text (plain.cjs).
+   */
+  function toPlain(value, options) {
+    let strict = false;
+    let maxDepth = MAX_DEPTH;
+    let shape = null;
+    if (options !== undefined && options !== null) {
+      checkOptions(options, 'toPlain');
+      knownOptions(options, TO_PLAIN_OPTIONS, 'toPlain');
+      const s = options.strict;
+      if (s !== undefined && typeof s !== 'boolean') throw new DarmokError('ERR_INVALID_OPTION', 'strict must be true or false');
+      strict = s === true;
+      maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
+      shape = shaping(options);
+    }
+    const enc = acquire();
+    try {
+      enc.run(value, strict, maxDepth, registry, shape);
+      return plainOfTape(enc.w.buf, enc.w.pos);
+    } finally {
+      enc.release();
+    }
+  }
+
+  /*
+   * fromPlain(plain, Class?, options?) -> the value of a plain tree of the
+   * JSON format (toPlain's, or JSON.parse of a document): decoded as
+   * decodeEntity decodes its JSON text, with the same options, tags,
+   * migrations, limits (maxBytes: of that text) and errors; the tree must
+   * be JSON data (plain.cjs plainText).
+   */
+  function fromPlain(plain, Class, options) {
+    let opts = options;
+    if (opts === undefined && Class !== null && typeof Class === 'object') opts = Class;
+    const call = { format: 'json', legacy: 'none' };
+    let maxDepth = MAX_DEPTH;
+    if (opts !== undefined && opts !== null) {
+      checkOptions(opts, 'fromPlain');
+      knownOptions(opts, FROM_PLAIN_OPTIONS, 'fromPlain');
+      for (const name of FROM_PLAIN_OPTIONS) if (opts[name] !== undefined) call[name] = opts[name];
+      maxDepth = limit(opts, 'maxDepth', MAX_DEPTH);
+    }
+    const text = plainText(plain, maxDepth);
+    return opts === Class ? decodeEntity(text, call) : decodeEntity(text, Class, call);
   }
 
   /*
@@ -222,6 +290,8 @@ function createCodec(options) {
     registry,
     encodeEntity,
     decodeEntity,
+    toPlain,
+    fromPlain,
     serializable: registry.serializable
   });
 }
@@ -289,6 +359,9 @@ function entryPoint(format) {
   const api = {
     encodeEntity: codec.encodeEntity,
     decodeEntity: codec.decodeEntity,
+    toPlain: codec.toPlain,
+    fromPlain: codec.fromPlain,
+    configure,
     serializable: defaultRegistry.serializable,
     createCodec,
     createRegistry,

@@ -35,7 +35,32 @@ export interface SerializableOptions<T = any> {
   toData?: (instance: T) => FieldData;
   /** Build the instance from its (migrated) field data; default: Object.create(prototype) plus the fields. */
   fromData?: (data: FieldData) => T;
+  /**
+   * The names fields are written under (docs/SHAPING.md): a named inflection,
+   * or a function called once per field name per class. null: none, also
+   * over a superclass's or configure()'s. Default: inherited.
+   */
+  transformKeys?: KeyTransform | null;
+  /** Exact wire names of fields, over transformKeys; merged with superclasses' and configure()'s. */
+  rename?: Readonly<Record<string, string>>;
 }
+
+/** A key inflection: camelCase, snake_case, kebab-case, PascalCase, or a function of (field, classKey). */
+export type KeyTransform = 'camel' | 'snake' | 'kebab' | 'pascal' | ((field: string, classKey: string) => string);
+
+/** Defaults for the classes that do not set these options themselves. */
+export interface ConfigureOptions {
+  /** null clears the default. */
+  transformKeys?: KeyTransform | null;
+  /** null clears the default. */
+  rename?: Readonly<Record<string, string>> | null;
+}
+
+/** Set global defaults of class options; every class whose names change drops its cached code. */
+export function configure(options: ConfigureOptions): void;
+
+/** Field selection by class key: `{ Post: ['id', 'title'] }`. Compiled once per object. */
+export type FieldSelection = Readonly<Record<string, ReadonlyArray<string>>>;
 
 /** What serializable() returns in its decorator-factory forms. */
 export interface SerializableDecorator {
@@ -66,7 +91,35 @@ export interface EncodeOptions {
   maxDepth?: number;
   /** This call's format instead of the entry point's or codec's. */
   format?: Format;
+  /**
+   * Keys of plain objects and instances in code-unit order of their written
+   * names (Maps and Sets keep insertion order): canonical bytes. Default false.
+   */
+  sortKeys?: boolean;
+  /** Write only these fields of instances of these class keys. */
+  only?: FieldSelection;
+  /** Leave out these fields of instances of these class keys. */
+  except?: FieldSelection;
 }
+
+/** toPlain's options: encodeEntity's, without format. */
+export type ToPlainOptions = Omit<EncodeOptions, 'format'>;
+
+/** fromPlain's options: decodeEntity's, without format and legacy (maxBytes bounds the tree's JSON text). */
+export type FromPlainOptions = Omit<DecodeOptions, 'format' | 'legacy'>;
+
+/** JSON data, as JSON.parse makes it. */
+export type PlainValue = null | boolean | number | string | PlainValue[] | { [key: string]: PlainValue };
+
+/** The tree JSON.parse(encodeEntity(value, options)) would give, made without JSON text. */
+export function toPlain(value: unknown, options?: ToPlainOptions): PlainValue;
+
+/**
+ * Decode a plain tree of the JSON format (toPlain's, or a parsed request
+ * body), as decodeEntity decodes its text. Class, when given, is registered first.
+ */
+export function fromPlain<T = any>(plain: unknown, Class?: Class<T> | null, options?: FromPlainOptions): T;
+export function fromPlain<T = any>(plain: unknown, options: FromPlainOptions): T;
 
 export interface DecodeOptions {
   /** An unregistered class key: 'throw' ERR_UNKNOWN_CLASS (default) or decode as a 'plain' object. */
@@ -149,6 +202,9 @@ export interface Codec<F extends Format = 'json'> {
   encodeEntity(value: unknown, options?: EncodeOptions): Encoded<F>;
   decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class<T> | null, options?: DecodeOptions): T;
   decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
+  toPlain(value: unknown, options?: ToPlainOptions): PlainValue;
+  fromPlain<T = any>(plain: unknown, Class?: Class<T> | null, options?: FromPlainOptions): T;
+  fromPlain<T = any>(plain: unknown, options: FromPlainOptions): T;
 }
 
 export function createCodec(options: CodecOptions<'protobuf'> & { format: 'protobuf' }): Codec<'protobuf'>;
@@ -235,6 +291,9 @@ declare const darmok: {
   serializable: typeof serializable;
   encodeEntity: typeof encodeEntity;
   decodeEntity: typeof decodeEntity;
+  toPlain: typeof toPlain;
+  fromPlain: typeof fromPlain;
+  configure: typeof configure;
   createCodec: typeof createCodec;
   createRegistry: typeof createRegistry;
   transcode: typeof transcode;

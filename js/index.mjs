@@ -3,6 +3,6 @@ import './locate.mjs';
 import darmok from './index.cjs';
 
 export const {
-  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, transcode, init, DarmokError
+  encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError
 } = darmok;
 export default darmok;

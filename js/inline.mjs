@@ -2,6 +2,6 @@
 import darmok from './inline.cjs';
 
 export const {
-  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, transcode, init, DarmokError
+  encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError
 } = darmok;
 export default darmok;

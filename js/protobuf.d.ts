@@ -5,9 +5,10 @@ import type { Class, EncodeOptions, DecodeOptions, Bytes } from './index';
 export type {
   Class, FieldData, SerializableOptions, SerializableDecorator, EncodeOptions, DecodeOptions,
   SerializableFunction, Registry, Format, Encoded, CodecOptions, Codec, TranscodeOptions, DarmokErrorCode,
-  Bytes, ResponseLike, URLLike, WasmModule, WasmSource
+  Bytes, ResponseLike, URLLike, WasmModule, WasmSource,
+  KeyTransform, ConfigureOptions, FieldSelection, ToPlainOptions, FromPlainOptions, PlainValue
 } from './index';
-export { serializable, createRegistry, createCodec, transcode, init, DarmokError } from './index';
+export { serializable, createRegistry, createCodec, transcode, init, DarmokError, toPlain, fromPlain, configure } from './index';
 
 /** Encode a value to darmok protobuf bytes (a darmok.Document; a Buffer in Node). */
 export function encodeEntity(value: unknown, options?: EncodeOptions & { format?: 'protobuf' }): Bytes;
@@ -24,6 +25,9 @@ declare const darmok: {
   serializable: typeof import('./index').serializable;
   encodeEntity: typeof encodeEntity;
   decodeEntity: typeof decodeEntity;
+  toPlain: typeof import('./index').toPlain;
+  fromPlain: typeof import('./index').fromPlain;
+  configure: typeof import('./index').configure;
   createCodec: typeof import('./index').createCodec;
   createRegistry: typeof import('./index').createRegistry;
   transcode: typeof import('./index').transcode;

@@ -4,6 +4,6 @@ import './locate.mjs';
 import darmok from './protobuf.cjs';
 
 export const {
-  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, transcode, init, DarmokError
+  encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError
 } = darmok;
 export default darmok;
