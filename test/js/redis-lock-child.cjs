@@ -17,7 +17,7 @@ async function main() {
   const runs = combos.map((combo) => {
     let errors = 0;
     const cache = createCache({
-      client: combo.client, format: combo.format, prefix: combo.prefix, timeout: 500,
+      client: combo.client, format: combo.format, prefix: combo.prefix, timeout: 2000,
       lock: { ttl: 5000, wait: 5000, poll: 10 }, onError: () => { errors++; }
     });
     return { combo, cache, errors: () => errors, loads: 0 };
