@@ -30,8 +30,8 @@ const { DarmokError } = require('./errors.cjs');
 
 /* RESP's type byte of a bulk string, `$`: node-redis 5+'s RESP_TYPES.BLOB_STRING. */
 const BLOB_STRING = 36;
-const AS_BUFFER_5 = Object.freeze({ typeMapping: Object.freeze({ [BLOB_STRING]: Buffer }) });
-const AS_BUFFER_4 = Object.freeze({ returnBuffers: true });
+const AS_BUFFER_5 = { typeMapping: { [BLOB_STRING]: Buffer } };
+const AS_BUFFER_4 = { returnBuffers: true };
 
 /* Deletes KEYS[1] only while its value is ARGV[1]: releasing a lock we still hold. */
 const DEL_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";

@@ -43,34 +43,76 @@ function pack(format, staleAt, doc) {
   return out;
 }
 
+const MAGIC_BYTES = Buffer.from(MAGIC, 'latin1');
+const FORMAT_BYTES = [['json', Buffer.from('json ')], ['protobuf', Buffer.from('protobuf ')]];
+const SPACE = 0x20;
+const ZERO = 0x30;
+
 /*
  * An entry read back (a string or a Buffer) -> { format, staleAt, doc }, doc
  * the document as a string or a Buffer view of the entry's bytes; or a
  * string saying why it is not an entry of revision 1.
  */
 function unpack(raw) {
-  let head;
-  let end;
-  if (typeof raw === 'string') {
-    end = raw.indexOf('\n');
-    if (end < 0 || end > HEADER_MAX) return 'no darmok/redis header';
-    head = raw.slice(0, end);
-  } else {
-    end = raw.indexOf(NEWLINE);
-    if (end < 0 || end > HEADER_MAX) return 'no darmok/redis header';
-    head = raw.toString('latin1', 0, end);
+  return typeof raw === 'string' ? unpackText(raw) : unpackBytes(raw);
+}
+
+/* raw holds bytes at pos. */
+function startsAt(raw, pos, bytes) {
+  if (raw.length < pos + bytes.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (raw[pos + i] !== bytes[i]) return false;
+  return true;
+}
+
+/*
+ * Every read of the cache comes here: the header is checked byte by byte
+ * in JS, without making a string or calling into Buffer's C++ side.
+ */
+function unpackBytes(raw) {
+  const n = raw.length;
+  if (!startsAt(raw, 0, MAGIC_BYTES)) return whyNot(raw);
+  let pos = MAGIC_BYTES.length;
+  let format = null;
+  for (let f = 0; f < FORMAT_BYTES.length; f++) {
+    if (startsAt(raw, pos, FORMAT_BYTES[f][1])) {
+      format = FORMAT_BYTES[f][0];
+      pos += FORMAT_BYTES[f][1].length;
+      break;
+    }
   }
+  const digitsFrom = pos;
+  let staleAt = 0;
+  while (pos < n && pos - digitsFrom < 16) {
+    const d = raw[pos] - ZERO;
+    if (d < 0 || d > 9) break;
+    staleAt = staleAt * 10 + d;
+    pos++;
+  }
+  if (format === null || pos === digitsFrom || pos >= n || (raw[pos] !== NEWLINE && raw[pos] !== SPACE)) return whyNot(raw);
+  const end = raw[pos] === NEWLINE ? pos : raw.indexOf(NEWLINE, pos);
+  if (end < 0 || end > HEADER_MAX) return whyNot(raw);
+  return { format, staleAt, doc: raw.subarray(end + 1) };
+}
+
+/* Why raw is not an entry of revision 1 (the slow path of a bad entry). */
+function whyNot(raw) {
+  const r = unpackText(raw.toString('latin1', 0, Math.min(raw.length, HEADER_MAX + 1)));
+  return typeof r === 'string' ? r : 'a malformed darmok/redis header';
+}
+
+function unpackText(raw) {
+  const end = raw.indexOf('\n');
+  if (end < 0 || end > HEADER_MAX) return 'no darmok/redis header';
+  const head = raw.slice(0, end);
   if (!head.startsWith(MAGIC)) {
     return head.startsWith('darmok/') ? `an envelope revision this process does not read (${head.split(' ')[0]})` : 'no darmok/redis header';
   }
   const fields = head.slice(MAGIC.length).split(' ');
   const format = fields[0];
-  const staleAt = Number(fields[1]);
   if ((format !== 'json' && format !== 'protobuf') || !/^[0-9]{1,16}$/.test(fields[1])) {
     return 'a malformed darmok/redis header';
   }
-  const doc = typeof raw === 'string' ? raw.slice(end + 1) : raw.subarray(end + 1);
-  return { format, staleAt, doc };
+  return { format, staleAt: Number(fields[1]), doc: raw.slice(end + 1) };
 }
 
 module.exports = { pack, unpack, header, MAGIC };

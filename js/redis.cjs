@@ -159,6 +159,56 @@ function createCache(options) {
   }
 
   /*
+   * The commands in flight, oldest first. Every command of a cache has the
+   * same timeout, so deadlines come in the order commands were sent, and
+   * one timer, armed for the oldest, serves them all: a timer per command
+   * would start and stop libuv's timer on every call of the hot path.
+   * Answered commands are trimmed from both ends of the queue.
+   */
+  const inFlight = [];
+  let oldest = 0;
+  let timer = null;
+
+  function arm() {
+    while (oldest < inFlight.length && inFlight[oldest].done) oldest++;
+    if (oldest === inFlight.length) {
+      inFlight.length = 0;
+      oldest = 0;
+      timer = null;
+      return;
+    }
+    timer = setTimeout(expire, Math.max(1, inFlight[oldest].deadline - Date.now()));
+    // The cache never keeps a process alive; the client's socket does while it is open.
+    timer.unref();
+  }
+
+  function expire() {
+    const now = Date.now();
+    while (oldest < inFlight.length) {
+      const op = inFlight[oldest];
+      if (!op.done) {
+        if (op.deadline > now) break;
+        op.done = true;
+        op.reject(redisError(timeoutCause(timeout), op.what));
+      }
+      oldest++;
+    }
+    arm();
+  }
+
+  function answered(op) {
+    op.done = true;
+    let n = inFlight.length;
+    while (n > oldest && inFlight[n - 1].done) n--;
+    inFlight.length = n;
+    while (oldest < n && inFlight[oldest].done) oldest++;
+    if (oldest === n) {
+      inFlight.length = 0;
+      oldest = 0;
+    }
+  }
+
+  /*
    * One Redis command, bounded by `timeout`: send() makes it. Rejects with
    * ERR_REDIS; a client that says it is disconnected is not sent anything,
    * so nothing piles up in its offline queue.
@@ -172,12 +222,16 @@ function createCache(options) {
       return Promise.reject(redisError(err, what));
     }
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(redisError(timeoutCause(timeout), what)), timeout);
+      const op = { deadline: Date.now() + timeout, done: false, reject, what };
+      inFlight.push(op);
+      if (timer === null) arm();
       sent.then((v) => {
-        clearTimeout(timer);
+        if (op.done) return;
+        answered(op);
         resolve(v);
       }, (err) => {
-        clearTimeout(timer);
+        if (op.done) return;
+        answered(op);
         reject(redisError(err, what));
       });
     });
