@@ -270,7 +270,11 @@ export type DarmokErrorCode =
   | 'ERR_MEMORY'
   | 'ERR_INTERNAL'
   | 'ERR_INVALID_OPTION'
-  | 'ERR_VERSION';
+  | 'ERR_VERSION'
+  // darmok/redis (redis.d.ts)
+  | 'ERR_REDIS'
+  | 'ERR_CACHE_ENTRY'
+  | 'ERR_LOAD_TIMEOUT';
 
 /** Every failure of darmok. */
 export class DarmokError extends Error {

@@ -13,7 +13,7 @@ const { spawnSync, spawn } = require('node:child_process');
 const darmok = require('../../js/index.cjs');
 const pb = require('../../js/protobuf.cjs');
 const { makeFoo } = require('./browser/graph.cjs');
-const { startRedis } = require('./redis-server.cjs');
+const { startRedis } = require('./redis-servers.cjs');
 
 const root = path.join(__dirname, '..', '..');
 const cli = path.join(root, 'js', 'cli.cjs');

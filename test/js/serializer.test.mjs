@@ -17,7 +17,7 @@ import { serializable } from '../../js/index.mjs';
 import { keyvSerializer, bentoSerializer, createSerializer } from '../../js/serializer.mjs';
 
 const require = createRequire(import.meta.url);
-const { startRedis } = require('./redis-server.cjs');
+const { startRedis } = require('./redis-servers.cjs');
 const { createRegistry } = require('../../js/index.cjs');
 
 class Post {
