@@ -93,7 +93,11 @@ test('npm pack --dry-run lists only what runs, and everything the entries need',
   }
   for (const list of Object.values(pkg.typesVersions['*'])) needed.push(...list);
   for (const f of needed) assert.ok(files.includes(f.replace(/^\.\//, '')), `${f} is in the tarball`);
-  assert.deepStrictEqual(pkg.dependencies, undefined, 'no runtime dependencies');
+  // One small runtime dependency, for darmok/redis on a cluster; the rest
+  // of the package needs none, and no other file requires it.
+  assert.deepStrictEqual(Object.keys(pkg.dependencies || {}), ['cluster-key-slot']);
+  const requirers = files.filter((f) => f.endsWith('.cjs') && fs.readFileSync(path.join(root, f), 'utf8').includes("require('cluster-key-slot')"));
+  assert.deepStrictEqual(requirers, ['js/redis-clients.cjs']);
 });
 
 test(`engines states the Node floor this run meets (tested on Node ${process.versions.node})`, () => {
