@@ -111,7 +111,7 @@ async function inspect(args, out) {
   }
   const entry = unwrap(bytes);
   if (entry !== null) bytes = entry.document;
-  const format = formatOf(bytes, values.format);
+  const format = entry !== null && values.format === 'auto' ? entry.format : formatOf(bytes, values.format);
   const text = asJson(bytes, format);
   if (values.json) return out.write(text + '\n');
   const paint = painter(out);

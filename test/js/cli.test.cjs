@@ -219,3 +219,28 @@ test('inspect --redis: a missing key, a broken value, no server', async () => {
   const noKey = await cliAsync(['inspect', '--redis', redis.url]);
   assert.equal(noKey.status, 2);
 });
+
+test('inspect --redis: a darmok/redis cache entry shows its envelope, in both formats', async () => {
+  const { createClient } = require('redis');
+  const { createCache } = require('../../js/redis.cjs');
+  const client = await createClient({ url: redis.url }).connect();
+  try {
+    for (const format of ['json', 'protobuf']) {
+      const cache = createCache({ client, prefix: `cache:${format}:`, ttl: 60, format });
+      await cache.set('foo', makeFoo());
+      const res = await cliAsync(['inspect', '--redis', redis.url, `cache:${format}:foo`]);
+      assert.equal(res.status, 0, res.stderr);
+      const size = format === 'json' ? Buffer.byteLength(jsonText) : pbBytes.length;
+      assert.equal(res.stdout, `key "cache:${format}:foo": darmok ${format} document, ${size} bytes\n` +
+        `envelope:\n  revision: darmok/1\n  format: ${format}\n  staleAt: ${res.stdout.match(/staleAt: (\S+)/)[1]}\n` +
+        `document:\n${TREE}`);
+      assert.ok(Math.abs(Date.parse(res.stdout.match(/staleAt: (\S+)/)[1]) - (Date.now() + 60000)) < 10000);
+    }
+    await client.set('cache:bad', 'darmok/9 json 1\n{}');
+    const bad = await cliAsync(['inspect', '--redis', redis.url, 'cache:bad']);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /ERR_FORMAT[\s\S]*envelope revision this process does not read \(darmok\/9\)/);
+  } finally {
+    await client.quit();
+  }
+});
