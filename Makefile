@@ -52,7 +52,7 @@ C_TESTS := $(patsubst test/c/%.c,%,$(sort $(wildcard test/c/*.c)))
 
 .PHONY: build setup demo test test-c test-c32 test-c-wasm test-c-simd test-js wasm clean distclean
 
-build: $(BUILD)/darmok.wasm $(PROTOBUF_C_LICENSE)
+build: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(PROTOBUF_C_LICENSE)
 
 wasm: $(BUILD)/darmok.wasm
 
@@ -87,6 +87,12 @@ $(SETUP_STAMP): $(DEB_STAMP) $(NPM_STAMP)
 $(BUILD)/darmok.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt $(PB_HEADERS) $(call PB_OBJS,wasm) | $(SETUP_STAMP)
 	@mkdir -p $(BUILD)
 	$(EMCC) $(WASM_FLAGS) $(PB_CFLAGS) $(CORE_SRC) $(call PB_OBJS,wasm) -o $@
+
+# darmok/inline's core (js/inline.cjs): the .wasm as base64 in a CommonJS
+# module, so a bundle can carry it in its one file.
+$(BUILD)/darmok-inline.cjs: $(BUILD)/darmok.wasm
+	{ echo "// Made by make from build/darmok.wasm: the core as base64, for darmok/inline (js/inline.cjs)."; \
+	  printf "module.exports = '"; base64 -w0 $<; echo "';"; } > $@.tmp && mv $@.tmp $@
 
 # --- tests -----------------------------------------------------------------
 
@@ -157,7 +163,7 @@ test-c32:
 test-c32-run: $(addprefix $(BUILD)/c32/,$(C_TESTS))
 	@set -e; for t in $^; do $$t; done
 
-test-js: $(BUILD)/darmok.wasm
+test-js: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(PROTOBUF_C_LICENSE)
 	node --test test/js/
 
 # --- fuzzing ---------------------------------------------------------------
@@ -238,7 +244,7 @@ demo: $(BUILD)/darmok.wasm
 # and the setup stamps (distclean removes those and node_modules too).
 clean:
 	rm -rf $(BUILD)/c $(BUILD)/c32 $(BUILD)/cwasm $(BUILD)/csimd $(BUILD)/fuzz $(BUILD)/pb \
-	       $(BUILD)/gen $(BUILD)/darmok.wasm $(BUILD)/tmp
+	       $(BUILD)/gen $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/tmp
 
 distclean:
 	rm -rf $(BUILD) node_modules

@@ -13,10 +13,12 @@ const core = require('./core.cjs');
 const { acquire } = require('./encode.cjs');
 const { Decoder } = require('./decode.cjs');
 const { DarmokError } = require('./errors.cjs');
-const { Registry, defaultRegistry, createRegistry } = require('./registry.cjs');
+const { Registry, defaultRegistry, createRegistry, configure } = require('./registry.cjs');
 const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
 const { checkNames, unknownOption } = require('./options.cjs');
 const { withFormatHint, wrongBlob } = require('./sniff.cjs');
+const { shaping, SHAPING_OPTIONS } = require('./select.cjs');
+const { plainOfTape, plainText } = require('./plain.cjs');
 
 /*
  * The byte formats, by name. An entry:
@@ -71,7 +73,7 @@ const MAX_LENGTH = 16 * 1024 * 1024;
 const U32_MAX = 0xffffffff;
 
 /* The option names of each call. */
-const ENCODE_OPTIONS = new Set(['strict', 'maxDepth', 'format']);
+const ENCODE_OPTIONS = new Set(['strict', 'maxDepth', 'format', ...SHAPING_OPTIONS]);
 const DECODE_OPTIONS = new Set(['unknownClass', 'newerVersion', 'legacy', 'maxDepth', 'maxBytes', 'maxLength', 'format']);
 const CODEC_OPTIONS = new Set(['format', 'registry']);
 const TRANSCODE_OPTIONS = new Set(['from', 'to', 'maxDepth', 'maxBytes', 'maxLength']);
@@ -83,7 +85,7 @@ const TRANSCODE_OPTIONS = new Set(['from', 'to', 'maxDepth', 'maxBytes', 'maxLen
  */
 function isEncodeOption(name) {
   switch (name) {
-    case 'strict': case 'maxDepth': case 'format': return true;
+    case 'strict': case 'maxDepth': case 'format': case 'sortKeys': case 'only': case 'except': return true;
     default: return false;
   }
 }
@@ -131,10 +133,15 @@ function choice(options, name, values) {
   return v;
 }
 
+/* The option names of toPlain (encodeEntity's but format) and fromPlain (decodeEntity's but format and legacy). */
+const TO_PLAIN_OPTIONS = new Set([...ENCODE_OPTIONS].filter((name) => name !== 'format'));
+const FROM_PLAIN_OPTIONS = ['unknownClass', 'newerVersion', 'maxDepth', 'maxBytes', 'maxLength'];
+const FROM_PLAIN_NAMES = new Set(FROM_PLAIN_OPTIONS);
+
 /*
  * createCodec({ format = 'json', registry = the default registry }) ->
- * { format, registry, encodeEntity, decodeEntity, serializable }.
- * `serializable` registers into the codec's registry.
+ * { format, registry, encodeEntity, decodeEntity, toPlain, fromPlain,
+ * serializable }. `serializable` registers into the codec's registry.
  */
 function createCodec(options) {
   let format = 'json';
@@ -183,12 +190,14 @@ function createCodec(options) {
    *             classes, instead of skipping them / writing plain objects.
    *   maxDepth  default 1000; deeper nesting throws ERR_DEPTH.
    *   format    this call's format instead of the codec's ('json', 'protobuf').
+   *   sortKeys, only, except: the shaping of select.cjs (docs/SHAPING.md).
    * The value is only read. Re-entrant: a getter may call encodeEntity.
    */
   function encodeEntity(value, options) {
     let strict = false;
     let maxDepth = MAX_DEPTH;
     let how = impl;
+    let shape = null;
     if (options !== undefined && options !== null) {
       checkOptions(options, 'encodeEntity');
       if (options !== encodeChecked) {
@@ -200,14 +209,65 @@ function createCodec(options) {
       strict = s === true;
       maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
       if (options.format !== undefined) how = FORMATS[formatOf(options, format)];
+      shape = shaping(options);
     }
     const enc = acquire();
     try {
-      enc.run(value, strict, maxDepth, registry);
+      enc.run(value, strict, maxDepth, registry, shape);
       return how.encode(enc.w.buf, enc.w.pos, maxDepth);
     } finally {
       enc.release();
     }
+  }
+
+  /*
+   * toPlain(value, { strict?, maxDepth?, sortKeys?, only?, except? }) ->
+   * the tree JSON.parse(encodeEntity(value, options)) gives in the JSON
+   * format, whatever the codec's format, made from the encoder's tape
+   * without JSON text (plain.cjs).
+   */
+  function toPlain(value, options) {
+    let strict = false;
+    let maxDepth = MAX_DEPTH;
+    let shape = null;
+    if (options !== undefined && options !== null) {
+      checkOptions(options, 'toPlain');
+      checkNames(options, TO_PLAIN_OPTIONS, 'toPlain');
+      const s = options.strict;
+      if (s !== undefined && typeof s !== 'boolean') throw new DarmokError('ERR_INVALID_OPTION', 'strict must be true or false');
+      strict = s === true;
+      maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
+      shape = shaping(options);
+    }
+    const enc = acquire();
+    try {
+      enc.run(value, strict, maxDepth, registry, shape);
+      return plainOfTape(enc.w.buf, enc.w.pos);
+    } finally {
+      enc.release();
+    }
+  }
+
+  /*
+   * fromPlain(plain, Class?, options?) -> the value of a plain tree of the
+   * JSON format (toPlain's, or JSON.parse of a document): decoded as
+   * decodeEntity decodes its JSON text, with the same options, tags,
+   * migrations, limits (maxBytes: of that text) and errors; the tree must
+   * be JSON data (plain.cjs plainText).
+   */
+  function fromPlain(plain, Class, options) {
+    let opts = options;
+    if (opts === undefined && Class !== null && typeof Class === 'object') opts = Class;
+    const call = { format: 'json', legacy: 'none' };
+    let maxDepth = MAX_DEPTH;
+    if (opts !== undefined && opts !== null) {
+      checkOptions(opts, 'fromPlain');
+      checkNames(opts, FROM_PLAIN_NAMES, 'fromPlain');
+      for (const name of FROM_PLAIN_OPTIONS) if (opts[name] !== undefined) call[name] = opts[name];
+      maxDepth = limit(opts, 'maxDepth', MAX_DEPTH);
+    }
+    const text = plainText(plain, maxDepth);
+    return opts === Class ? decodeEntity(text, call) : decodeEntity(text, Class, call);
   }
 
   /*
@@ -296,6 +356,8 @@ function createCodec(options) {
     registry,
     encodeEntity,
     decodeEntity,
+    toPlain,
+    fromPlain,
     serializable: registry.serializable
   });
 }
@@ -367,6 +429,9 @@ function entryPoint(format) {
   const api = {
     encodeEntity: codec.encodeEntity,
     decodeEntity: codec.decodeEntity,
+    toPlain: codec.toPlain,
+    fromPlain: codec.fromPlain,
+    configure,
     serializable: defaultRegistry.serializable,
     createCodec,
     createRegistry,

@@ -21,11 +21,13 @@
  * every view, so views are re-taken (cheaply: only when memory.buffer
  * changed) after every call. No raw pointer ever leaves this file.
  *
- * Node loads build/darmok.wasm (relative to the package root) synchronously
- * at require time; elsewhere, init(bytesOrResponse) compiles asynchronously.
+ * Where the .wasm comes from is load.cjs's concern. Node (and darmok/inline)
+ * instantiate it synchronously at require time; elsewhere init(source)
+ * compiles asynchronously.
  */
 
 const { DarmokError, coreCode, documentPath, pathForMessage } = require('./errors.cjs');
+const load = require('./load.cjs');
 const { TapeReader, utf8Encoder, utf8Decoder, nodeBufferOf, isWellFormed, backslashesBefore } = require('./tape.cjs');
 
 /* JSON text as UTF-16 units, where there is no Buffer#ucs2Slice (outputText). */
@@ -166,30 +168,26 @@ function warmUp() {
   }
 }
 
-/* Node: instantiate build/darmok.wasm synchronously, now. */
+/* Instantiate the core synchronously, now, when load.cjs can (Node, or darmok/inline). */
 function loadSync() {
-  let fs;
-  let path;
-  try {
-    fs = require('fs');
-    path = require('path');
-  } catch {
-    loadError = 'no file system here: call init(bytesOrResponse)';
+  const mod = load.moduleSync();
+  if (!(mod instanceof WebAssembly.Module)) {
+    loadError = mod.message;
     return;
   }
-  const file = path.join(__dirname, '..', 'build', 'darmok.wasm');
   try {
-    const mod = new WebAssembly.Module(fs.readFileSync(file));
     setup(new WebAssembly.Instance(mod, makeImports(mod)));
   } catch (err) {
-    loadError = `cannot load ${file}: ${err && err.message}`;
+    loadError = `cannot instantiate the core: ${err && err.message}`;
   }
 }
 
 /*
  * init(source?) -> Promise<void>. A no-op when the core is ready. source:
- * the .wasm bytes (ArrayBuffer or a view), a WebAssembly.Module, a Response
- * or a Promise of one (compiled with streaming when available).
+ * the .wasm bytes (ArrayBuffer or a view), a WebAssembly.Module, a URL, a
+ * Response or a Promise of one (load.cjs compile). Without one: the
+ * synchronous load again, else the embedded bytes or the URL the ESM entry
+ * located.
  */
 function init(source) {
   // A wrong argument is refused even when the core is ready: it would be
@@ -198,10 +196,12 @@ function init(source) {
   if (wasm !== null) return Promise.resolve();
   if (source === undefined) {
     loadSync();
-    return wasm !== null ? Promise.resolve() : Promise.reject(notReady());
+    if (wasm !== null) return Promise.resolve();
+    source = load.defaultSource();
+    if (source === null) return Promise.reject(notReady());
   }
   if (pending === null) {
-    pending = compile(source).then(async (mod) => {
+    pending = load.compile(source).catch(notWasm).then(async (mod) => {
       if (!WebAssembly.Module.exports(mod).some((e) => e.name === 'dk_ctx_new')) {
         throw new DarmokError('ERR_INVALID_OPTION', "init(): this WebAssembly module is not darmok's core (build/darmok.wasm): it has no dk_ctx_new");
       }
@@ -211,42 +211,23 @@ function init(source) {
   return pending;
 }
 
-/* Whether init() takes source: bytes, a Module, a Response or a Promise (of one). */
+/* Whether init() takes source: bytes, a Module, a Response, a URL or a Promise (of one). */
 function isSource(source) {
   return source instanceof WebAssembly.Module || source instanceof ArrayBuffer || ArrayBuffer.isView(source) ||
+    load.isUrl(source) ||
     (source !== null && typeof source === 'object' && (typeof source.then === 'function' || typeof source.arrayBuffer === 'function'));
 }
 
 function badSource() {
-  return new DarmokError('ERR_INVALID_OPTION', 'init() takes the .wasm bytes, a WebAssembly.Module or a Response');
+  return new DarmokError('ERR_INVALID_OPTION', 'init() takes the .wasm bytes, a Response, a URL or a WebAssembly.Module');
 }
 
-/* source compiled; bytes that are not WebAssembly are ERR_INVALID_OPTION (with the CompileError as cause). */
-async function compileBytes(bytes) {
-  try {
-    return await WebAssembly.compile(bytes);
-  } catch (cause) {
-    const err = new DarmokError('ERR_INVALID_OPTION', `init(): the bytes are not a WebAssembly module (${cause && cause.message})`);
-    err.cause = cause;
-    throw err;
-  }
-}
-
-async function compile(source) {
-  source = await source;
-  if (source instanceof WebAssembly.Module) return source;
-  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return compileBytes(source);
-  if (source !== null && typeof source === 'object' && typeof source.arrayBuffer === 'function') {
-    if (typeof WebAssembly.compileStreaming === 'function') {
-      try {
-        return await WebAssembly.compileStreaming(source);
-      } catch {
-        // Wrong MIME type, or a consumed body: fall back to the bytes.
-      }
-    }
-    return compileBytes(await source.arrayBuffer());
-  }
-  throw badSource();
+/* Bytes that are not WebAssembly are ERR_INVALID_OPTION, with the CompileError as cause. */
+function notWasm(cause) {
+  if (!(cause instanceof WebAssembly.CompileError)) throw cause;
+  const err = new DarmokError('ERR_INVALID_OPTION', `init(): the bytes are not a WebAssembly module (${cause.message})`);
+  err.cause = cause;
+  throw err;
 }
 
 /* Calling darmok before its core is loaded: where there is no file to load it from, init() comes first. */

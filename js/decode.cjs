@@ -269,7 +269,7 @@ class Decoder {
 
   /* u32 n, then n x (key str, value) as own data properties of obj. */
   fields(obj) {
-    this.fieldsFrom(obj, 0, this.r.u32(), null, null);
+    this.fieldsFrom(obj, 0, this.r.u32(), null, null, null);
   }
 
   /* An instance of plan built by fields(); its keys may become plan's decode shape. */
@@ -277,7 +277,7 @@ class Decoder {
     const obj = Object.create(plan.proto);
     this.take(obj);
     const keys = [];
-    this.fieldsFrom(obj, 0, this.r.u32(), null, keys);
+    this.fieldsFrom(obj, 0, this.r.u32(), null, keys, plan.naming);
     // (A nested instance of the same class may have made the shape already.)
     offer(plan, 'decodeShape', 'decodeSeen', keys, makeDecodeShape);
     return obj;
@@ -307,7 +307,7 @@ class Decoder {
    */
   shapeMissed(shape, obj, i, n, k) {
     missed(shape, 'decodeShape', 'decodeSeen');
-    return this.fieldsFrom(obj, i, n, k, null);
+    return this.fieldsFrom(obj, i, n, k, null, shape.plan.naming);
   }
 
   /*
@@ -317,15 +317,16 @@ class Decoder {
    */
   shapeResume(shape, obj, i, n, x) {
     setOwn(obj, shape.keys[i], x);
-    return this.fieldsFrom(obj, i + 1, n, null, null);
+    return this.fieldsFrom(obj, i + 1, n, null, null, shape.plan.naming);
   }
 
   /*
    * Fields i to n-1 of obj (key str, value) as own data properties, with
-   * field i's key k read already (null: not read); each key also pushed to
-   * keys unless it is null. Returns obj.
+   * field i's key k read already (null: not read); each key as read also
+   * pushed to keys unless it is null. With names (a class's Naming), a key
+   * is the wire name of the field names.field() gives. Returns obj.
    */
-  fieldsFrom(obj, i, n, k, keys) {
+  fieldsFrom(obj, i, n, k, keys, names) {
     const r = this.r;
     let key = '';
     try {
@@ -333,6 +334,7 @@ class Decoder {
         key = k !== null ? k : r.key();
         k = null;
         if (keys !== null) keys.push(key);
+        if (names !== null) key = names.field(key);
         setOwn(obj, key, this.value());
       }
     } catch (err) {
@@ -427,7 +429,7 @@ class Decoder {
     } else if (this.unknownPlain) obj = {};
     else throw pathError('ERR_UNKNOWN_CLASS', `unknown class key ${JSON.stringify(shorten(key, 60))}: register the class with serializable()`);
     this.take(obj);
-    this.fields(obj);
+    this.fieldsFrom(obj, 0, r.u32(), null, null, plan === null ? null : plan.naming);
     return obj;
   }
 
@@ -465,8 +467,10 @@ class Decoder {
         configurable: true
       });
     }
+    // The data of the class's own field names: what its migrate steps and
+    // fromData are written against.
     const data = {};
-    this.fields(data);
+    this.fieldsFrom(data, 0, this.r.u32(), null, null, plan.naming);
     let obj;
     try {
       obj = build(plan, upgrade(plan, data, version, this.acceptNewer), target);

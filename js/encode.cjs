@@ -16,6 +16,11 @@
  *
  * The walk recurses once per container level, bounded by maxDepth, which is
  * checked before each container is entered.
+ *
+ * Per-call shaping (docs/SHAPING.md): sortKeys writes the keys of plain
+ * objects and instances in code-unit order of their written names; only /
+ * except (select.cjs) pick the fields of instances by class key. Without
+ * them nothing of this runs: an instance is written by its shape.
  */
 
 const T = require('./tape.cjs');
@@ -211,14 +216,26 @@ class Encoder {
     this.busy = false;
     /* Where instances find their plans (registry.cjs). */
     this.registry = defaultRegistry;
+    /* This call's shaping: sortKeys, and the only/except of select.cjs
+       (class key -> Set of fields, or null); custom: any of them. */
+    this.sortKeys = false;
+    this.only = null;
+    this.except = null;
+    this.custom = false;
   }
 
   /*
    * Write the tape of value into this.w (bytes w.buf[0..w.pos)). Throws a
    * DarmokError with its path; the writer is left for release() to reset.
    */
-  run(value, strict, maxDepth, registry) {
+  run(value, strict, maxDepth, registry, shaping) {
     this.registry = registry === undefined ? defaultRegistry : registry;
+    if (shaping !== undefined && shaping !== null) {
+      this.sortKeys = shaping.sortKeys;
+      this.only = shaping.only;
+      this.except = shaping.except;
+      this.custom = true;
+    }
     this.strict = strict;
     this.maxDepth = maxDepth;
     this.depth = 0;
@@ -254,6 +271,12 @@ class Encoder {
     // 100-Post protobuf round trips; none with a new Set).
     if (this.next > FEW_OBJECTS) this.seen = new Set();
     this.w.reset();
+    if (this.custom) {
+      this.sortKeys = false;
+      this.only = null;
+      this.except = null;
+      this.custom = false;
+    }
     this.busy = false;
   }
 
@@ -364,7 +387,7 @@ class Encoder {
     const plan = this.registry.planOf(proto);
     if (plan !== null) {
       this.take(v);
-      if (plan.simple) this.instance(v, plan);
+      if (plan.simple && (!this.custom || this.untouched(plan))) this.instance(v, plan);
       else {
         this.head(plan);
         this.planned(v, plan);
@@ -372,6 +395,12 @@ class Encoder {
       return;
     }
     this.builtin(v, proto);
+  }
+
+  /* Whether this call's shaping leaves plan's instances as they are. */
+  untouched(plan) {
+    return !this.sortKeys && (this.only === null || !this.only.has(plan.key)) &&
+      (this.except === null || !this.except.has(plan.key));
   }
 
   /* The op, class key and version of an instance of plan. */
@@ -402,7 +431,7 @@ class Encoder {
     const w = this.w;
     const at = w.pos;
     w.u32(0);
-    w.patchU32(at, this.pairs(v, keys, null, false));
+    w.patchU32(at, this.pairs(v, keys, null, false, plan.naming));
     this.depth--;
     offer(plan, 'encodeShape', 'encodeSeen', keys, makeEncodeShape);
   }
@@ -472,19 +501,22 @@ class Encoder {
 
   /*
    * Write (key str, value) for each own enumerable key of v, in Object.keys
-   * order, except those in skip (a Set, or null) and function- or
-   * symbol-valued ones; return how many were written.
+   * order (sorted under sortKeys), except those in skip (a Set, or null)
+   * and function- or symbol-valued ones; return how many were written.
    */
   ownPairs(v, skip) {
-    return this.pairs(v, Object.keys(v), skip, false);
+    const keys = Object.keys(v);
+    if (this.sortKeys) keys.sort();
+    return this.pairs(v, keys, skip, false, null);
   }
 
   /*
    * Write (key str, value) for each of keys in obj, except those in skip
    * (a Set, or null), those obj lacks when onlyPresent, and function- or
-   * symbol-valued ones; return how many were written.
+   * symbol-valued ones; return how many were written. Keys are written as
+   * names.wire() gives them when names (a Naming) is not null.
    */
-  pairs(obj, keys, skip, onlyPresent) {
+  pairs(obj, keys, skip, onlyPresent, names) {
     const w = this.w;
     let n = 0;
     let key = '';
@@ -497,7 +529,7 @@ class Encoder {
         if (onlyPresent && !hasOwn.call(obj, key)) continue;
         const x = obj[key];
         if (this.skipped(x)) continue;
-        w.str(key);
+        w.str(names === null ? key : names.wire(key));
         this.value(x);
         n++;
       }
@@ -509,9 +541,11 @@ class Encoder {
 
   /*
    * u32 n, then n x (key str, value): the fields of an instance whose class
-   * has toData, fields or exclude (registry.cjs makePlan). toData(v) gives
-   * the object whose fields are written; `fields` fixes which and in what
-   * order (a name the object lacks is skipped); `exclude` drops names.
+   * has toData, fields or exclude (registry.cjs makePlan), or that this
+   * call's shaping touches (untouched). toData(v) gives the object whose
+   * fields are written; `fields` fixes which and in what order (a name the
+   * object lacks is skipped); `exclude` drops names; so do only / except;
+   * sortKeys orders them by their written names.
    */
   planned(v, plan) {
     let data = v;
@@ -525,10 +559,35 @@ class Encoder {
     this.enter();
     const w = this.w;
     const fixed = plan.fields;
+    let keys = fixed === null ? Object.keys(data) : fixed;
+    if (this.custom) keys = this.selected(keys, plan);
     const at = w.pos;
     w.u32(0);
-    w.patchU32(at, this.pairs(data, fixed === null ? Object.keys(data) : fixed, plan.excluded, fixed !== null));
+    w.patchU32(at, this.pairs(data, keys, plan.excluded, fixed !== null, plan.naming));
     this.depth--;
+  }
+
+  /*
+   * keys (never changed: it may be plan.fields) as this call's only /
+   * except of plan's class leave them, sorted under sortKeys by their
+   * written names.
+   */
+  selected(keys, plan) {
+    const only = this.only === null ? undefined : this.only.get(plan.key);
+    const except = this.except === null ? undefined : this.except.get(plan.key);
+    if (only !== undefined || except !== undefined) {
+      keys = keys.filter((k) => (only === undefined || only.has(k)) && (except === undefined || !except.has(k)));
+    }
+    if (!this.sortKeys) return keys;
+    const names = plan.naming;
+    if (names === null) return keys.slice().sort();
+    const wires = new Map();
+    for (let i = 0; i < keys.length; i++) wires.set(keys[i], names.wire(keys[i]));
+    return keys.slice().sort((a, b) => {
+      const x = wires.get(a);
+      const y = wires.get(b);
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
   }
 
   array(v) {
@@ -837,9 +896,10 @@ function encodeTape(value, options) {
   const strict = options !== undefined && options.strict === true;
   const maxDepth = options !== undefined && options.maxDepth !== undefined ? options.maxDepth : 1000;
   const registry = options !== undefined ? options.registry : undefined;
+  const shaping = options !== undefined ? options.shaping : undefined;
   const enc = acquire();
   try {
-    enc.run(value, strict, maxDepth, registry);
+    enc.run(value, strict, maxDepth, registry, shaping);
     return enc.w.buf.slice(0, enc.w.pos);
   } finally {
     enc.release();

@@ -46,7 +46,10 @@ const CODES = Object.freeze([
   'ERR_VERSION', //            an instance of a class version decode cannot read
   'ERR_UNEXPECTED_CLASS', //   decodeEntity(blob, Class): the top-level instance is of another class
   'ERR_REENTRANT', //          darmok called from a migrate or fromData that a decode is running
-  'ERR_NOT_READY' //           a call before the WebAssembly core is loaded (init())
+  'ERR_NOT_READY', //          a call before the WebAssembly core is loaded (init())
+  'ERR_REDIS', //              darmok/redis: the Redis client failed (redis.cjs)
+  'ERR_CACHE_ENTRY', //        darmok/redis: a cache entry that is not darmok's envelope
+  'ERR_LOAD_TIMEOUT' //        darmok/redis: a loader ran past its time
 ]);
 
 /* C enum dk_code by number (numbered from 0, only ever appended). */

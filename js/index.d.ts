@@ -35,7 +35,32 @@ export interface SerializableOptions<T = any> {
   toData?: (instance: T) => FieldData;
   /** Build the instance from its (migrated) field data; default: Object.create(prototype) plus the fields. */
   fromData?: (data: FieldData) => T;
+  /**
+   * The names fields are written under (docs/SHAPING.md): a named inflection,
+   * or a function called once per field name per class. null: none, also
+   * over a superclass's or configure()'s. Default: inherited.
+   */
+  transformKeys?: KeyTransform | null;
+  /** Exact wire names of fields, over transformKeys; merged with superclasses' and configure()'s. */
+  rename?: Readonly<Record<string, string>>;
 }
+
+/** A key inflection: camelCase, snake_case, kebab-case, PascalCase, or a function of (field, classKey). */
+export type KeyTransform = 'camel' | 'snake' | 'kebab' | 'pascal' | ((field: string, classKey: string) => string);
+
+/** Defaults for the classes that do not set these options themselves. */
+export interface ConfigureOptions {
+  /** null clears the default. */
+  transformKeys?: KeyTransform | null;
+  /** null clears the default. */
+  rename?: Readonly<Record<string, string>> | null;
+}
+
+/** Set global defaults of class options; every class whose names change drops its cached code. */
+export function configure(options: ConfigureOptions): void;
+
+/** Field selection by class key: `{ Post: ['id', 'title'] }`. Compiled once per object. */
+export type FieldSelection = Readonly<Record<string, ReadonlyArray<string>>>;
 
 /** What serializable() returns in its decorator-factory forms. */
 export interface SerializableDecorator {
@@ -72,7 +97,35 @@ export interface EncodeOptions {
   maxDepth?: number;
   /** This call's format instead of the entry point's or codec's. */
   format?: Format;
+  /**
+   * Keys of plain objects and instances in code-unit order of their written
+   * names (Maps and Sets keep insertion order): canonical bytes. Default false.
+   */
+  sortKeys?: boolean;
+  /** Write only these fields of instances of these class keys. */
+  only?: FieldSelection;
+  /** Leave out these fields of instances of these class keys. */
+  except?: FieldSelection;
 }
+
+/** toPlain's options: encodeEntity's, without format. */
+export type ToPlainOptions = Omit<EncodeOptions, 'format'>;
+
+/** fromPlain's options: decodeEntity's, without format and legacy (maxBytes bounds the tree's JSON text). */
+export type FromPlainOptions = Omit<DecodeOptions, 'format' | 'legacy'>;
+
+/** JSON data, as JSON.parse makes it. */
+export type PlainValue = null | boolean | number | string | PlainValue[] | { [key: string]: PlainValue };
+
+/** The tree JSON.parse(encodeEntity(value, options)) would give, made without JSON text. */
+export function toPlain(value: unknown, options?: ToPlainOptions): PlainValue;
+
+/**
+ * Decode a plain tree of the JSON format (toPlain's, or a parsed request
+ * body), as decodeEntity decodes its text. Class, when given, is registered first.
+ */
+export function fromPlain<T = any>(plain: unknown, Class?: Class<T> | null, options?: FromPlainOptions): T;
+export function fromPlain<T = any>(plain: unknown, options: FromPlainOptions): T;
 
 export interface DecodeOptions {
   /** An unregistered class key: 'throw' ERR_UNKNOWN_CLASS (default) or decode as a 'plain' object. */
@@ -104,11 +157,11 @@ export interface DecodeOptions {
 }
 
 /** Encode a value to darmok protobuf bytes (a Buffer in Node). */
-export function encodeEntity(value: unknown, options: EncodeOptions & { format: 'protobuf' }): Uint8Array;
+export function encodeEntity(value: unknown, options: EncodeOptions & { format: 'protobuf' }): Bytes;
 /** Encode a value to darmok JSON text. */
 export function encodeEntity(value: unknown, options?: EncodeOptions & { format?: 'json' }): string;
 /** A format known only at run time: JSON text or protobuf bytes. */
-export function encodeEntity(value: unknown, options: EncodeOptions): string | Uint8Array;
+export function encodeEntity(value: unknown, options: EncodeOptions): string | Bytes;
 
 /**
  * Decode darmok JSON text (a string, or UTF-8 bytes), or protobuf bytes with
@@ -147,7 +200,7 @@ export function createRegistry(): Registry;
 export type Format = 'json' | 'protobuf';
 
 /** What a format's encodeEntity returns. */
-export type Encoded<F extends Format> = F extends 'protobuf' ? Uint8Array : string;
+export type Encoded<F extends Format> = F extends 'protobuf' ? Bytes : string;
 
 export interface CodecOptions<F extends Format = Format> {
   /** Default 'json'. */
@@ -167,6 +220,9 @@ export interface Codec<F extends Format = 'json'> {
   decodeEntity<C extends Class>(blob: string | Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C>;
   decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class | null, options?: DecodeOptions): T;
   decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
+  toPlain(value: unknown, options?: ToPlainOptions): PlainValue;
+  fromPlain<T = any>(plain: unknown, Class?: Class<T> | null, options?: FromPlainOptions): T;
+  fromPlain<T = any>(plain: unknown, options: FromPlainOptions): T;
 }
 
 export function createCodec(options: CodecOptions<'protobuf'> & { format: 'protobuf' }): Codec<'protobuf'>;
@@ -186,14 +242,40 @@ export interface TranscodeOptions {
  * without building JS values: to 'protobuf' gives bytes (a Buffer in Node),
  * to 'json' a string. A round trip gives back identical bytes.
  */
-export function transcode(blob: string | Uint8Array, options: TranscodeOptions & { to: 'protobuf' }): Uint8Array;
+export function transcode(blob: string | Uint8Array, options: TranscodeOptions & { to: 'protobuf' }): Bytes;
 export function transcode(blob: Uint8Array, options: TranscodeOptions & { to: 'json' }): string;
 
 /**
- * Ready the WebAssembly core. In Node it is ready at load and this resolves
- * at once; elsewhere pass the .wasm bytes, a WebAssembly.Module or a Response.
+ * Protobuf bytes as encodeEntity and transcode return them: a Buffer where
+ * Node's types are loaded (it is one in Node), else a Uint8Array (what a
+ * browser gets). So the bytes go straight into ioredis or node-redis.
  */
-export function init(source?: BufferSource | WebAssembly.Module | Response | PromiseLike<Response>): Promise<void>;
+export type Bytes = typeof globalThis extends { Buffer: { allocUnsafe(size: number): infer B } } ? B : Uint8Array;
+
+/** What init() uses of a fetch() Response (so no DOM lib is needed). */
+export interface ResponseLike {
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** A URL (WHATWG), by the members init() reads. */
+export interface URLLike {
+  readonly href: string;
+  readonly protocol: string;
+}
+
+/** A compiled WebAssembly.Module, where the project's libs declare one (DOM, or a runtime's types). */
+export type WasmModule = typeof globalThis extends { WebAssembly: { Module: abstract new (...args: any[]) => infer M } } ? M : never;
+
+/** The core's .wasm for init(): its bytes, a Response or a Promise of one, a URL, or a compiled Module. */
+export type WasmSource = ArrayBuffer | ArrayBufferView | ResponseLike | PromiseLike<ResponseLike> | URLLike | WasmModule;
+
+/**
+ * Ready the WebAssembly core. In Node (and with darmok/inline) it is ready
+ * at load and this resolves at once; elsewhere call it once and await it:
+ * without a source it fetches the .wasm the ESM entry located (or compiles
+ * the embedded one).
+ */
+export function init(source?: WasmSource | PromiseLike<WasmSource>): Promise<void>;
 
 /** decodeEntity's default maxDepth, and encodeEntity's: 1000. */
 export const MAX_DEPTH: number;
@@ -216,7 +298,11 @@ export type DarmokErrorCode =
   | 'ERR_VERSION'
   | 'ERR_UNEXPECTED_CLASS'
   | 'ERR_REENTRANT'
-  | 'ERR_NOT_READY';
+  | 'ERR_NOT_READY'
+  // darmok/redis (redis.d.ts)
+  | 'ERR_REDIS'
+  | 'ERR_CACHE_ENTRY'
+  | 'ERR_LOAD_TIMEOUT';
 
 /** Every failure of darmok. */
 export class DarmokError extends Error {
@@ -241,6 +327,9 @@ declare const darmok: {
   serializable: typeof serializable;
   encodeEntity: typeof encodeEntity;
   decodeEntity: typeof decodeEntity;
+  toPlain: typeof toPlain;
+  fromPlain: typeof fromPlain;
+  configure: typeof configure;
   createCodec: typeof createCodec;
   createRegistry: typeof createRegistry;
   transcode: typeof transcode;

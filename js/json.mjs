@@ -1,8 +1,9 @@
 // ESM entry for darmok/json: re-exports the CommonJS implementation.
+import './locate.mjs';
 import darmok from './json.cjs';
 
 export const {
-  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, transcode, init, DarmokError,
+  encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError,
   MAX_DEPTH, MAX_BYTES, MAX_LENGTH
 } = darmok;
 export default darmok;

@@ -1,19 +1,24 @@
 // Types for darmok/protobuf: the functions of darmok/json (index.d.ts) with
 // protobuf bytes in place of JSON text.
-import type { Class, EncodeOptions, DecodeOptions } from './index';
+import type { Class, EncodeOptions, DecodeOptions, Bytes } from './index';
 
 export type {
   Class, FieldData, SerializableOptions, SerializableDecorator, EncodeOptions, DecodeOptions,
-  SerializableFunction, Registry, Format, Encoded, CodecOptions, Codec, TranscodeOptions, DarmokErrorCode
+  SerializableFunction, Registry, Format, Encoded, CodecOptions, Codec, TranscodeOptions, DarmokErrorCode,
+  Bytes, ResponseLike, URLLike, WasmModule, WasmSource,
+  KeyTransform, ConfigureOptions, FieldSelection, ToPlainOptions, FromPlainOptions, PlainValue
 } from './index';
-export { serializable, createRegistry, createCodec, transcode, init, DarmokError, MAX_DEPTH, MAX_BYTES, MAX_LENGTH } from './index';
+export {
+  serializable, createRegistry, createCodec, transcode, init, DarmokError, toPlain, fromPlain, configure,
+  MAX_DEPTH, MAX_BYTES, MAX_LENGTH
+} from './index';
 
 /** Encode a value to darmok protobuf bytes (a darmok.Document; a Buffer in Node). */
-export function encodeEntity(value: unknown, options?: EncodeOptions & { format?: 'protobuf' }): Uint8Array;
+export function encodeEntity(value: unknown, options?: EncodeOptions & { format?: 'protobuf' }): Bytes;
 /** With `{ format: 'json' }`: darmok JSON text. */
 export function encodeEntity(value: unknown, options: EncodeOptions & { format: 'json' }): string;
 /** A format known only at run time: protobuf bytes or JSON text. */
-export function encodeEntity(value: unknown, options: EncodeOptions): Uint8Array | string;
+export function encodeEntity(value: unknown, options: EncodeOptions): Bytes | string;
 
 /**
  * Decode darmok protobuf bytes. Class, when given, is registered first, and
@@ -29,6 +34,9 @@ declare const darmok: {
   serializable: typeof import('./index').serializable;
   encodeEntity: typeof encodeEntity;
   decodeEntity: typeof decodeEntity;
+  toPlain: typeof import('./index').toPlain;
+  fromPlain: typeof import('./index').fromPlain;
+  configure: typeof import('./index').configure;
   createCodec: typeof import('./index').createCodec;
   createRegistry: typeof import('./index').createRegistry;
   transcode: typeof import('./index').transcode;

@@ -1,9 +1,10 @@
 // ESM entry for darmok/protobuf: re-exports the CommonJS implementation, so
 // `require` and `import` share one class registry.
+import './locate.mjs';
 import darmok from './protobuf.cjs';
 
 export const {
-  encodeEntity, decodeEntity, serializable, createCodec, createRegistry, transcode, init, DarmokError,
+  encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError,
   MAX_DEPTH, MAX_BYTES, MAX_LENGTH
 } = darmok;
 export default darmok;

@@ -19,6 +19,7 @@
 
 const { DarmokError, pathError, shorten } = require('./errors.cjs');
 const { checkNames } = require('./options.cjs');
+const { namingOf, transformOption, renameOption } = require('./naming.cjs');
 
 const U32_MAX = 0xffffffff;
 const defineProperty = Object.defineProperty;
@@ -26,10 +27,12 @@ const hasOwn = Object.prototype.hasOwnProperty;
 
 /* Option names serializable(Class, options) accepts. */
 const OPTIONS = new Set([
-  'key', 'nested', 'version', 'migrate', 'aliases', 'exclude', 'fields', 'toData', 'fromData'
+  'key', 'nested', 'version', 'migrate', 'aliases', 'exclude', 'fields', 'toData', 'fromData',
+  'transformKeys', 'rename'
 ]);
 /* The options that change how a class is written or rebuilt. */
-const PLAN_OPTIONS = ['version', 'migrate', 'aliases', 'exclude', 'fields', 'toData', 'fromData'];
+const PLAN_OPTIONS = ['version', 'migrate', 'aliases', 'exclude', 'fields', 'toData', 'fromData',
+  'transformKeys', 'rename'];
 
 /*
  * Class names a minifier or a compiler makes (`n`, `t2`, `_a`, Babel's
@@ -139,7 +142,11 @@ function slotBase(Class) {
  *                 (shapes.cjs): null until then, false when there is none.
  *   encodeSeen    instances through the generic loop so far (shapes.cjs
  *   decodeSeen    SHAPE_AFTER). These four are the only fields not fixed
- *                 at registration.
+ *                 at registration, with:
+ *   naming        the wire names of the fields (naming.cjs), or null when
+ *                 they are the fields' own; set by Registry#reshape from
+ *   shaping       the class's own { transformKeys, rename }, its
+ *                 superclasses' and configure()'s defaults.
  */
 function makePlan(Class, key, options, old) {
   const what = `serializable(${key})`;
@@ -180,7 +187,12 @@ function makePlan(Class, key, options, old) {
     encodeShape: null,
     decodeShape: null,
     encodeSeen: 0,
-    decodeSeen: 0
+    decodeSeen: 0,
+    shaping: {
+      transformKeys: transformOption(options.transformKeys, what),
+      rename: renameOption(options.rename, what)
+    },
+    naming: null
   };
 }
 
@@ -238,6 +250,7 @@ class Registry {
     this.warned = new Set();
     // The three forms of serializable(), bound to this registry.
     this.serializable = makeSerializable(this);
+    registries.push(new WeakRef(this));
   }
 
   /*
@@ -283,6 +296,9 @@ class Registry {
       for (const alias of plan.aliases) this.claim(this.byAlias, alias, plan);
       this.warnShared(plan);
       this.byProto.set(plan.proto, plan);
+      // A class's names depend on its superclasses' options: every plan
+      // of the registry is looked at again (registration is rare).
+      this.reshape(this.namings(defaults));
       try {
         defineProperty(Class, '_serializationKey', {
           value: key, writable: true, enumerable: false, configurable: true
@@ -307,6 +323,40 @@ class Registry {
       }
     }
     return plan;
+  }
+
+  /*
+   * The Naming every plan would have under the global defaults d, as
+   * [plan, naming] pairs (naming.cjs namingOf); throws ERR_INVALID_OPTION
+   * when one cannot be made (two fields given one wire name), before
+   * anything changed.
+   */
+  namings(d) {
+    const out = [];
+    for (const plan of this.byProto.values()) {
+      const inherited = [];
+      for (let p = Object.getPrototypeOf(plan.proto); p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+        const above = this.byProto.get(p);
+        if (above !== undefined) inherited.push(above.shaping);
+      }
+      out.push([plan, namingOf(plan.key, plan.shaping, inherited, d, plan.fields, plan.naming)]);
+    }
+    return out;
+  }
+
+  /*
+   * Give each plan its naming (from namings()); a plan whose names change
+   * drops its shapes, whose code has the old names in it.
+   */
+  reshape(pairs) {
+    for (const [plan, naming] of pairs) {
+      if (plan.naming === naming) continue;
+      plan.naming = naming;
+      plan.encodeShape = null;
+      plan.decodeShape = null;
+      plan.encodeSeen = 0;
+      plan.decodeSeen = 0;
+    }
   }
 
   /* Every name that maps to plan old maps to plan instead. */
@@ -614,6 +664,46 @@ function unexpectedClass(expected, key, plan) {
   return err;
 }
 
+/* Every registry made, held weakly, for configure(). */
+const registries = [];
+
+/* configure()'s defaults for the options of every class. */
+let defaults = { transformKeys: undefined, rename: undefined };
+
+/* The option names configure() takes. */
+const CONFIGURE_OPTIONS = ['transformKeys', 'rename'];
+
+/*
+ * configure({ transformKeys?, rename? }): defaults for the classes of
+ * every registry that do not set these options themselves (see namingOf
+ * in naming.cjs for how they combine); null clears one. Every class whose
+ * names change drops its shapes at once.
+ */
+function configure(options) {
+  if (options === null || typeof options !== 'object') throw invalid('configure() takes an options object');
+  for (const name of Object.keys(options)) {
+    if (!CONFIGURE_OPTIONS.includes(name)) {
+      throw invalid(`configure(): unknown option "${name}" (it takes ${CONFIGURE_OPTIONS.join(', ')})`);
+    }
+  }
+  const next = { ...defaults };
+  if (options.transformKeys !== undefined) next.transformKeys = transformOption(options.transformKeys, 'configure()');
+  if (options.rename !== undefined) next.rename = renameOption(options.rename, 'configure()');
+  const live = [];
+  for (let i = 0; i < registries.length; i++) {
+    const r = registries[i].deref();
+    if (r !== undefined) live.push(r);
+  }
+  // Every registry's names first: one that fails leaves all as they were.
+  const all = live.map((r) => [r, r.namings(next)]);
+  defaults = next;
+  registries.length = 0;
+  for (const [r, pairs] of all) {
+    registries.push(new WeakRef(r));
+    r.reshape(pairs);
+  }
+}
+
 /* A new, empty registry for createCodec({ registry }). */
 function createRegistry() {
   return new Registry();
@@ -632,5 +722,7 @@ module.exports = {
   newerVersionError,
   build,
   setOwn,
-  unexpectedClass
+  unexpectedClass,
+  configure,
+  CONFIGURE_OPTIONS
 };

@@ -25,7 +25,10 @@
  *           generic loop from there.
  *
  * Either way the bytes and the objects are exactly those of the generic
- * loops; shapes only take less time. Keys are put into the source as
+ * loops; shapes only take less time. A class with a naming (naming.cjs)
+ * has its wire names in its shapes' constants: the bytes a shape writes
+ * and matches are the wire names, the properties it reads and sets the
+ * class's own field names. Keys are put into the source as
  * JSON.stringify literals (a JSON string is a JavaScript string literal),
  * never as identifiers, so no key can change the code.
  *
@@ -160,10 +163,11 @@ function makeEncodeShape(plan, keys) {
   }
   if (j !== ${n}) return false;`;
   }
+  const naming = plan.naming;
   let body = '';
   for (let i = 0; i < n; i++) {
     const k = JSON.stringify(keys[i]);
-    const bytes = tapeBytes((w) => w.str(keys[i]));
+    const bytes = tapeBytes((w) => w.str(naming === null ? keys[i] : naming.wire(keys[i])));
     // e.skipped: functions and symbols are left out (or throw, strict).
     body += `      x = v[${k}];
       if (!e.skipped(x)) { ${constantBytes(bytes, `k${i}`, names, values)} e.value(x); count++; }
@@ -190,8 +194,8 @@ ${body}  } catch (err) {
 }
 
 /*
- * The decode shape of plan's instances with these keys (null and false as
- * for makeEncodeShape): { plan, keys, misses, epoch, build(d, r, n),
+ * The decode shape of plan's instances with these keys as read (wire
+ * names; null and false as for makeEncodeShape): { plan, keys, misses, epoch, build(d, r, n),
  * onChain() } where onChain tells whether a key is on the prototype chain and build makes the
  * instance whose n fields follow on reader r (d: the Decoder: d.take,
  * d.value(), d.shapeMissed for the hand-over). The decoder runs it only
@@ -201,16 +205,19 @@ ${body}  } catch (err) {
  * decoded instance left frees their hidden class, and V8 throws build's
  * optimized code away.
  */
-function makeDecodeShape(plan, keys) {
-  if (!shapeable(keys)) return null;
+function makeDecodeShape(plan, wires) {
+  if (!shapeable(wires)) return null;
+  // keys: the fields the wire names set (shape.keys, for the hand-over).
+  const keys = plan.naming === null ? wires : wires.map((wire) => plan.naming.field(wire));
   let body = '';
   let blank = '';
   let onChain = 'false';
   for (let i = 0; i < keys.length; i++) {
     const k = JSON.stringify(keys[i]);
+    const wk = JSON.stringify(wires[i]);
     onChain += ` || ${k} in proto`;
-    const read = `{ k = r.key(); if (k !== ${k}) break fast; }`;
-    const bytes = tapeBytes((w) => w.str(keys[i]));
+    const read = `{ k = r.key(); if (k !== ${wk}) break fast; }`;
+    const bytes = tapeBytes((w) => w.str(wires[i]));
     if (bytes.length <= 4 + 24 && (bytes[0] & T.STR_ASCII) !== 0) {
       // A key written in full (not a key reference) is matched on its
       // tape bytes, header included: no string made or looked up. With
@@ -224,10 +231,10 @@ function makeDecodeShape(plan, keys) {
       body += `        p = r.pos;\n`;
       body += `        if (!raw && (b[p] & ${T.STR_KEYREF}) === ${T.STR_KEYREF}) {\n`;
       body += `          r.pos = p + 4;\n`;
-      body += `          if (${ref} !== ${k}) { r.pos = p; ${read} }\n`;
+      body += `          if (${ref} !== ${wk}) { r.pos = p; ${read} }\n`;
       body += `        } else if (${same}) {\n`;
       body += `          r.pos = p + ${bytes.length};\n`;
-      body += `          if (!raw) r.keys.push(${k});\n`;
+      body += `          if (!raw) r.keys.push(${wk});\n`;
       body += `        } else ${read}\n`;
     } else {
       body += `        ${read}\n`;

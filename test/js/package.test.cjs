@@ -61,7 +61,49 @@ test('npm pack ships the core; an installed copy works from require and import',
     `);
     const out = JSON.parse(execFileSync(process.execPath, ['main.mjs'], { cwd: app, encoding: 'utf8' }));
     assert.deepStrictEqual(out, ['{"p":{"$":"Point","x":3,"y":4},"at":{"$Date":"1970-01-01T00:00:00.000Z"}}', true, 5, 0, true]);
+
+    // The entries of issue 27 from the installed copy: darmok/inline, darmok/serializer, and the bin.
+    fs.writeFileSync(path.join(app, 'more.cjs'), `
+      const inline = require('darmok/inline');
+      const { keyvSerializer } = require('darmok/serializer');
+      console.log(JSON.stringify([inline.encodeEntity(new Map([[1, 2]])), keyvSerializer.deserialize(keyvSerializer.serialize({ value: 5n })).value === 5n]));
+    `);
+    assert.deepStrictEqual(JSON.parse(execFileSync(process.execPath, ['more.cjs'], { cwd: app, encoding: 'utf8' })), ['{"$Map":[[1,2]]}', true]);
+    const bin = execFileSync(path.join(app, 'node_modules', '.bin', 'darmok'), ['convert', '--to', 'json'],
+      { cwd: app, input: require('../../js/protobuf.cjs').encodeEntity([1n]), encoding: 'utf8' });
+    assert.equal(bin, '[{"$BigInt":"1"}]\n');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/* What `npm pack` may ship: the code that runs, the core, its embedded copy, the schema, the docs, the licenses. */
+const SHIPPED = [/^js\/[\w/-]+\.(cjs|mjs|d\.ts)$/, /^build\/darmok\.wasm$/, /^build\/darmok-inline\.cjs$/,
+  /^build\/protobuf-c\/LICENSE$/, /^docs\/[\w-]+\.md$/, /^proto\/darmok\.proto$/, /^README\.md$/, /^LICENSE$/, /^package\.json$/];
+
+test('npm pack --dry-run lists only what runs, and everything the entries need', () => {
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
+  const files = packed.files.map((f) => f.path);
+  for (const f of files) assert.ok(SHIPPED.some((re) => re.test(f)), `${f} should not be in the tarball`);
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const needed = [pkg.bin.darmok, 'build/darmok-inline.cjs', 'LICENSE'];
+  for (const entry of Object.values(pkg.exports)) {
+    if (typeof entry === 'string') continue;
+    needed.push(entry.types, entry.import, entry.require);
+  }
+  for (const list of Object.values(pkg.typesVersions['*'])) needed.push(...list);
+  for (const f of needed) assert.ok(files.includes(f.replace(/^\.\//, '')), `${f} is in the tarball`);
+  // One small runtime dependency, for darmok/redis on a cluster; the rest
+  // of the package needs none, and no other file requires it.
+  assert.deepStrictEqual(Object.keys(pkg.dependencies || {}), ['cluster-key-slot']);
+  const requirers = files.filter((f) => f.endsWith('.cjs') && fs.readFileSync(path.join(root, f), 'utf8').includes("require('cluster-key-slot')"));
+  assert.deepStrictEqual(requirers, ['js/redis-clients.cjs']);
+});
+
+test(`engines states the Node floor this run meets (tested on Node ${process.versions.node})`, () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const floor = /^>=(\d+)$/.exec(pkg.engines.node);
+  assert.ok(floor, `engines.node is a plain floor: ${pkg.engines.node}`);
+  assert.ok(Number(process.versions.node.split('.')[0]) >= Number(floor[1]));
+  assert.equal(floor[1], '20');
 });

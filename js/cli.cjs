@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+'use strict';
+/*
+ * darmok's command line (package.json "bin"):
+ *   darmok inspect [FILE|-] [--format json|protobuf|auto] [--json]
+ *   darmok inspect --redis redis://HOST:PORT KEY [--prefix P] [--format ...] [--json]
+ *   darmok convert --to json|protobuf [FILE|-] [--format ...]
+ * Exit 0 on success, 1 when the input is not a darmok document (the
+ * DarmokError's code, offset and path on stderr) or cannot be read, 2 on a
+ * usage error. Arguments are parsed by Node's util.parseArgs.
+ */
+const { parseArgs } = require('node:util');
+const darmok = require('./index.cjs');
+const { render } = require('./cli/tree.cjs');
+const { unwrap } = require('./cli/envelope.cjs');
+const { readInput, readRedis, SourceError } = require('./cli/source.cjs');
+
+const HELP = {
+  main: `Usage: darmok <command> [options]
+
+Commands:
+  inspect   print a darmok document (JSON or protobuf) as a tree
+  convert   transcode a document between JSON and protobuf
+
+darmok <command> --help for a command's options.
+`,
+  inspect: `Usage: darmok inspect [FILE|-] [options]
+       darmok inspect --redis redis://HOST:PORT KEY [--prefix P] [options]
+
+Prints the document as an indented tree: class keys and versions, Maps,
+Sets, Dates, BigInts, binary sizes, references (→ #N), its size and format.
+Reads standard input when FILE is - or absent.
+
+Options:
+  --format json|protobuf|auto   the input's format (default auto: a darmok
+                                protobuf document starts with byte 0x08)
+  --json                        print the document as darmok JSON instead
+  --redis URL                   read KEY from this Redis (needs @redis/client)
+  --prefix P                    put P before KEY (a cache's key prefix)
+  -h, --help                    this help
+`,
+  convert: `Usage: darmok convert --to json|protobuf [FILE|-] [options]
+
+Transcodes a document to the other format (or the same one, canonical) and
+writes it to standard output. Reads standard input when FILE is - or absent.
+
+Options:
+  --to json|protobuf            the output format (required)
+  --format json|protobuf|auto   the input's format (default auto)
+  -h, --help                    this help
+`
+};
+
+const FORMATS = ['json', 'protobuf'];
+
+class UsageError extends Error {}
+
+/* 'json' or 'protobuf': as told, or by the first byte (darmok.Document's field 1, format, is tag 0x08). */
+function formatOf(bytes, option) {
+  if (option !== 'auto') return option;
+  return bytes.length > 0 && bytes[0] === 0x08 ? 'protobuf' : 'json';
+}
+
+/* Check the whole document (decodeEntity, classes read as plain data) and return it as darmok JSON text. */
+function asJson(bytes, format) {
+  darmok.decodeEntity(bytes, { format, unknownClass: 'plain', newerVersion: 'accept', legacy: 'none' });
+  return format === 'json' ? Buffer.from(bytes).toString('utf8') : darmok.transcode(bytes, { from: 'protobuf', to: 'json' });
+}
+
+function painter(stream) {
+  const env = process.env;
+  const on = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0'
+    ? true
+    : stream.isTTY === true && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+  const CODES = { class: 36, string: 32, number: 33, tag: 35, ref: 31, dim: 2 };
+  return on ? (style, text) => `\u001b[${CODES[style]}m${text}\u001b[0m` : (style, text) => text;
+}
+
+function options(command, args, spec) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { ...spec, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(err.message);
+  }
+  if (parsed.values.help) return null;
+  const format = parsed.values.format ?? 'auto';
+  if (![...FORMATS, 'auto'].includes(format)) throw new UsageError(`--format must be json, protobuf or auto, not ${format}`);
+  parsed.values.format = format;
+  return parsed;
+}
+
+async function inspect(args, out) {
+  const parsed = options('inspect', args, {
+    format: { type: 'string' }, json: { type: 'boolean' }, redis: { type: 'string' }, prefix: { type: 'string' }
+  });
+  if (parsed === null) return out.write(HELP.inspect);
+  const { values, positionals } = parsed;
+  let bytes;
+  let where;
+  if (values.redis !== undefined) {
+    if (positionals.length !== 1) throw new UsageError('inspect --redis takes one KEY');
+    const key = (values.prefix ?? '') + positionals[0];
+    bytes = await readRedis(values.redis, key);
+    where = `key ${JSON.stringify(key)}`;
+  } else {
+    if (values.prefix !== undefined) throw new UsageError('--prefix goes with --redis');
+    if (positionals.length > 1) throw new UsageError('inspect takes one FILE');
+    bytes = readInput(positionals[0]);
+    where = positionals[0] === undefined || positionals[0] === '-' ? 'stdin' : positionals[0];
+  }
+  const entry = unwrap(bytes);
+  if (entry !== null) bytes = entry.document;
+  const format = entry !== null && values.format === 'auto' ? entry.format : formatOf(bytes, values.format);
+  const text = asJson(bytes, format);
+  if (values.json) return out.write(text + '\n');
+  const paint = painter(out);
+  const lines = [paint('dim', `${where}: darmok ${format} document, ${bytes.length} bytes`)];
+  if (entry !== null) {
+    lines.push('envelope:');
+    for (const [name, value] of entry.fields) lines.push(`  ${name}: ${value}`);
+    lines.push('document:');
+  }
+  lines.push(...render(text, paint));
+  return out.write(lines.join('\n') + '\n');
+}
+
+function convert(args, out) {
+  const parsed = options('convert', args, { to: { type: 'string' }, format: { type: 'string' } });
+  if (parsed === null) return out.write(HELP.convert);
+  const { values, positionals } = parsed;
+  if (!FORMATS.includes(values.to)) throw new UsageError('convert needs --to json or --to protobuf');
+  if (positionals.length > 1) throw new UsageError('convert takes one FILE');
+  const bytes = readInput(positionals[0]);
+  const from = formatOf(bytes, values.format);
+  let result = bytes;
+  if (from === values.to) {
+    // Through the other format and back: checked, and in canonical form.
+    const other = from === 'json' ? 'protobuf' : 'json';
+    result = darmok.transcode(darmok.transcode(bytes, { from, to: other }), { from: other, to: from });
+  } else {
+    result = darmok.transcode(bytes, { from, to: values.to });
+  }
+  return out.write(typeof result === 'string' ? result + '\n' : result);
+}
+
+async function main(argv) {
+  const [command, ...args] = argv;
+  const commands = { inspect, convert };
+  try {
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      process.stdout.write(HELP.main);
+      return command === undefined ? 2 : 0;
+    }
+    if (!Object.hasOwn(commands, command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    await commands[command](args, process.stdout);
+    return 0;
+  } catch (err) {
+    const name = `darmok${commands[command] ? ' ' + command : ''}`;
+    if (err instanceof UsageError) {
+      process.stderr.write(`${name}: ${err.message}\n\n${HELP[commands[command] ? command : 'main']}`);
+      return 2;
+    }
+    if (err instanceof darmok.DarmokError) {
+      const lines = [`${name}: ${err.code}: ${err.message}`];
+      if (err.offset !== undefined) lines.push(`  offset: ${err.offset}`);
+      if (err.path !== undefined) lines.push(`  path: ${err.path}`);
+      process.stderr.write(lines.join('\n') + '\n');
+      return 1;
+    }
+    if (err instanceof SourceError || (err && typeof err.code === 'string' && err.syscall)) {
+      process.stderr.write(`${name}: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => { process.exitCode = code; });

@@ -1,0 +1,377 @@
+'use strict';
+/*
+ * plain.cjs - the JSON format as a tree of plain values instead of text.
+ *
+ *   plainOfTape   the tree JSON.parse would make of the JSON document of a
+ *                 tape (toPlain: the encoder's tape, read here; no text)
+ *   plainText     JSON text of such a tree, for the core to read
+ *                 (fromPlain: the tree goes through the same reader,
+ *                 checks, limits and errors as a document)
+ *
+ * The tag names and the `$` escape are the core's (dk_json_write.c): they
+ * are taken once, at the first toPlain, from the core's own JSON of one
+ * probe value holding every kind of value (coreTags), so this file has no
+ * copy of them to drift.
+ */
+
+const T = require('./tape.cjs');
+const core = require('./core.cjs');
+const { encodeTape } = require('./encode.cjs');
+const { DarmokError, addSegment, finishPath, pathError, stackDepthError } = require('./errors.cjs');
+
+const defineProperty = Object.defineProperty;
+
+/* The core's tag names (coreTags), made at the first toPlain. */
+let tags = null;
+
+/*
+ * Ask the core how it writes each kind of value: encode a probe array
+ * (one value of each kind, in PROBE order) with a private registry, parse
+ * its JSON, and read each element's first key (and, for numbers, its
+ * value). The registry module is required here, not at the top: it needs
+ * nothing of this file, but keeping the probe's class out of the default
+ * registry matters.
+ */
+function coreTags() {
+  const { createRegistry } = require('./registry.cjs');
+  const registry = createRegistry();
+  class Probe {}
+  registry.serializable(Probe, { key: 'p', version: 2 });
+  const bytes = [];
+  for (let k = 0; k < T.BYTES_KIND_COUNT; k++) bytes.push(probeBytes(k));
+  const shared = {};
+  const probe = [
+    undefined, NaN, Infinity, -Infinity, -0, 0n, new Date(0), /x/, new Map(), new Set(),
+    Object.create(null), new Error('e'), [, ], [shared, shared], { $x: 0 }, // eslint-disable-line no-sparse-arrays
+    Object.assign(new Probe(), { $y: 0 }), ...bytes
+  ];
+  const tape = encodeTape(probe, { registry });
+  const doc = JSON.parse(core.jsonEncode(tape, tape.length, 16));
+  const first = (o) => Object.keys(o)[0];
+  const instance = Object.keys(doc[15]); // ["$", "$v", "$$y"]
+  return {
+    undef: first(doc[0]),
+    undefValue: doc[0][first(doc[0])],
+    number: first(doc[1]),
+    nan: doc[1][first(doc[1])],
+    inf: doc[2][first(doc[2])],
+    ninf: doc[3][first(doc[3])],
+    nzero: doc[4][first(doc[4])],
+    bigint: first(doc[5]),
+    date: first(doc[6]),
+    regexp: first(doc[7]),
+    map: first(doc[8]),
+    set: first(doc[9]),
+    nullProto: first(doc[10]),
+    error: first(doc[11]),
+    hole: first(doc[12][0]),
+    ref: first(doc[13][1]),
+    escape: first(doc[14]).slice(0, -2), // what "$x" gained
+    classKey: instance[0],
+    version: instance[1],
+    bytes: doc.slice(16).map((d) => (d === null ? null : first(d)))
+  };
+}
+
+/* A value of BYTES kind k, or null where there is none (Buffer outside Node). */
+function probeBytes(k) {
+  switch (k) {
+    case T.BYTES_BUFFER: return typeof Buffer === 'function' ? Buffer.alloc(0) : null;
+    case T.BYTES_ARRAYBUFFER: return new ArrayBuffer(0);
+    case T.BYTES_DATAVIEW: return new DataView(new ArrayBuffer(0));
+    default: return new T.TYPED_ARRAYS[k](0);
+  }
+}
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/* Standard base64 with padding of u8[at..at+len). */
+function base64(r, at, len) {
+  if (r.nb !== null && typeof r.nb.base64Slice === 'function') return r.nb.base64Slice(at, at + len);
+  const b = r.buf;
+  let s = '';
+  let i = at;
+  const end = at + len;
+  for (; i + 2 < end; i += 3) {
+    const n = (b[i] << 16) | (b[i + 1] << 8) | b[i + 2];
+    s += B64[n >> 18] + B64[(n >> 12) & 63] + B64[(n >> 6) & 63] + B64[n & 63];
+  }
+  if (i < end) {
+    const n = (b[i] << 16) | (i + 1 < end ? b[i + 1] << 8 : 0);
+    s += B64[n >> 18] + B64[(n >> 12) & 63] + (i + 1 < end ? B64[(n >> 6) & 63] : '=') + '=';
+  }
+  return s;
+}
+
+const fromCharCode = String.fromCharCode;
+/* Taken at load: the core formats dates itself, whatever the page does to Date.prototype later. */
+const dateToISOString = Date.prototype.toISOString;
+/* The times of years 0 and 10000: between them toISOString has four-digit years. */
+const YEAR_0 = -62167219200000;
+const YEAR_10000 = 253402300800000;
+
+/*
+ * Date.prototype.toISOString of the time ms (an integer, as a Date holds),
+ * made here, as one flat string from its character codes: V8's own costs
+ * about four times as much, and was most of a Post's toPlain (five Dates).
+ * Days to a civil date as in H. Hinnant, "chrono-Compatible Low-Level Date
+ * Algorithms" (civil_from_days); years outside 0-9999, with their
+ * six-digit signed form, go to toISOString.
+ */
+function isoString(ms) {
+  if (ms < YEAR_0 || ms >= YEAR_10000) return dateToISOString.call(new Date(ms));
+  const days = Math.floor(ms / 86400000);
+  let rem = ms - days * 86400000;
+  const hh = Math.floor(rem / 3600000);
+  rem -= hh * 3600000;
+  const mi = Math.floor(rem / 60000);
+  rem -= mi * 60000;
+  const ss = Math.floor(rem / 1000);
+  const mss = rem - ss * 1000;
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  return fromCharCode(48 + Math.floor(y / 1000), 48 + Math.floor(y / 100) % 10, 48 + Math.floor(y / 10) % 10, 48 + y % 10, 45,
+    48 + Math.floor(m / 10), 48 + m % 10, 45, 48 + Math.floor(d / 10), 48 + d % 10, 84,
+    48 + Math.floor(hh / 10), 48 + hh % 10, 58, 48 + Math.floor(mi / 10), 48 + mi % 10, 58,
+    48 + Math.floor(ss / 10), 48 + ss % 10, 46, 48 + Math.floor(mss / 100), 48 + Math.floor(mss / 10) % 10, 48 + mss % 10, 90);
+}
+
+/*
+ * Set key of obj to x as JSON.parse does: an own data property, also for
+ * `__proto__` and for names with a setter on Object.prototype.
+ */
+function put(obj, key, x) {
+  if (key in obj) defineProperty(obj, key, { value: x, writable: true, enumerable: true, configurable: true });
+  else obj[key] = x;
+}
+
+/* One tagged value: { [tag]: x }. */
+function tagged(tag, x) {
+  const o = {};
+  put(o, tag, x);
+  return o;
+}
+
+/*
+ * The reader of one tape into a plain tree. The tape is this process's
+ * (encode.cjs), so it is trusted as the Decoder trusts it; no user code
+ * runs while it is read.
+ */
+class PlainReader {
+  constructor(r) {
+    this.r = r;
+    this.t = tags;
+  }
+
+  value() {
+    const r = this.r;
+    const t = this.t;
+    const op = r.buf[r.pos++];
+    switch (op) {
+      case T.T_STR: return r.str();
+      case T.T_STR16: return r.str16();
+      case T.T_INT: return r.i32();
+      case T.T_F64: {
+        const x = r.f64();
+        if (x === x && x !== Infinity && x !== -Infinity && (x !== 0 || 1 / x > 0)) return x;
+        return tagged(t.number, x !== x ? t.nan : x === Infinity ? t.inf : x === -Infinity ? t.ninf : t.nzero);
+      }
+      case T.T_TRUE: return true;
+      case T.T_FALSE: return false;
+      case T.T_NULL: return null;
+      case T.T_UNDEF: return tagged(t.undef, t.undefValue);
+      case T.T_OBJECT: return this.object({}, r.u32(), false);
+      case T.T_ARRAY: return this.array();
+      case T.T_INSTANCE: {
+        const o = {};
+        put(o, t.classKey, r.key());
+        const version = r.u32();
+        if (version !== 1) put(o, t.version, version);
+        return this.object(o, r.u32(), true);
+      }
+      case T.T_NULLPROTO: return tagged(t.nullProto, this.object({}, r.u32(), true));
+      case T.T_ERROR: return tagged(t.error, this.object({}, r.u32(), true));
+      case T.T_REF: return tagged(t.ref, r.u32());
+      case T.T_BIGINT: return tagged(t.bigint, r.str());
+      case T.T_DATE: {
+        const ms = r.f64();
+        return tagged(t.date, ms === ms ? isoString(ms) : null);
+      }
+      case T.T_MAP: {
+        const n = r.u32();
+        const pairs = new Array(n);
+        for (let i = 0; i < n; i++) {
+          const k = this.value();
+          pairs[i] = [k, this.value()];
+        }
+        return tagged(t.map, pairs);
+      }
+      case T.T_SET: {
+        const n = r.u32();
+        const items = new Array(n);
+        for (let i = 0; i < n; i++) items[i] = this.value();
+        return tagged(t.set, items);
+      }
+      case T.T_REGEXP: {
+        const source = r.str();
+        return tagged(t.regexp, [source, r.str()]);
+      }
+      case T.T_BYTES: {
+        const kind = r.u8();
+        const len = r.u32();
+        const at = r.pos;
+        r.pos = at + len;
+        return tagged(t.bytes[kind], base64(r, at, len));
+      }
+      default:
+        throw new DarmokError('ERR_INTERNAL', `bad tape op ${op} at tape byte ${r.pos - 1}`);
+    }
+  }
+
+  /*
+   * n x (key, value) into o. fields: a field object (instance, Error,
+   * null-prototype), where every key starting with `$` is escaped; else a
+   * plain object, where only its first key is.
+   */
+  object(o, n, fields) {
+    const r = this.r;
+    const esc = this.t.escape;
+    for (let i = 0; i < n; i++) {
+      let key = r.key();
+      if (key.charCodeAt(0) === 36 && (fields || i === 0)) key = esc + key; // '$'
+      put(o, key, this.value());
+    }
+    return o;
+  }
+
+  array() {
+    const r = this.r;
+    const len = r.u32();
+    const out = [];
+    for (let i = 0; i < len;) {
+      if (r.buf[r.pos] === T.T_HOLE) {
+        r.pos++;
+        const k = r.u32();
+        out.push(tagged(this.t.hole, k));
+        i += k;
+      } else {
+        out.push(this.value());
+        i++;
+      }
+    }
+    return out;
+  }
+}
+
+/*
+ * The tape reader and the PlainReader every toPlain reuses (their hidden
+ * classes stay; see core.cjs `reader`). One is enough: no user code runs
+ * while a tape is read, so no toPlain starts inside another's walk.
+ */
+let reader = null;
+let plainReader = null;
+
+/* The plain tree of the JSON document of the tape u8[0..len). */
+function plainOfTape(u8, len) {
+  if (tags === null) tags = coreTags();
+  const view = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+  if (reader === null) {
+    reader = new T.TapeReader(u8, view, 0, len);
+    plainReader = new PlainReader(reader);
+  } else reader.reset(u8, view, 0, len);
+  try {
+    return plainReader.value();
+  } finally {
+    reader.release();
+  }
+}
+
+/* An array index key, as Object.keys lists them first. */
+function isIndex(k) {
+  const c = k.charCodeAt(0);
+  return c >= 48 && c <= 57 && (k === '0' || c !== 48) && k.length <= 10 && Number(k) < 4294967295 && String(Number(k)) === k;
+}
+
+/*
+ * JSON text of plain, a tree of JSON data (what JSON.parse or toPlain
+ * makes: plain or null-prototype objects, arrays without holes, strings,
+ * finite numbers, booleans, null), at most maxDepth containers deep;
+ * anything else throws ERR_UNSUPPORTED_TYPE, deeper ERR_DEPTH, each with
+ * its path. An object is written with its first key that is not an array
+ * index first: a JavaScript object lists index keys before all others, so
+ * that is the key the text had first, its tag slot (docs/FORMAT.md).
+ */
+function plainText(plain, maxDepth) {
+  const w = { maxDepth, depth: 0 };
+  try {
+    return text(plain, w);
+  } catch (err) {
+    if (err instanceof RangeError && w.depth > 64) throw stackDepthError(w.depth, err);
+    throw finishPath(err);
+  }
+}
+
+function notData(what) {
+  return pathError('ERR_UNSUPPORTED_TYPE', `fromPlain takes JSON data (as JSON.parse or toPlain makes it), not ${what}`);
+}
+
+function text(v, w) {
+  switch (typeof v) {
+    case 'string': return JSON.stringify(v);
+    case 'number':
+      if (!Number.isFinite(v)) throw notData(String(v));
+      return JSON.stringify(v);
+    case 'boolean': return v ? 'true' : 'false';
+    case 'object': break;
+    default: throw notData(`a ${typeof v}`);
+  }
+  if (v === null) return 'null';
+  if (++w.depth > w.maxDepth) throw pathError('ERR_DEPTH', `nesting deeper than maxDepth (${w.maxDepth})`);
+  let out;
+  if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) throw notData('an array subclass');
+    out = '[';
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v)) throw addSegment(notData('an array with holes'), i);
+      try {
+        out += (i === 0 ? '' : ',') + text(v[i], w);
+      } catch (err) {
+        throw addSegment(err, i);
+      }
+    }
+    out += ']';
+  } else {
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) {
+      const name = proto !== null && typeof proto.constructor === 'function' ? proto.constructor.name : '';
+      throw notData(name ? `a ${name}` : 'an object with a prototype');
+    }
+    const keys = Object.keys(v);
+    if (keys.length > 1 && isIndex(keys[0])) {
+      let j = 1;
+      while (j < keys.length && isIndex(keys[j])) j++;
+      if (j < keys.length) keys.unshift(keys.splice(j, 1)[0]);
+    }
+    out = '{';
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      try {
+        out += (i === 0 ? '' : ',') + JSON.stringify(k) + ':' + text(v[k], w);
+      } catch (err) {
+        throw addSegment(err, k);
+      }
+    }
+    out += '}';
+  }
+  w.depth--;
+  return out;
+}
+
+module.exports = { plainOfTape, plainText, isoString };

@@ -1,0 +1,115 @@
+// Types for darmok/redis (docs/CACHE.md is the reference).
+import type { Class, Codec, Format, Registry, DarmokError } from './index';
+
+/**
+ * A connected client the cache recognises by its methods (no instanceof):
+ * node-redis 4, 5 or 6 (`createClient`, `createCluster`) or ioredis 5 or 6
+ * (`new Redis`, `new Cluster`). Typed loosely so that no client package is
+ * needed to compile against darmok/redis.
+ */
+export type RedisClientLike = object;
+
+export interface CacheOptions {
+  /** The connected node-redis / ioredis client or cluster. The cache never connects, closes or configures it. */
+  client: RedisClientLike;
+  /** 'json' (default; entries read as text in redis-cli) or 'protobuf' (raw bytes). */
+  format?: Format;
+  /** Instead of format and registry: a codec from createCodec(). */
+  codec?: Codec<any>;
+  /** The class registry (default: the one serializable() fills). */
+  registry?: Registry;
+  /** Prepended to every key: the Redis key of an entry is exactly prefix + key. Default ''. */
+  prefix?: string;
+  /** Seconds an entry is fresh. Default 60. */
+  ttl?: number;
+  /** Seconds a cached `null` (the loader found nothing) is fresh. Default: ttl. */
+  nullTtl?: number;
+  /** Seconds past its ttl that getOrSet may still serve an entry while refreshing it. Default 0. */
+  grace?: number;
+  /** Milliseconds one Redis command may take; then it counts as failed. Default 250. */
+  timeout?: number;
+  /** Milliseconds a stale hit waits for its refresh before answering with the stale value. Default 0. */
+  softTimeout?: number;
+  /** Milliseconds a miss waits for its loader before rejecting with ERR_LOAD_TIMEOUT; 0: no bound (default). */
+  hardTimeout?: number;
+  /**
+   * true (default): a Redis failure or timeout is reported and taken as a
+   * miss. false: get/mget/getOrSet/set/mset/del reject with ERR_REDIS.
+   */
+  failOpen?: boolean;
+  /** The cross-process lock around loads: true, or its times in milliseconds. Default false. */
+  lock?: boolean | { ttl?: number; wait?: number; poll?: number };
+  /** Every problem that is not thrown at a caller: ERR_REDIS, ERR_CACHE_ENTRY, a failed refresh. */
+  onError?: (err: Error, key: string) => void;
+}
+
+export interface SetOptions {
+  /** Seconds fresh; default the cache's ttl. */
+  ttl?: number;
+  /** Seconds a cached null is fresh. */
+  nullTtl?: number;
+  /** Seconds served stale by getOrSet after ttl. */
+  grace?: number;
+}
+
+export interface GetOrSetOptions extends SetOptions {
+  softTimeout?: number;
+  hardTimeout?: number;
+  /** Use the cross-process lock for this call (default: the cache's `lock`). */
+  lock?: boolean;
+}
+
+export interface CacheStats {
+  hits: number;
+  staleHits: number;
+  misses: number;
+  loads: number;
+  loadErrors: number;
+  lockWaits: number;
+  errors: number;
+  /** (hits + staleHits) / (hits + staleHits + misses); 0 before any lookup. */
+  hitRate: number;
+}
+
+export type CacheEvent = 'hit' | 'miss' | 'stale' | 'load' | 'lockWait';
+
+export interface Cache {
+  readonly format: Format;
+  readonly prefix: string;
+  readonly codec: Codec<any>;
+  /** The fresh value, or null on a miss (absent, stale, unusable, Redis failed with failOpen). */
+  get<T = any>(key: string, Class?: Class<T> | null): Promise<T | null>;
+  /** SET prefix+key PX (ttl + grace). Resolves false when nothing was written (undefined, or Redis failed with failOpen). */
+  set(key: string, value: unknown, options?: SetOptions): Promise<boolean>;
+  /** One MGET (one per hash slot on a cluster); values in the order of keys. */
+  mget<T = any>(keys: ReadonlyArray<string>, Class?: Class<T> | null): Promise<Array<T | null>>;
+  /** Resolves to how many entries were written. */
+  mset(entries: Iterable<readonly [string, unknown]>, options?: SetOptions): Promise<number>;
+  /** Resolves to how many keys existed. */
+  del(keys: string | ReadonlyArray<string>): Promise<number>;
+  /** The cached value, or the loader's (cached; null too, undefined not). */
+  getOrSet<T>(key: string, Class: Class<any> | null | undefined, loader: () => T | Promise<T>, options?: GetOrSetOptions): Promise<T>;
+  stats(): CacheStats;
+  on(event: CacheEvent, listener: (key: string) => void): Cache;
+  on(event: 'error', listener: (err: Error, key: string) => void): Cache;
+  off(event: CacheEvent | 'error', listener: (...args: any[]) => void): Cache;
+  /** The Redis key of an entry: prefix + key. */
+  redisKey(key: string): string;
+}
+
+export function createCache(options: CacheOptions): Cache;
+
+/** The suffix of a lock's Redis key (prefix + key + LOCK_SUFFIX). */
+export const LOCK_SUFFIX: string;
+
+/** The cache's defaults: prefix, ttl, grace, timeout, softTimeout, hardTimeout, lockTtl, lockWait, lockPoll. */
+export const DEFAULTS: Readonly<Record<string, string | number>>;
+
+export type { DarmokError };
+
+declare const redis: {
+  createCache: typeof createCache;
+  LOCK_SUFFIX: typeof LOCK_SUFFIX;
+  DEFAULTS: typeof DEFAULTS;
+};
+export default redis;

@@ -1,0 +1,6 @@
+// ESM entry for darmok/redis: re-exports the CommonJS implementation, so
+// `require` and `import` share one class registry.
+import redis from './redis.cjs';
+
+export const { createCache } = redis;
+export default redis;

@@ -1,0 +1,38 @@
+// Types for darmok/serializer: darmok JSON as a cache library's serializer.
+import type { DecodeOptions, Registry } from './index';
+
+/**
+ * serialize(value) -> darmok JSON text; deserialize(text) -> the value, its
+ * classes, Maps, Sets, Dates, BigInts, binary data and shared references
+ * back. Fits Keyv's serialize/deserialize options (and so cache-manager's
+ * Keyv stores) and BentoCache's serializer option.
+ */
+export interface Serializer {
+  serialize(value: unknown): string;
+  deserialize(text: string | Uint8Array): any;
+}
+
+export interface SerializerOptions {
+  /** The classes to encode and decode. Default: the registry serializable() fills. */
+  registry?: Registry;
+  /** Options for every decode (unknownClass, newerVersion, limits). */
+  decode?: DecodeOptions;
+}
+
+/** A serializer over your own registry or decode options. */
+export function createSerializer(options?: SerializerOptions): Serializer;
+
+/** Over the default registry: `new Keyv({ store, ...keyvSerializer })`. */
+export const keyvSerializer: Serializer;
+/** Over the default registry: `new BentoCache({ serializer: bentoSerializer, ... })`. */
+export const bentoSerializer: Serializer;
+/** The same object as keyvSerializer and bentoSerializer. */
+export const serializer: Serializer;
+
+declare const serializers: {
+  createSerializer: typeof createSerializer;
+  serializer: Serializer;
+  keyvSerializer: Serializer;
+  bentoSerializer: Serializer;
+};
+export default serializers;

@@ -1,0 +1,241 @@
+'use strict';
+/*
+ * redis-servers.cjs - real redis-server processes for the darmok/redis
+ * tests and the cache benchmark: one server, or a 3-master Redis Cluster,
+ * on free loopback ports, without persistence, each in a temporary
+ * directory; stopped by PID (also when the process exits on a failure).
+ *
+ *   const server = await startRedis();          // { port, url, pid, stop() }
+ *   const cluster = await startCluster();       // { ports, nodes, stop() }
+ *   await server.stop();
+ *   await send(port, 'INFO', 'commandstats')   // one command, its reply
+ */
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const HOST = '127.0.0.1';
+const running = new Set();
+
+process.on('exit', () => {
+  for (const child of running) {
+    try {
+      process.kill(child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/* A port nothing listens on now (the kernel's choice). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, HOST, () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function portIsFree(port) {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, HOST, () => srv.close(() => resolve(true)));
+  });
+}
+
+/* A free port p whose cluster bus port p + 10000 is free too. */
+async function freeClusterPort(taken) {
+  for (let i = 0; i < 50; i++) {
+    const p = await freePort();
+    if (p + 10000 < 65536 && !taken.includes(p) && await portIsFree(p + 10000)) return p;
+  }
+  throw new Error('no free port pair for a cluster node');
+}
+
+/*
+ * Minimal RESP: sends one command on a fresh connection and resolves to
+ * its reply (strings, integers, arrays, null; an error reply rejects).
+ */
+function send(port, ...args) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, HOST);
+    let buf = Buffer.alloc(0);
+    const parse = (at) => {
+      const nl = buf.indexOf('\r\n', at);
+      if (nl < 0) return null;
+      const type = String.fromCharCode(buf[at]);
+      const line = buf.toString('utf8', at + 1, nl);
+      if (type === '+') return [line, nl + 2];
+      if (type === '-') return [new Error(line), nl + 2];
+      if (type === ':') return [Number(line), nl + 2];
+      if (type === '$') {
+        const n = Number(line);
+        if (n < 0) return [null, nl + 2];
+        if (buf.length < nl + 2 + n + 2) return null;
+        return [buf.subarray(nl + 2, nl + 2 + n), nl + 2 + n + 2];
+      }
+      if (type === '*') {
+        const n = Number(line);
+        if (n < 0) return [null, nl + 2];
+        const out = [];
+        let pos = nl + 2;
+        for (let i = 0; i < n; i++) {
+          const r = parse(pos);
+          if (r === null) return null;
+          out.push(r[0]);
+          pos = r[1];
+        }
+        return [out, pos];
+      }
+      return [new Error(`unexpected RESP type ${type}`), buf.length];
+    };
+    sock.setTimeout(5000, () => sock.destroy(new Error(`no answer from port ${port} to ${args[0]}`)));
+    sock.on('error', reject);
+    sock.on('data', (chunk) => {
+      buf = Buffer.concat([buf, chunk]);
+      const r = parse(0);
+      if (r === null) return;
+      sock.end();
+      if (r[0] instanceof Error) reject(r[0]);
+      else resolve(r[0]);
+    });
+    const parts = [`*${args.length}\r\n`];
+    for (const a of args) {
+      const b = Buffer.isBuffer(a) ? a : Buffer.from(String(a));
+      parts.push(`$${b.length}\r\n`, b, '\r\n');
+    }
+    sock.write(Buffer.concat(parts.map((p) => (Buffer.isBuffer(p) ? p : Buffer.from(p)))));
+  });
+}
+
+const text = async (port, ...args) => {
+  const r = await send(port, ...args);
+  return Buffer.isBuffer(r) ? r.toString('utf8') : r;
+};
+
+async function waitFor(what, check, ms = 10000) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/* Starts one redis-server with extra arguments; resolves when it answers PING. */
+async function spawnServer(port, extra, dir) {
+  const args = ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no',
+    '--dir', dir, '--daemonize', 'no', '--protected-mode', 'no', '--loglevel', 'warning', ...extra];
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  running.add(child);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.once('exit', () => running.delete(child));
+  let gone = false;
+  exited.then(() => { gone = true; });
+  await waitFor(`redis-server on port ${port}`, async () => {
+    if (gone) throw new Error(`redis-server exited: ${stderr.trim()}`);
+    return (await text(port, 'PING')) === 'PONG';
+  });
+  return {
+    port,
+    pid: child.pid,
+    async stop() {
+      if (gone) return;
+      process.kill(child.pid, 'SIGKILL');
+      await exited;
+    }
+  };
+}
+
+function tempDir(name) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `darmok-${name}-`));
+}
+
+/* One server: { port, url, pid, stop() }. */
+async function startRedis() {
+  const dir = tempDir('redis');
+  const server = await spawnServer(await freePort(), [], dir);
+  return {
+    ...server,
+    host: HOST,
+    url: `redis://${HOST}:${server.port}`,
+    async stop() {
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+/*
+ * Three masters, no replicas, slots split by redis-cli --cluster create:
+ * { ports, nodes: [{ port, pid }], stop() }. Resolves when every node says
+ * cluster_state:ok and agrees on every slot.
+ */
+async function startCluster() {
+  const dir = tempDir('cluster');
+  const ports = [];
+  for (let i = 0; i < 3; i++) ports.push(await freeClusterPort(ports));
+  const nodes = [];
+  try {
+    for (const port of ports) {
+      const nodeDir = path.join(dir, String(port));
+      fs.mkdirSync(nodeDir);
+      nodes.push(await spawnServer(port, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
+        '--cluster-node-timeout', '5000'], nodeDir));
+    }
+    await new Promise((resolve, reject) => {
+      execFile('redis-cli', ['--cluster', 'create', ...ports.map((p) => `${HOST}:${p}`),
+        '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30000 }, (err, stdout, stderr) => {
+        if (err) reject(new Error(`redis-cli --cluster create failed: ${stderr || stdout || err.message}`));
+        else resolve();
+      });
+    });
+    await waitFor('cluster_state:ok on every node', async () => {
+      for (const port of ports) {
+        const info = await text(port, 'CLUSTER', 'INFO');
+        if (!/cluster_state:ok/.test(info) || !/cluster_slots_ok:16384/.test(info) || !/cluster_known_nodes:3/.test(info)) return false;
+      }
+      return true;
+    }, 20000);
+  } catch (err) {
+    for (const n of nodes) await n.stop();
+    throw err;
+  }
+  return {
+    ports,
+    nodes,
+    host: HOST,
+    async stop() {
+      for (const n of nodes) await n.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+/* INFO commandstats of one server as { mget: { calls, failed, rejected }, ... }. */
+async function commandStats(port) {
+  const info = await text(port, 'INFO', 'commandstats');
+  const out = {};
+  for (const m of info.matchAll(/^cmdstat_([^:]+):(.*)$/gm)) {
+    const f = Object.fromEntries(m[2].trim().split(',').map((kv) => kv.split('=')));
+    out[m[1]] = { calls: Number(f.calls), failed: Number(f.failed_calls || 0), rejected: Number(f.rejected_calls || 0) };
+  }
+  return out;
+}
+
+module.exports = { startRedis, startCluster, send, text, commandStats, freePort, waitFor, HOST };
