@@ -74,7 +74,7 @@ for (const name of ['esm.mjs', 'cjs.cjs']) {
   test(`default entry, ${name} bundle: without darmok.wasm it says where it looked and what to do`, () => {
     const res = runAlone(name);
     assert.notEqual(res.status, 0);
-    assert.match(res.stderr, /ERR_INTERNAL/);
+    assert.match(res.stderr, /ERR_NOT_READY/);
     assert.match(res.stderr, /cannot find darmok\.wasm \(.*darmok\.wasm: ENOENT/);
     assert.match(res.stderr, /copy build\/darmok\.wasm beside your bundle, or use darmok\/inline/);
   });
