@@ -127,17 +127,32 @@ function isUrl(v) {
       typeof v.arrayBuffer !== 'function');
 }
 
-/* A URL's bytes: fetch(), or in Node a file: URL read from disk (Node's fetch takes no file: URLs). */
+/*
+ * A URL's bytes: fetch(), or in Node a file: URL read from disk (Node's
+ * fetch takes no file: URLs). A URL that gives no bytes is ERR_NOT_READY
+ * (the core stays unloaded), with the reason as cause.
+ */
 async function fetchUrl(url) {
   url = new URL(url.href);
-  if (url.protocol === 'file:') {
-    const node = nodeBuiltins();
-    if (node !== null) return node.fs.promises.readFile(url);
+  let why;
+  try {
+    if (url.protocol === 'file:') {
+      const node = nodeBuiltins();
+      if (node !== null) return await node.fs.promises.readFile(url);
+    }
+    if (typeof fetch !== 'function') {
+      why = 'no fetch() here: pass init() the bytes';
+    } else {
+      const res = await fetch(url);
+      if (res.ok) return res;
+      why = `HTTP ${res.status}`;
+    }
+  } catch (e) {
+    const err = new DarmokError('ERR_NOT_READY', `cannot load the core from ${url.href}: ${e.message}`);
+    err.cause = e;
+    throw err;
   }
-  if (typeof fetch !== 'function') throw new DarmokError('ERR_INTERNAL', `no fetch() here to load ${url.href}; pass init() the bytes`);
-  const res = await fetch(url);
-  if (!res.ok) throw new DarmokError('ERR_INTERNAL', `cannot load ${url.href}: HTTP ${res.status}`);
-  return res;
+  throw new DarmokError('ERR_NOT_READY', `cannot load the core from ${url.href}: ${why}`);
 }
 
 /*

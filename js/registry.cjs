@@ -18,7 +18,7 @@
  */
 
 const { DarmokError, pathError, shorten } = require('./errors.cjs');
-const { checkNames } = require('./options.cjs');
+const { checkNames, unknownOption } = require('./options.cjs');
 const { namingOf, transformOption, renameOption } = require('./naming.cjs');
 
 const U32_MAX = 0xffffffff;
@@ -682,9 +682,7 @@ const CONFIGURE_OPTIONS = ['transformKeys', 'rename'];
 function configure(options) {
   if (options === null || typeof options !== 'object') throw invalid('configure() takes an options object');
   for (const name of Object.keys(options)) {
-    if (!CONFIGURE_OPTIONS.includes(name)) {
-      throw invalid(`configure(): unknown option "${name}" (it takes ${CONFIGURE_OPTIONS.join(', ')})`);
-    }
+    if (!CONFIGURE_OPTIONS.includes(name)) throw unknownOption('configure', name, CONFIGURE_OPTIONS);
   }
   const next = { ...defaults };
   if (options.transformKeys !== undefined) next.transformKeys = transformOption(options.transformKeys, 'configure()');

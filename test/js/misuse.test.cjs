@@ -58,13 +58,20 @@ test('without the core: ERR_NOT_READY; init() of other bytes ERR_INVALID_OPTION;
         out.push(await code(d.init()));
         out.push(await code(d.init(Buffer.from('not wasm'))));
         out.push(await code(d.init(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0])))); // an empty module
+        out.push(await code(d.init(new URL('file:///nonexistent/darmok.wasm'))));
+        const http = require('http');
+        const server = http.createServer((req, res) => { res.statusCode = 404; res.end(); });
+        await new Promise((r) => server.listen(0, '127.0.0.1', r));
+        out.push(await code(d.init(new URL('http://127.0.0.1:' + server.address().port + '/darmok.wasm'))));
+        server.close();
         out.push(await code(d.init(require('fs').readFileSync(${JSON.stringify(wasmFile)}))));
         out.push(d.decodeEntity(d.encodeEntity({ a: [1n] })).a[0] === 1n, pb.decodeEntity(pb.encodeEntity({ a: [1n] })).a[0] === 1n);
         console.log(JSON.stringify(out));
       })();
     `;
     const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
-    assert.deepStrictEqual(out, ['ERR_NOT_READY', 'ERR_NOT_READY', 'ERR_INVALID_OPTION', 'ERR_INVALID_OPTION', 'resolved', true, true]);
+    assert.deepStrictEqual(out, ['ERR_NOT_READY', 'ERR_NOT_READY', 'ERR_INVALID_OPTION', 'ERR_INVALID_OPTION',
+      'ERR_NOT_READY', 'ERR_NOT_READY', 'resolved', true, true]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

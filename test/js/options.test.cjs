@@ -39,3 +39,9 @@ for (const format of FORMATS) {
   });
 
 }
+
+test('configure() names the closest option too', () => {
+  const { configure } = require('../../js/index.cjs');
+  throwsCode(() => configure({ transformKey: 'snake' }), 'ERR_INVALID_OPTION',
+    (e) => assert.match(e.message, /unknown option 'transformKey': did you mean 'transformKeys'\?/));
+});
