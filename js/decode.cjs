@@ -24,6 +24,7 @@ const T = require('./tape.cjs');
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build } = require('./registry.cjs');
 const { makeDecodeShape, missed, offer } = require('./shapes.cjs');
+const { KeyGuard } = require('./collisions.cjs');
 
 const defineProperty = Object.defineProperty;
 const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
@@ -463,6 +464,7 @@ class Decoder {
     const n = r.u32();
     const m = new Map();
     this.take(m);
+    let guard = null; // for number and BigInt keys (collisions.cjs)
     let i = 0;
     try {
       for (; i < n; i++) {
@@ -472,15 +474,25 @@ class Decoder {
         // and protobuf. (An f64 branch as well measured slower.)
         let op = r.buf[r.pos];
         let k;
+        let hashed = false;
         if (op === T.T_STR) {
           r.pos++;
           k = r.str();
-        } else k = this.value();
+        } else {
+          k = this.value();
+          hashed = typeof k === 'number' || typeof k === 'bigint';
+        }
         op = r.buf[r.pos];
+        let x;
         if (op === T.T_INT) {
           r.pos++;
-          m.set(k, r.i32());
-        } else m.set(k, this.value());
+          x = r.i32();
+        } else x = this.value();
+        if (!hashed) m.set(k, x);
+        else {
+          if (guard === null) guard = new KeyGuard();
+          guard.set(m, k, x);
+        }
       }
     } catch (err) {
       throw addSegment(err, rawSegment(`.$Map[${i}]`));
@@ -493,15 +505,31 @@ class Decoder {
     const n = r.u32();
     const s = new Set();
     this.take(s);
+    let guard = null;
     let i = 0;
     try {
-      for (; i < n; i++) s.add(this.value());
+      for (; i < n; i++) {
+        const x = this.value();
+        if (typeof x !== 'number' && typeof x !== 'bigint') s.add(x);
+        else {
+          if (guard === null) guard = new KeyGuard();
+          guard.add(s, x);
+        }
+      }
     } catch (err) {
       throw addSegment(err, rawSegment(`.$Set[${i}]`));
     }
     return s;
   }
 
+  /*
+   * A RegExp is compiled here, never run, but compiling costs: V8 takes
+   * up to a microsecond per source character for case-insensitive
+   * Unicode classes, and far more for property escapes (\p{RGI_Emoji}
+   * with the v flag: 13 ms each). So the sources of one document's
+   * RegExps have a total budget (maxRegExpLength), and property escapes
+   * and the v flag are refused unless regExpProperties is 'accept'.
+   */
   regexp() {
     const r = this.r;
     const source = r.str();
