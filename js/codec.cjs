@@ -11,7 +11,7 @@
 
 const core = require('./core.cjs');
 const { acquire } = require('./encode.cjs');
-const { Decoder } = require('./decode.cjs');
+const { Decoder, MAX_REGEXP_LENGTH } = require('./decode.cjs');
 const { DarmokError } = require('./errors.cjs');
 const { Registry, defaultRegistry, createRegistry } = require('./registry.cjs');
 const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
@@ -62,6 +62,8 @@ const FORMATS = {
  *   maxLength  16 Mi (2^24)  bytes of one string, elements of one array
  *                            (holes included), entries of one Map or Set,
  *                            bytes of one binary value
+ *   maxRegExpLength 16384    characters of RegExp source in one document,
+ *                            all its RegExps together (decode.cjs regexp)
  */
 const MAX_DEPTH = 1000;
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -127,10 +129,9 @@ function createCodec(options) {
    * The rebuild callbacks, one per combination of decodeEntity's two flag
    * options, each with its decoder, made once here rather than per call.
    */
-  const rebuilds = [false, true].map((unknownPlain) => [false, true].map((acceptNewer) => {
-    const decoder = new Decoder(unknownPlain, registry, acceptNewer);
-    return (reader) => decoder.decode(reader);
-  }));
+  const decoders = [false, true].map((unknownPlain) => [false, true].map((acceptNewer) =>
+    new Decoder(unknownPlain, registry, acceptNewer)));
+  const rebuilds = decoders.map((row) => row.map((decoder) => (reader) => decoder.decode(reader)));
 
   /*
    * encodeEntity(value, { strict?, maxDepth? }) -> the document.
@@ -176,7 +177,10 @@ function createCodec(options) {
    *                 a plain object with a `_serializationKey` is read as
    *                 tanagra-json wrote it (tanagra.cjs); 'tanagra': every
    *                 document is; 'none': none is.
-   *   maxDepth, maxBytes, maxLength: limits, defaults above.
+   *   maxDepth, maxBytes, maxLength, maxRegExpLength: limits, defaults above.
+   *   regExpProperties  'reject' (default): ERR_FORMAT for a RegExp with the
+   *                 v flag or a Unicode property escape (\p{...}), costly to
+   *                 compile; 'accept': compile it (within maxRegExpLength).
    *   format        this call's format instead of the codec's.
    * The options may also come second, without Class.
    */
@@ -192,6 +196,8 @@ function createCodec(options) {
     let maxDepth = MAX_DEPTH;
     let maxBytes = MAX_BYTES;
     let maxLength = MAX_LENGTH;
+    let maxRegExpLength = MAX_REGEXP_LENGTH;
+    let regExpProperties = false;
     let how = impl;
     let name = format;
     if (options !== undefined && options !== null) {
@@ -206,11 +212,14 @@ function createCodec(options) {
       maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
       maxBytes = limit(options, 'maxBytes', MAX_BYTES);
       maxLength = limit(options, 'maxLength', MAX_LENGTH);
+      maxRegExpLength = limit(options, 'maxRegExpLength', MAX_REGEXP_LENGTH);
+      regExpProperties = choice(options, 'regExpProperties', ['reject', 'accept']) === 'accept';
     }
     if (!how.tanagra) {
       if (legacy === 'tanagra') throw new DarmokError('ERR_INVALID_OPTION', `the ${name} format has no tanagra documents`);
       legacy = 'none';
     }
+    decoders[unknownPlain ? 1 : 0][acceptNewer ? 1 : 0].limitRegExps(maxRegExpLength, regExpProperties);
     const value = how.decode(blob, maxDepth, maxLength, maxBytes,
       rebuilds[unknownPlain ? 1 : 0][acceptNewer ? 1 : 0]);
     if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value, blob))) return value;
@@ -297,7 +306,8 @@ function entryPoint(format) {
     DarmokError,
     MAX_DEPTH,
     MAX_BYTES,
-    MAX_LENGTH
+    MAX_LENGTH,
+    MAX_REGEXP_LENGTH
   };
   // The .d.ts files declare a default export: TypeScript compiling
   // `import darmok from 'darmok'` to CommonJS without esModuleInterop
@@ -306,4 +316,4 @@ function entryPoint(format) {
   return api;
 }
 
-module.exports = { createCodec, transcode, entryPoint, FORMATS, MAX_DEPTH, MAX_BYTES, MAX_LENGTH };
+module.exports = { createCodec, transcode, entryPoint, FORMATS, MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH };

@@ -21,6 +21,7 @@
  */
 
 const T = require('./tape.cjs');
+const { backslashesBefore } = T;
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build } = require('./registry.cjs');
 const { makeDecodeShape, missed, offer } = require('./shapes.cjs');
@@ -103,6 +104,21 @@ const NO_REFS = Object.freeze([]);
  */
 const REFS_AT_ONCE = 16000;
 
+/* decodeEntity's default maxRegExpLength (codec.cjs). */
+const MAX_REGEXP_LENGTH = 16384;
+
+/*
+ * Whether a RegExp source has \p{ or \P{ as an escape (after an odd run of
+ * backslashes): a Unicode property escape under the u or v flag.
+ */
+function hasPropertyEscape(source) {
+  for (let i = source.indexOf('{'); i >= 0; i = source.indexOf('{', i + 1)) {
+    const c = source.charCodeAt(i - 1);
+    if ((c === 0x70 || c === 0x50) && i >= 2 && backslashesBefore(source, i - 1) % 2 === 1) return true;
+  }
+  return false;
+}
+
 /* Periods in which no user code ran (see shapeFits); one per decode at least. */
 let epochs = 0;
 
@@ -151,6 +167,20 @@ class Decoder {
     this.hookError = null;
     /* The period shapes were checked in (see shapeFits). */
     this.epoch = 0;
+    /* RegExps: see regexp() and limitRegExps(). */
+    this.maxRegExpLength = MAX_REGEXP_LENGTH;
+    this.regExpProperties = false;
+    this.regExpLeft = 0;
+  }
+
+  /*
+   * The RegExp limits of the decodes that follow: the characters of source
+   * all RegExps of one document may have, and whether property escapes
+   * and the v flag are accepted.
+   */
+  limitRegExps(maxLength, acceptProperties) {
+    this.maxRegExpLength = maxLength;
+    this.regExpProperties = acceptProperties;
   }
 
   /*
@@ -166,6 +196,7 @@ class Decoder {
     this.inherited = null;
     this.hookError = null;
     this.epoch = ++epochs;
+    this.regExpLeft = this.maxRegExpLength;
     try {
       return this.value();
     } catch (err) {
@@ -534,6 +565,13 @@ class Decoder {
     const r = this.r;
     const source = r.str();
     const flags = r.str();
+    this.regExpLeft -= source.length;
+    if (this.regExpLeft < 0) {
+      throw pathError('ERR_TOO_LARGE', `the RegExps of this document have more than maxRegExpLength (${this.maxRegExpLength}) characters of source in all`);
+    }
+    if (!this.regExpProperties && (flags.includes('v') || (flags.includes('u') && hasPropertyEscape(source)))) {
+      throw pathError('ERR_FORMAT', `RegExp /${shorten(source, 60)}/${shorten(flags, 10)} has the v flag or a Unicode property escape (\\p{...}), refused unless regExpProperties is 'accept'`);
+    }
     let re;
     try {
       re = new RegExp(source, flags);
@@ -600,4 +638,4 @@ function decodeTape(u8, options) {
   return new Decoder(unknownPlain, registry, acceptNewer).decode(reader);
 }
 
-module.exports = { Decoder, decodeTape };
+module.exports = { Decoder, decodeTape, MAX_REGEXP_LENGTH };
