@@ -314,3 +314,13 @@ test('tanagra reader: a sparse "f_uint8array" cannot ask for gigabytes', () => {
   const dense = decodeEntity('{"_serializationKey":"Nope","f_uint8array":{"0":7,"1":8}}', { unknownClass: 'plain' });
   assert.deepStrictEqual([...dense.f], [7, 8]);
 });
+
+test('encode: a revoked Proxy is ERR_UNSUPPORTED_TYPE with its path, anywhere in the value', { skip }, () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  for (const [value, path] of [[proxy, '$'], [[1, proxy], '$[1]'], [{ a: { b: proxy } }, '$.a.b'], [new Map([[1, proxy]]), '$.$Map[0][1]'], [new Set([proxy]), '$.$Set[0]']]) {
+    for (const format of ['json', 'protobuf']) {
+      assert.throws(() => encodeEntity(value, { format }), (e) => e instanceof DarmokError && e.code === 'ERR_UNSUPPORTED_TYPE' && e.path === path, `${path} ${format}`);
+    }
+  }
+});
