@@ -11,7 +11,7 @@
 
 const core = require('./core.cjs');
 const { acquire } = require('./encode.cjs');
-const { Decoder } = require('./decode.cjs');
+const { Decoder, MAX_REGEXP_LENGTH } = require('./decode.cjs');
 const { DarmokError } = require('./errors.cjs');
 const { Registry, defaultRegistry, createRegistry, configure } = require('./registry.cjs');
 const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
@@ -66,6 +66,8 @@ const FORMATS = {
  *   maxLength  16 Mi (2^24)  bytes of one string, elements of one array
  *                            (holes included), entries of one Map or Set,
  *                            bytes of one binary value
+ *   maxRegExpLength 16384    characters of RegExp source in one document,
+ *                            all its RegExps together (decode.cjs regexp)
  */
 const MAX_DEPTH = 1000;
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -74,7 +76,8 @@ const U32_MAX = 0xffffffff;
 
 /* The option names of each call. */
 const ENCODE_OPTIONS = new Set(['strict', 'maxDepth', 'format', ...SHAPING_OPTIONS]);
-const DECODE_OPTIONS = new Set(['unknownClass', 'newerVersion', 'legacy', 'maxDepth', 'maxBytes', 'maxLength', 'format']);
+const DECODE_OPTIONS = new Set(['unknownClass', 'newerVersion', 'legacy', 'maxDepth', 'maxBytes', 'maxLength',
+  'maxRegExpLength', 'regExpProperties', 'format']);
 const CODEC_OPTIONS = new Set(['format', 'registry']);
 const TRANSCODE_OPTIONS = new Set(['from', 'to', 'maxDepth', 'maxBytes', 'maxLength']);
 
@@ -93,7 +96,7 @@ function isEncodeOption(name) {
 function isDecodeOption(name) {
   switch (name) {
     case 'unknownClass': case 'newerVersion': case 'legacy': case 'maxDepth': case 'maxBytes': case 'maxLength':
-    case 'format': return true;
+    case 'maxRegExpLength': case 'regExpProperties': case 'format': return true;
     default: return false;
   }
 }
@@ -287,7 +290,10 @@ function createCodec(options) {
    *                 a plain object with a `_serializationKey` is read as
    *                 tanagra-json wrote it (tanagra.cjs); 'tanagra': every
    *                 document is; 'none': none is.
-   *   maxDepth, maxBytes, maxLength: limits, defaults above.
+   *   maxDepth, maxBytes, maxLength, maxRegExpLength: limits, defaults above.
+   *   regExpProperties  'reject' (default): ERR_FORMAT for a RegExp with the
+   *                 v flag or a Unicode property escape (\p{...}), costly to
+   *                 compile; 'accept': compile it (within maxRegExpLength).
    *   format        this call's format instead of the codec's.
    * The options may also come second, without Class.
    */
@@ -313,6 +319,8 @@ function createCodec(options) {
     let maxDepth = MAX_DEPTH;
     let maxBytes = MAX_BYTES;
     let maxLength = MAX_LENGTH;
+    let maxRegExpLength = MAX_REGEXP_LENGTH;
+    let regExpProperties = false;
     let how = impl;
     let name = format;
     if (options !== undefined && options !== null) {
@@ -331,6 +339,8 @@ function createCodec(options) {
       maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
       maxBytes = limit(options, 'maxBytes', MAX_BYTES);
       maxLength = limit(options, 'maxLength', MAX_LENGTH);
+      maxRegExpLength = limit(options, 'maxRegExpLength', MAX_REGEXP_LENGTH);
+      regExpProperties = choice(options, 'regExpProperties', ['reject', 'accept']) === 'accept';
     }
     if (!how.tanagra) {
       if (legacy === 'tanagra') throw new DarmokError('ERR_INVALID_OPTION', `the ${name} format has no tanagra documents`);
@@ -341,6 +351,7 @@ function createCodec(options) {
     const decoder = decoders[u][a];
     decoder.expected = expected;
     decoder.scope = scope;
+    decoder.limitRegExps(maxRegExpLength, regExpProperties);
     let value;
     try {
       value = how.decode(blob, maxDepth, maxLength, maxBytes, rebuilds[u][a]);
@@ -440,7 +451,8 @@ function entryPoint(format) {
     DarmokError,
     MAX_DEPTH,
     MAX_BYTES,
-    MAX_LENGTH
+    MAX_LENGTH,
+    MAX_REGEXP_LENGTH
   };
   // The .d.ts files declare a default export: TypeScript compiling
   // `import darmok from 'darmok'` to CommonJS without esModuleInterop
@@ -449,4 +461,4 @@ function entryPoint(format) {
   return api;
 }
 
-module.exports = { createCodec, transcode, entryPoint, FORMATS, MAX_DEPTH, MAX_BYTES, MAX_LENGTH };
+module.exports = { createCodec, transcode, entryPoint, FORMATS, MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH };

@@ -4,6 +4,7 @@
  *
  * The ABI (the list in wasm/exports.txt):
  *   dk_ctx_new() -> ctx              one per module instance
+ *   dk_ctx_seed(ctx, lo, hi)         keys the core's hash tables: random, once per instance
  *   dk_ctx_input(ctx, n) -> ptr      input area of >= n bytes, valid until the next dk_ctx_input
  *   dk_ctx_result(ctx) -> ptr        10 u32 result words, stable for the ctx lifetime
  *   dk_json_encode_ctx(ctx, tape_len, max_depth) -> code
@@ -70,6 +71,15 @@ let rebuilding = false; // a decode's tape in memory is being read by JS
  */
 let reader = null;
 let pending = null; //     the Promise of an init() in progress
+let compiled = null; //    the WebAssembly.Module, for a fresh instance (renew)
+
+/*
+ * WebAssembly memory never shrinks: one hostile document (or one huge
+ * one) would leave the process holding what its call grew memory to.
+ * Before a call, an instance whose memory is past this is dropped for a
+ * fresh one of the same module (renew), and the old memory goes with it.
+ */
+const HIGH_WATER = 64 * 1024 * 1024;
 
 /*
  * Re-take the views when memory grew. Growing detaches the old buffer, so
@@ -124,12 +134,27 @@ function setup(instance) {
   const c = ex.dk_ctx_new() >>> 0;
   if (c === 0) throw new DarmokError('ERR_MEMORY', 'out of memory creating the core context');
   ctx = c;
+  if (typeof ex.dk_ctx_seed === 'function') {
+    const seed = randomWords();
+    ex.dk_ctx_seed(c, seed[0], seed[1]);
+  }
   resAddr = ex.dk_ctx_result(c) >>> 0;
   heapBuffer = null;
   heap = null;
   wasm = ex;
   views();
   warmUp();
+}
+
+/*
+ * Two random 32-bit words for dk_ctx_seed: the seed of the core's hash
+ * tables, which a document must not be able to predict (Node 20 and
+ * browsers have crypto.getRandomValues as a global).
+ */
+function randomWords() {
+  const words = new Uint32Array(2);
+  globalThis.crypto.getRandomValues(words);
+  return words;
 }
 
 /*
@@ -177,6 +202,7 @@ function loadSync() {
   }
   try {
     setup(new WebAssembly.Instance(mod, makeImports(mod)));
+    compiled = mod;
   } catch (err) {
     loadError = `cannot instantiate the core: ${err && err.message}`;
   }
@@ -205,7 +231,10 @@ function init(source) {
       if (!WebAssembly.Module.exports(mod).some((e) => e.name === 'dk_ctx_new')) {
         throw new DarmokError('ERR_INVALID_OPTION', "init(): this WebAssembly module is not darmok's core (build/darmok.wasm): it has no dk_ctx_new");
       }
-      if (wasm === null) setup(await WebAssembly.instantiate(mod, makeImports(mod)));
+      if (wasm === null) {
+        setup(await WebAssembly.instantiate(mod, makeImports(mod)));
+        compiled = mod;
+      }
     }).finally(() => { pending = null; });
   }
   return pending;
@@ -243,6 +272,25 @@ function ready() {
     // the tape being read lives in the core's memory, which the call would reuse.
     throw new DarmokError('ERR_REENTRANT', 'darmok was called from migrate or fromData while rebuilding a decoded value; call it before or after decodeEntity instead');
   }
+  // heapBuffer is current: views() ran after the last call.
+  if (heapBuffer.byteLength > HIGH_WATER && compiled !== null) renew();
+}
+
+/*
+ * Replace the instance by a fresh one of the same module, synchronously
+ * (between calls: nothing of the old memory is in use). Where a
+ * synchronous instantiation is refused (a browser's main thread may
+ * refuse one of a large module), the old instance stays.
+ */
+function renew() {
+  let instance;
+  try {
+    instance = new WebAssembly.Instance(compiled, makeImports(compiled));
+  } catch {
+    return;
+  }
+  reader = null; // it holds views of the old memory
+  setup(instance);
 }
 
 /* Reserve the input area for n bytes; returns its address. */

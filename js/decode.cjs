@@ -21,9 +21,11 @@
  */
 
 const T = require('./tape.cjs');
+const { backslashesBefore } = T;
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build, unexpectedClass } = require('./registry.cjs');
 const { makeDecodeShape, missed, offer } = require('./shapes.cjs');
+const { KeyGuard } = require('./collisions.cjs');
 
 const defineProperty = Object.defineProperty;
 const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
@@ -102,6 +104,21 @@ const NO_REFS = Object.freeze([]);
  */
 const REFS_AT_ONCE = 16000;
 
+/* decodeEntity's default maxRegExpLength (codec.cjs). */
+const MAX_REGEXP_LENGTH = 16384;
+
+/*
+ * Whether a RegExp source has \p{ or \P{ as an escape (after an odd run of
+ * backslashes): a Unicode property escape under the u or v flag.
+ */
+function hasPropertyEscape(source) {
+  for (let i = source.indexOf('{'); i >= 0; i = source.indexOf('{', i + 1)) {
+    const c = source.charCodeAt(i - 1);
+    if ((c === 0x70 || c === 0x50) && i >= 2 && backslashesBefore(source, i - 1) % 2 === 1) return true;
+  }
+  return false;
+}
+
 /* Periods in which no user code ran (see shapeFits); one per decode at least. */
 let epochs = 0;
 
@@ -156,6 +173,20 @@ class Decoder {
        the names read as Class in this call, or null. */
     this.expected = null;
     this.scope = null;
+    /* RegExps: see regexp() and limitRegExps(). */
+    this.maxRegExpLength = MAX_REGEXP_LENGTH;
+    this.regExpProperties = false;
+    this.regExpLeft = 0;
+  }
+
+  /*
+   * The RegExp limits of the decodes that follow: the characters of source
+   * all RegExps of one document may have, and whether property escapes
+   * and the v flag are accepted.
+   */
+  limitRegExps(maxLength, acceptProperties) {
+    this.maxRegExpLength = maxLength;
+    this.regExpProperties = acceptProperties;
   }
 
   /*
@@ -171,6 +202,7 @@ class Decoder {
     this.inherited = null;
     this.hookError = null;
     this.epoch = ++epochs;
+    this.regExpLeft = this.maxRegExpLength;
     try {
       const top = this.expected !== null && reader.buf[reader.pos] === T.T_INSTANCE ? reader.pos : -1;
       const value = this.value();
@@ -491,6 +523,7 @@ class Decoder {
     const n = r.u32();
     const m = new Map();
     this.take(m);
+    let guard = null; // for number and BigInt keys (collisions.cjs)
     let i = 0;
     try {
       for (; i < n; i++) {
@@ -500,15 +533,25 @@ class Decoder {
         // and protobuf. (An f64 branch as well measured slower.)
         let op = r.buf[r.pos];
         let k;
+        let hashed = false;
         if (op === T.T_STR) {
           r.pos++;
           k = r.str();
-        } else k = this.value();
+        } else {
+          k = this.value();
+          hashed = typeof k === 'number' || typeof k === 'bigint';
+        }
         op = r.buf[r.pos];
+        let x;
         if (op === T.T_INT) {
           r.pos++;
-          m.set(k, r.i32());
-        } else m.set(k, this.value());
+          x = r.i32();
+        } else x = this.value();
+        if (!hashed) m.set(k, x);
+        else {
+          if (guard === null) guard = new KeyGuard();
+          guard.set(m, k, x);
+        }
       }
     } catch (err) {
       throw addSegment(err, rawSegment(`.$Map[${i}]`));
@@ -521,19 +564,42 @@ class Decoder {
     const n = r.u32();
     const s = new Set();
     this.take(s);
+    let guard = null;
     let i = 0;
     try {
-      for (; i < n; i++) s.add(this.value());
+      for (; i < n; i++) {
+        const x = this.value();
+        if (typeof x !== 'number' && typeof x !== 'bigint') s.add(x);
+        else {
+          if (guard === null) guard = new KeyGuard();
+          guard.add(s, x);
+        }
+      }
     } catch (err) {
       throw addSegment(err, rawSegment(`.$Set[${i}]`));
     }
     return s;
   }
 
+  /*
+   * A RegExp is compiled here, never run, but compiling costs: V8 takes
+   * up to a microsecond per source character for case-insensitive
+   * Unicode classes, and far more for property escapes (\p{RGI_Emoji}
+   * with the v flag: 13 ms each). So the sources of one document's
+   * RegExps have a total budget (maxRegExpLength), and property escapes
+   * and the v flag are refused unless regExpProperties is 'accept'.
+   */
   regexp() {
     const r = this.r;
     const source = r.str();
     const flags = r.str();
+    this.regExpLeft -= source.length;
+    if (this.regExpLeft < 0) {
+      throw pathError('ERR_TOO_LARGE', `the RegExps of this document have more than maxRegExpLength (${this.maxRegExpLength}) characters of source in all`);
+    }
+    if (!this.regExpProperties && (flags.includes('v') || (flags.includes('u') && hasPropertyEscape(source)))) {
+      throw pathError('ERR_FORMAT', `RegExp /${shorten(source, 60)}/${shorten(flags, 10)} has the v flag or a Unicode property escape (\\p{...}), refused unless regExpProperties is 'accept'`);
+    }
     let re;
     try {
       re = new RegExp(source, flags);
@@ -600,4 +666,4 @@ function decodeTape(u8, options) {
   return new Decoder(unknownPlain, registry, acceptNewer).decode(reader);
 }
 
-module.exports = { Decoder, decodeTape };
+module.exports = { Decoder, decodeTape, MAX_REGEXP_LENGTH };

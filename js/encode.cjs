@@ -173,6 +173,19 @@ function isIndex(k) {
   return c >= 48 && c <= 57 && String(Number(k)) === k;
 }
 
+/*
+ * Array.isArray(v), or ERR_UNSUPPORTED_TYPE for a revoked Proxy: the one
+ * object on which it throws, and of which nothing can be read. (It is the
+ * first thing the walk asks of an object.)
+ */
+function isArray(v) {
+  try {
+    return Array.isArray(v);
+  } catch {
+    throw pathError('ERR_UNSUPPORTED_TYPE', 'cannot encode a revoked Proxy');
+  }
+}
+
 function describe(v) {
   if (typeof v === 'function') return 'a function';
   if (typeof v === 'symbol') return 'a symbol';
@@ -343,7 +356,7 @@ class Encoder {
         return;
       }
     }
-    if (Array.isArray(v)) {
+    if (isArray(v)) {
       // A subclass of Array is written as an array (its class is lost):
       // strict mode refuses that, as builtin() does for the other built-ins.
       if (this.strict) this.exactArray(v);

@@ -152,6 +152,17 @@ export interface DecodeOptions {
    * Default 16 Mi (16777216).
    */
   maxLength?: number;
+  /**
+   * Most characters of RegExp source in one document, all its RegExps
+   * together; more throws ERR_TOO_LARGE. Default 16384.
+   */
+  maxRegExpLength?: number;
+  /**
+   * A RegExp with the v flag or a Unicode property escape (\p{...}), which
+   * can take milliseconds per character to compile: 'reject' throws
+   * ERR_FORMAT (default); 'accept' compiles it.
+   */
+  regExpProperties?: 'reject' | 'accept';
   /** This call's format instead of the entry point's or codec's. */
   format?: Format;
 }

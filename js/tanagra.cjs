@@ -41,6 +41,7 @@
 const { addSegment, finishPath, pathError } = require('./errors.cjs');
 const { upgrade, build, setOwn, unexpectedClass } = require('./registry.cjs');
 const { backslashesBefore } = require('./tape.cjs');
+const { KeyGuard } = require('./collisions.cjs');
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const getPrototypeOf = Object.getPrototypeOf;
@@ -98,39 +99,6 @@ function isTanagraDocument(value, blob) {
   return keyOf(value) !== null && hasKeyAsWritten(blob);
 }
 
-/*
- * One field of a tanagra object: [name, value] as tanagra's decoder would
- * turn it, or null when the field is kept as it is.
- */
-function convert(name, v, reader) {
-  let base = strip(name, MAP_SUFFIXES);
-  if (base !== null && Array.isArray(v) && denseEvery(v, isPair)) {
-    const m = new Map();
-    for (let i = 0; i < v.length; i++) {
-      try {
-        m.set(v[i][0], reader.visit(v[i][1]));
-      } catch (err) {
-        throw addSegment(addSegment(err, i), name);
-      }
-    }
-    return [base, m];
-  }
-  base = strip(name, DATE_SUFFIXES);
-  if (base !== null && (typeof v === 'string' || typeof v === 'number')) {
-    return [base, new Date(v)];
-  }
-  base = strip(name, BUFFER_SUFFIXES);
-  if (base !== null && isPlainObject(v) && Array.isArray(v.data) && denseEvery(v.data, isNumber)) {
-    return [base, NodeBuffer !== null ? NodeBuffer.from(v.data) : Uint8Array.from(v.data)];
-  }
-  base = strip(name, UINT8_SUFFIXES);
-  if (base !== null && isPlainObject(v)) {
-    const bytes = indexedBytes(v);
-    if (bytes !== null) return [base, bytes];
-  }
-  return null;
-}
-
 function isPair(e) {
   return Array.isArray(e) && e.length === 2;
 }
@@ -150,29 +118,6 @@ function denseEvery(a, test) {
   const len = a.length;
   for (let i = 0; i < len; i++) if (!(i in a) || !test(a[i])) return false;
   return true;
-}
-
-/*
- * f(i) for each index i of a present element of a, ascending, without
- * touching its holes: a run of 16 Mi holes costs nothing, as elsewhere in
- * a decode. At the first hole the rest is read through Object.keys (the
- * integer keys come first, ascending), once.
- */
-function eachPresent(a, f) {
-  const len = a.length;
-  let i = 0;
-  for (; i < len; i++) {
-    if (!(i in a)) break;
-    f(i);
-  }
-  if (i === len) return;
-  const keys = Object.keys(a);
-  for (let j = 0; j < keys.length; j++) {
-    const k = keys[j];
-    const n = Number(k);
-    if (!(n >= 0 && n < len && String(n) === k)) break; // past the indexes
-    if (n > i) f(n);
-  }
 }
 
 /*
@@ -213,6 +158,225 @@ function indexedBytes(obj) {
   return out;
 }
 
+/* How open() takes a value (see the rules at the top of this file). */
+const VISIT = 0; //   tanagra's denormalizeJsonObject: arrays, instances, plain objects
+const ELEMENT = 1; // an element of an array walked, or a field: only arrays and instances
+const MAP = 2; //     the pairs of an "f_map" field, already checked (isPairs)
+
+/* What open() returns for a value whose frame it pushed: the frame gives it. */
+const PENDING = Symbol('pending');
+
+/*
+ * An array whose present elements are taken by `mode`, in place, ascending
+ * (without touching holes: a run of 16 Mi holes costs nothing, as
+ * elsewhere in a decode): dense until the first hole, from then on
+ * through Object.keys (the integer keys come first, ascending), once.
+ */
+class ArrayFrame {
+  constructor(a, mode) {
+    this.a = a;
+    this.mode = mode;
+    this.len = a.length;
+    this.i = -1; //      the index being taken
+    this.hole = -1; //   the first hole, once met
+    this.keys = null; // Object.keys(a), from the first hole on
+    this.k = 0;
+  }
+
+  next(reader) {
+    const i = this.advance();
+    if (i < 0) return false;
+    reader.child = this.a[i];
+    reader.mode = this.mode;
+    return true;
+  }
+
+  /* The next present index, or -1. */
+  advance() {
+    const a = this.a;
+    if (this.keys === null) {
+      const i = this.i + 1;
+      if (i >= this.len) return -1;
+      if (i in a) return (this.i = i);
+      this.hole = i;
+      this.keys = Object.keys(a);
+    }
+    const keys = this.keys;
+    while (this.k < keys.length) {
+      const key = keys[this.k++];
+      const n = Number(key);
+      if (!(n >= 0 && n < this.len && String(n) === key)) break; // past the indexes
+      if (n > this.hole) return (this.i = n);
+    }
+    this.k = keys.length;
+    return -1;
+  }
+
+  put(x) {
+    this.a[this.i] = x;
+  }
+
+  finish() {
+    return this.a;
+  }
+
+  segment(err) {
+    addSegment(err, this.i);
+  }
+}
+
+/*
+ * The fields of a tanagra object, in order, converted: a converted field
+ * takes the place of a field of its base name that is already there
+ * (0.x), else the place of its suffixed name (1.x). An instance
+ * (`plan`: its class, or null for unknownClass 'plain') leaves
+ * `_serializationKey` out and is built when its fields are done; a plain
+ * object is rewritten in place, so references to it still hold.
+ */
+class FieldsFrame {
+  constructor(v, instance, plan) {
+    this.v = v;
+    this.instance = instance;
+    this.plan = plan;
+    this.names = Object.keys(v);
+    this.j = 0;
+    this.name = ''; //   the field being read (for paths)
+    this.as = ''; //     the name its value takes
+    this.keys = [];
+    this.values = [];
+    this.at = new Map(); // name -> its index in keys
+  }
+
+  next(reader) {
+    const names = this.names;
+    while (this.j < names.length) {
+      const name = names[this.j++];
+      if (this.instance && name === KEY) continue;
+      this.name = name;
+      const x = this.v[name];
+      if (!x) {
+        this.add(name, x);
+        continue;
+      }
+      let base = strip(name, MAP_SUFFIXES);
+      if (base !== null && Array.isArray(x) && reader.isPairs(x)) {
+        this.as = base;
+        reader.child = x;
+        reader.mode = MAP;
+        return true;
+      }
+      base = strip(name, DATE_SUFFIXES);
+      if (base !== null && (typeof x === 'string' || typeof x === 'number')) {
+        this.add(base, new Date(x));
+        continue;
+      }
+      base = strip(name, BUFFER_SUFFIXES);
+      if (base !== null && isPlainObject(x) && Array.isArray(x.data)) {
+        const b = reader.buffer(x.data);
+        if (b !== null) {
+          this.add(base, b);
+          continue;
+        }
+      }
+      base = strip(name, UINT8_SUFFIXES);
+      if (base !== null && isPlainObject(x)) {
+        const b = reader.indexed(x);
+        if (b !== null) {
+          this.add(base, b);
+          continue;
+        }
+      }
+      this.as = name;
+      reader.child = x;
+      reader.mode = ELEMENT;
+      return true;
+    }
+    return false;
+  }
+
+  put(x) {
+    this.add(this.as, x);
+  }
+
+  add(name, x) {
+    const i = this.at.get(name);
+    if (i !== undefined) {
+      this.keys[i] = name;
+      this.values[i] = x;
+    } else {
+      this.at.set(name, this.keys.length);
+      this.keys.push(name);
+      this.values.push(x);
+    }
+  }
+
+  finish(reader) {
+    const { v, keys, values, plan } = this;
+    if (!this.instance) {
+      for (const k of Object.keys(v)) delete v[k];
+      for (let i = 0; i < keys.length; i++) setOwn(v, keys[i], values[i]);
+      return v;
+    }
+    const data = {};
+    for (let i = 0; i < keys.length; i++) setOwn(data, keys[i], values[i]);
+    const obj = plan === null
+      ? data
+      : build(plan, upgrade(plan, data, 1, reader.acceptNewer), plan.fromData === null ? Object.create(plan.proto) : null);
+    reader.done.set(v, obj);
+    return obj;
+  }
+
+  segment(err) {
+    addSegment(err, this.name);
+  }
+}
+
+/* The Map of an "f_map" field's pairs: each value visited, keys as they are. */
+class MapFrame {
+  constructor(pairs, m) {
+    this.pairs = pairs;
+    this.m = m;
+    this.i = -1;
+    this.guard = new KeyGuard();
+  }
+
+  next(reader) {
+    if (++this.i >= this.pairs.length) return false;
+    reader.child = this.pairs[this.i][1];
+    reader.mode = VISIT;
+    return true;
+  }
+
+  put(x) {
+    this.guard.set(this.m, this.pairs[this.i][0], x);
+  }
+
+  finish() {
+    return this.m;
+  }
+
+  segment(err) {
+    addSegment(err, this.i);
+  }
+}
+
+/*
+ * The rebuild walks with an explicit stack of frames, not recursion: the
+ * input chooses the nesting, and maxDepth may be far above what the
+ * JavaScript stack holds (the core's readers walk the same way). A frame
+ * is one array, object or Map being rebuilt: next(reader) names its next
+ * child (reader.child, taken as reader.mode) or says it has none, put(x)
+ * takes what that child became, finish(reader) gives what the frame's
+ * value became, segment(err) adds its place to an error's path.
+ *
+ * Every value is rebuilt once, whatever refers to it: objects and arrays
+ * through `done`, the three conversions by what they convert (the pairs of
+ * an "f_map", the bytes array of an "f_buffer", the object of an
+ * "f_uint8array"), so fields that refer ($ref) to one value share what it
+ * became, as darmok's own references do. tanagra never wrote references,
+ * so no document it wrote is read differently; without this, 12,000 fields
+ * naming one 12,000-pair array made 12,000 Maps.
+ */
 class TanagraReader {
   constructor(registry, unknownPlain, acceptNewer, scope) {
     this.registry = registry;
@@ -222,93 +386,108 @@ class TanagraReader {
     this.acceptNewer = acceptNewer;
     /* Objects already visited -> what they became (shared references, cycles). */
     this.done = new Map();
+    /* pairs array -> its Map, or false when it is not an array of pairs */
+    this.maps = new Map();
+    /* bytes array -> its Buffer, or false; object -> its Uint8Array, or false */
+    this.buffers = new Map();
+    this.bytes = new Map();
+    this.stack = [];
+    /* Set by a frame's next(): the child to open, and how. */
+    this.child = undefined;
+    this.mode = VISIT;
   }
 
-  /* tanagra's denormalizeJsonObject: the value v becomes. */
-  visit(v) {
-    if (v === null || typeof v !== 'object') return v;
-    const seen = this.done.get(v);
-    if (seen !== undefined) return seen;
-    if (Array.isArray(v)) {
-      this.done.set(v, v);
-      eachPresent(v, (i) => {
-        try {
-          v[i] = this.element(v[i]);
-        } catch (err) {
-          throw addSegment(err, i);
+  /* What value becomes. Errors get the path of where they happened. */
+  run(value) {
+    const stack = this.stack;
+    try {
+      let x = this.open(value, VISIT);
+      while (stack.length !== 0) {
+        const f = stack[stack.length - 1];
+        if (f.next(this)) {
+          const y = this.open(this.child, this.mode);
+          if (y !== PENDING) f.put(y);
+          continue;
         }
-      });
-      return v;
+        stack.pop();
+        x = f.finish(this);
+        if (stack.length !== 0) stack[stack.length - 1].put(x);
+      }
+      return x;
+    } catch (err) {
+      for (let i = stack.length - 1; i >= 0; i--) stack[i].segment(err);
+      throw finishPath(err);
     }
-    if (!isPlainObject(v)) return v;
-    this.done.set(v, v);
-    const key = keyOf(v);
+  }
+
+  /* What x becomes, taken as mode: at once, or PENDING with its frame pushed. */
+  open(x, mode) {
+    if (x === null || typeof x !== 'object') return x;
+    if (mode === MAP) {
+      let m = this.maps.get(x);
+      if (m === undefined) {
+        m = new Map();
+        this.maps.set(x, m);
+        this.stack.push(new MapFrame(x, m));
+        return PENDING;
+      }
+      return m;
+    }
+    if (mode === ELEMENT && keyOf(x) === null) {
+      if (!Array.isArray(x) || this.done.has(x)) return x;
+      this.done.set(x, x);
+      this.stack.push(new ArrayFrame(x, VISIT));
+      return PENDING;
+    }
+    const seen = this.done.get(x);
+    if (seen !== undefined) return seen;
+    if (Array.isArray(x)) {
+      this.done.set(x, x);
+      this.stack.push(new ArrayFrame(x, ELEMENT));
+      return PENDING;
+    }
+    if (!isPlainObject(x)) return x;
+    this.done.set(x, x);
+    const key = keyOf(x);
     if (key === null) {
-      // A plain object: rewritten in place, so references to it still hold.
-      const fields = this.fields(v, false);
-      for (const k of Object.keys(v)) delete v[k];
-      for (const [k, x] of fields) setOwn(v, k, x);
-      return v;
+      this.stack.push(new FieldsFrame(x, false, null));
+      return PENDING;
     }
     const plan = this.registry.planByKey(key, this.scope);
     if (plan === null && !this.unknownPlain) {
       throw pathError('ERR_UNKNOWN_CLASS', `unknown class key ${JSON.stringify(key)} in a tanagra document: register the class with serializable()`);
     }
-    const fields = this.fields(v, true);
-    const data = {};
-    for (const [k, x] of fields) setOwn(data, k, x);
-    const obj = plan === null
-      ? data
-      : build(plan, upgrade(plan, data, 1, this.acceptNewer), plan.fromData === null ? Object.create(plan.proto) : null);
-    this.done.set(v, obj);
-    return obj;
+    this.stack.push(new FieldsFrame(x, true, plan));
+    return PENDING;
   }
 
-  /* An element of an array that tanagra's decoder walks (or a field value). */
-  element(x) {
-    if (keyOf(x) !== null) return this.visit(x);
-    if (Array.isArray(x)) {
-      if (this.done.has(x)) return x;
-      this.done.set(x, x);
-      eachPresent(x, (j) => {
-        try {
-          x[j] = this.visit(x[j]);
-        } catch (err) {
-          throw addSegment(err, j);
-        }
-      });
-    }
-    return x;
+  /* Whether the array a is what tanagra writes for a Map: dense [key, value] pairs. */
+  isPairs(a) {
+    const m = this.maps.get(a);
+    if (m !== undefined) return m !== false;
+    if (denseEvery(a, isPair)) return true;
+    this.maps.set(a, false);
+    return false;
   }
 
-  /*
-   * The fields of a tanagra object, in order, converted: a converted field
-   * takes the place of a field of its base name that is already there
-   * (0.x), else the place of its suffixed name (1.x). `_serializationKey`
-   * is left out of an instance's fields.
-   */
-  fields(v, isInstance) {
-    const out = [];
-    const at = new Map();
-    for (const name of Object.keys(v)) {
-      if (isInstance && name === KEY) continue;
-      const x = v[name];
-      let entry = null;
-      try {
-        if (x) entry = convert(name, x, this);
-        if (entry === null) entry = [name, x ? this.element(x) : x];
-      } catch (err) {
-        throw addSegment(err, name);
-      }
-      const i = at.get(entry[0]);
-      if (i !== undefined) {
-        out[i] = entry;
-      } else {
-        at.set(entry[0], out.length);
-        out.push(entry);
-      }
+  /* The Buffer (Uint8Array without Buffer) of a dense array of numbers, else null. */
+  buffer(data) {
+    let b = this.buffers.get(data);
+    if (b === undefined) {
+      b = denseEvery(data, isNumber) ? (NodeBuffer !== null ? NodeBuffer.from(data) : Uint8Array.from(data)) : false;
+      this.buffers.set(data, b);
     }
-    return out;
+    return b === false ? null : b;
+  }
+
+  /* indexedBytes(obj), once per object. */
+  indexed(obj) {
+    let b = this.bytes.get(obj);
+    if (b === undefined) {
+      b = indexedBytes(obj);
+      this.bytes.set(obj, b === null ? false : b);
+    }
+    return b === false ? null : b;
   }
 }
 
@@ -328,11 +507,7 @@ function fromTanagra(value, registry, unknownPlain, acceptNewer, expected, scope
       if (err !== null) throw err;
     }
   }
-  try {
-    return new TanagraReader(registry, unknownPlain, acceptNewer, scope).visit(value);
-  } catch (err) {
-    throw finishPath(err);
-  }
+  return new TanagraReader(registry, unknownPlain, acceptNewer, scope).run(value);
 }
 
 module.exports = { isTanagraDocument, fromTanagra };

@@ -49,6 +49,9 @@ typedef struct dk_limits {
     uint32_t max_depth;  /* open containers allowed at once */
     uint32_t max_length; /* string bytes, array slots (holes included),
                             member/entry counts, binary bytes */
+    uint64_t hash_seed;  /* keys the protobuf writer's hash tables: random per
+                            instance from JS, so no input can be crafted to
+                            collide in them; 0 is a valid seed */
 } dk_limits;
 
 #define DK_DEFAULT_MAX_DEPTH 1000u

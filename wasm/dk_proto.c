@@ -336,23 +336,35 @@ static inline uint64_t pb_tail(const uint8_t *p, size_t n)
 }
 
 /*
- * A hash of n bytes, 8 at a time (strings can be long: every string value
- * is hashed). Only compared within one call, so byte order does not matter.
+ * A hash of n bytes keyed by seed, 8 at a time (strings can be long: every
+ * string value is hashed). Only compared within one call, so byte order
+ * does not matter. Each word is multiplied twice: after one multiply, a
+ * difference in a word's top bit is still just that bit, which the next
+ * word can cancel whatever the seed (collisions written without knowing
+ * it); the second multiply spreads it through carries that depend on the
+ * seed. The end is murmur3's fmix64, which mixes every bit into the low
+ * ones a table size keeps.
  */
-static uint32_t pb_hash(const uint8_t *p, size_t n)
+static uint32_t pb_hash(uint64_t seed, const uint8_t *p, size_t n)
 {
-    uint64_t h = 0x9E3779B97F4A7C15u ^ (uint64_t)n;
+    uint64_t h = seed ^ 0x9E3779B97F4A7C15u ^ (uint64_t)n;
     uint64_t w;
     while (n >= 8) {
         memcpy(&w, p, 8);
         h = (h ^ w) * 0xFF51AFD7ED558CCDu;
+        h ^= h >> 29;
+        h *= 0xC4CEB9FE1A85EC53u;
         h ^= h >> 32;
         p += 8;
         n -= 8;
     }
     w = pb_tail(p, n); /* n is in the hash already */
-    h = (h ^ w) * 0xC4CEB9FE1A85EC53u;
-    h ^= h >> 29;
+    h ^= w;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDu;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53u;
+    h ^= h >> 33;
     return (uint32_t)h;
 }
 
@@ -409,7 +421,20 @@ typedef struct pb_str_slot {
 typedef struct pb_strtab {
     pb_str_slot *slots;
     size_t cap, count;
+    uint64_t seed;     /* of its hashes (pb_hash) */
+    unsigned reseeds;  /* times a long probe made it pick a new seed */
 } pb_strtab;
+
+/*
+ * Probes of a string table lookup past which the table picks a new seed
+ * and rehashes (at most PB_RESEEDS times a call): with a random seed no
+ * input should get there (linear probing at half load probes ~1.5 slots,
+ * and rarely 40 in a million), so one that does is treated as a collision
+ * found by chance or by a flaw of pb_hash, and a new seed breaks it. Past
+ * PB_RESEEDS the probes are left unbounded: no more can be done cheaply.
+ */
+#define PB_PROBE_MAX 128u
+#define PB_RESEEDS 4u
 
 typedef struct pb_shape_slot {
     uint32_t hash;
@@ -439,6 +464,7 @@ typedef struct pb_enc {
     size_t len;
     size_t pos;
     uint32_t max_depth;
+    uint64_t seed; /* dk_limits hash_seed: keys the shape table's hashes */
     uint32_t n_refs; /* values with identity so far: the next REF index */
     int trusted_text; /* DK_WRITE_TRUSTED_TEXT: strings not checked */
     dk_scratch str16; /* DK_T_STR16 values made WTF-8, one at a time */
@@ -601,21 +627,28 @@ static DK_MUST DK_INLINE int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
     return 0;
 }
 
-/* Double t (to 64 slots at first); 0, or -1 when out of memory. */
-static DK_COLD int enc_tab_grow(pb_enc *e, pb_strtab *t)
+/*
+ * t's entries in a new table of ncap slots (a power of two), rehashed with
+ * t->seed when rehash, else from their stored hashes; 0, or -1 when out of
+ * memory.
+ */
+static DK_COLD int enc_tab_rebuild(pb_enc *e, pb_strtab *t, size_t ncap, int rehash)
 {
-    size_t ncap = t->cap == 0 ? 64 : t->cap * 2, i;
+    size_t i;
     pb_str_slot *s = dk_arena_alloc(e->a, ncap * sizeof *s);
     if (s == NULL)
         return -1;
     memset(s, 0, ncap * sizeof *s);
     for (i = 0; i < t->cap; i++) {
         size_t j;
-        if (t->slots[i].ref == 0)
+        pb_str_slot sl = t->slots[i];
+        if (sl.ref == 0)
             continue;
-        for (j = t->slots[i].hash & (ncap - 1); s[j].ref != 0; j = (j + 1) & (ncap - 1))
+        if (rehash)
+            sl.hash = pb_hash(t->seed, sl.p, sl.n);
+        for (j = sl.hash & (ncap - 1); s[j].ref != 0; j = (j + 1) & (ncap - 1))
             ;
-        s[j] = t->slots[i];
+        s[j] = sl;
     }
     t->slots = s;
     t->cap = ncap;
@@ -623,22 +656,35 @@ static DK_COLD int enc_tab_grow(pb_enc *e, pb_strtab *t)
 }
 
 /*
- * Look p[0..n) up in t. Returns 1 and sets *idx when present; otherwise
- * returns 0 with *slot the empty slot where it belongs (after growing the
- * table if needed), or -1 when out of memory.
+ * Look p[0..n) up in t, setting *h to its hash. Returns 1 and sets *idx
+ * when present; otherwise returns 0 with *slot the empty slot where it
+ * belongs (after growing the table if needed), or -1 when out of memory.
+ * A probe longer than PB_PROBE_MAX reseeds the table and looks again.
  */
 static DK_INLINE int enc_lookup(pb_enc *e, pb_strtab *t, const uint8_t *p, size_t n,
-                                uint32_t h, uint32_t *idx, pb_str_slot **slot)
+                                uint32_t *h, uint32_t *idx, pb_str_slot **slot)
 {
-    size_t mask, i;
-    if (DK_UNLIKELY((t->count + 1) * 2 > t->cap) && enc_tab_grow(e, t) != 0)
+    size_t mask, i, probes;
+    if (DK_UNLIKELY((t->count + 1) * 2 > t->cap) &&
+        enc_tab_rebuild(e, t, t->cap == 0 ? 64 : t->cap * 2, 0) != 0)
         return -1;
+again:
+    *h = pb_hash(t->seed, p, n);
     mask = t->cap - 1;
-    for (i = h & mask; t->slots[i].ref != 0; i = (i + 1) & mask) {
+    probes = 0;
+    for (i = *h & mask; t->slots[i].ref != 0; i = (i + 1) & mask) {
         pb_str_slot *s = &t->slots[i];
-        if (s->hash == h && s->n == n && pb_same(s->p, p, n)) {
+        if (s->hash == *h && s->n == n && pb_same(s->p, p, n)) {
             *idx = s->ref - 1;
             return 1;
+        }
+        if (DK_UNLIKELY(++probes > PB_PROBE_MAX) && t->reseeds < PB_RESEEDS) {
+            t->reseeds++;
+            t->seed = (t->seed + 0x9E3779B97F4A7C15u) * 0xBF58476D1CE4E5B9u;
+            t->seed ^= t->seed >> 31;
+            if (enc_tab_rebuild(e, t, t->cap, 1) != 0)
+                return -1;
+            goto again;
         }
     }
     *slot = &t->slots[i];
@@ -648,9 +694,9 @@ static DK_INLINE int enc_lookup(pb_enc *e, pb_strtab *t, const uint8_t *p, size_
 /* Intern a key or class key in the string table; *idx is its index. */
 static DK_MUST int enc_intern(pb_enc *e, const uint8_t *p, size_t n, uint32_t *idx)
 {
-    uint32_t h = pb_hash(p, n);
+    uint32_t h = 0;
     pb_str_slot *slot = NULL;
-    int found = enc_lookup(e, &e->key_tab, p, n, h, idx, &slot);
+    int found = enc_lookup(e, &e->key_tab, p, n, &h, idx, &slot);
     if (found < 0)
         return enc_oom(e);
     if (found)
@@ -722,10 +768,8 @@ static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n, int scratch
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_STRING));
         return enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, pb_ascii + c, 1);
     }
-    if (n <= PB_REF_MAX_BYTES) {
-        h = pb_hash(p, n);
-        found = enc_lookup(e, &e->text_tab, p, n, h, &idx, &slot);
-    }
+    if (n <= PB_REF_MAX_BYTES)
+        found = enc_lookup(e, &e->text_tab, p, n, &h, &idx, &slot);
     if (found < 0)
         return enc_oom(e);
     if (found && pb_varint_size(idx) < 1 + pb_varint_size(n) + n) {
@@ -763,7 +807,7 @@ static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n, int scratch
 static DK_MUST int enc_shape(pb_enc *e, uint32_t class_key, uint32_t version,
                              const uint32_t *keys, size_t n, uint32_t *out)
 {
-    uint32_t h = pb_hash((const uint8_t *)keys, n * sizeof *keys) ^ (class_key * 0x9E3779B1u) ^
+    uint32_t h = pb_hash(e->seed, (const uint8_t *)keys, n * sizeof *keys) ^ (class_key * 0x9E3779B1u) ^
                  (version * 0x85EBCA77u);
     size_t mask, i;
     Darmok__Shape *s;
@@ -1219,6 +1263,9 @@ int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32
     e.tape = tape;
     e.len = len;
     e.max_depth = dk_max_depth(lim);
+    e.seed = lim != NULL ? lim->hash_seed : 0;
+    e.key_tab.seed = e.seed;
+    e.text_tab.seed = e.seed ^ 0x2545F4914F6CDD1Du;
     e.trusted_text = (flags & DK_WRITE_TRUSTED_TEXT) != 0;
     enc_prealloc(&e);
 

@@ -19,6 +19,9 @@
  *
  *    dk_ctx  *dk_ctx_new(void);          one context per JS module
  *                                        instance; NULL on OOM
+ *    void dk_ctx_seed(dk_ctx *c, uint32_t lo, uint32_t hi);
+ *                                        keys its hash tables (random
+ *                                        from JS, once per instance)
  *    uint8_t *dk_ctx_input(dk_ctx *c, uint32_t n);
  *                                        input area of >= n bytes (plus
  *                                        zero padding the core wants);
@@ -151,12 +154,23 @@ typedef struct dk_ctx {
                        the tape's strings; JSON encode: the output as
                        UTF-16 when not ASCII */
     uint32_t res[DK_RES_WORDS]; /* result words */
+    uint64_t seed;  /* dk_limits hash_seed of its calls (dk_ctx_seed) */
 } dk_ctx;
 
 /* A zeroed context; NULL on OOM. Owned by JS for the instance's lifetime. */
 EXPORT dk_ctx *dk_ctx_new(void)
 {
     return calloc(1, sizeof(dk_ctx));
+}
+
+/*
+ * Keys the context's hash tables with the 64 bits hi:lo: JS gives random
+ * ones from crypto.getRandomValues once per instance, so no document can
+ * be written to collide in them (the seed of a new context is 0).
+ */
+EXPORT void dk_ctx_seed(dk_ctx *c, uint32_t lo, uint32_t hi)
+{
+    c->seed = (uint64_t)hi << 32 | lo;
 }
 
 /*
@@ -243,7 +257,7 @@ static int finish_decode(dk_ctx *c, const dk_err *err)
  */
 EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 {
-    dk_limits lim = {max_depth, 0};
+    dk_limits lim = {max_depth, 0, c->seed};
     dk_err err = {DK_OK, NULL, 0};
     int form = DK_FORM_ASCII;
 
@@ -283,7 +297,7 @@ EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
                               uint32_t max_length, uint32_t units)
 {
-    dk_limits lim = {max_depth, max_length};
+    dk_limits lim = {max_depth, max_length, c->seed};
     dk_err err = {DK_OK, NULL, 0};
 
     if (units != 0) {
@@ -309,7 +323,7 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
 /* Encodes the tape in the input area as a darmok.Document into the output. */
 EXPORT int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 {
-    dk_limits lim = {max_depth, 0};
+    dk_limits lim = {max_depth, 0, c->seed};
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, tape_len, &err) != 0) return (int)err.code;
@@ -327,7 +341,7 @@ EXPORT int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
                             uint32_t max_length, uint32_t flags)
 {
-    dk_limits lim = {max_depth, max_length};
+    dk_limits lim = {max_depth, max_length, c->seed};
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
@@ -340,7 +354,7 @@ EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
 EXPORT int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len,
                                uint32_t max_depth, uint32_t max_length)
 {
-    dk_limits lim = {max_depth, max_length};
+    dk_limits lim = {max_depth, max_length, c->seed};
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, json_len, &err) != 0) return (int)err.code;
@@ -354,7 +368,7 @@ EXPORT int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len,
 EXPORT int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
                              uint32_t max_length)
 {
-    dk_limits lim = {max_depth, max_length};
+    dk_limits lim = {max_depth, max_length, c->seed};
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;

@@ -427,7 +427,7 @@ static void test_writer(void)
 {
     dk_buf out = {0}, back = {0};
     dk_err err;
-    dk_limits depth3 = {3, 0};
+    dk_limits depth3 = {3, 0, 0};
 
     for (size_t i = 0; i < sizeof writer_cases / sizeof *writer_cases; i++) {
         const wcase *c = &writer_cases[i];
@@ -876,7 +876,7 @@ static void test_depth(void)
 {
     dk_buf out = {0};
     dk_err err;
-    dk_limits two = {2, 0};
+    dk_limits two = {2, 0, 0};
     size_t n = 1000000;
     char *bomb = malloc(n);
     int rc;
@@ -907,7 +907,7 @@ static void test_depth(void)
     CHECK(rc == DK_ERR_DEPTH && err.pos == DK_DEFAULT_MAX_DEPTH,
           "depth bomb: %d at %zu", rc, err.pos);
     {
-        dk_limits deep = {200000, 0};
+        dk_limits deep = {200000, 0, 0};
         size_t k = 200000;
         char *ok = malloc(2 * k);
         memset(ok, '[', k);
@@ -960,7 +960,7 @@ static void test_max_length(void)
         {"{\"$Uint8Array\":\"AAECAw==\"}", DK_ERR_TOO_LARGE, 15},
         {"{\"$Uint8Array\":\"AAECAwQF\"}", DK_ERR_TOO_LARGE, 15},
     };
-    dk_limits three = {0, 3};
+    dk_limits three = {0, 3, 0};
     dk_buf out = {0};
     dk_err err;
 
@@ -991,7 +991,7 @@ static void test_max_length(void)
         };
 
         for (size_t i = 0; i < sizeof dates / sizeof *dates; i++) {
-            dk_limits lim = {0, dates[i].max};
+            dk_limits lim = {0, dates[i].max, 0};
             int rc = read_json(dates[i].json, strlen(dates[i].json), &lim, &out, &err);
 
             CHECK(rc == dates[i].code && (rc == DK_OK || err.pos == 9),

@@ -128,7 +128,7 @@ static side enc_side, dec_side, json_side;
 static dk_code t_encode(const uint8_t *tape, size_t n, uint32_t depth, const uint8_t **out,
                         size_t *out_len, dk_err *err)
 {
-    dk_limits lim = {depth, 0};
+    dk_limits lim = {depth, 0, 0};
     int rc;
     dk_arena_reset(&enc_side.arena);
     memset(err, 0, sizeof *err);
@@ -141,7 +141,7 @@ static dk_code t_encode(const uint8_t *tape, size_t n, uint32_t depth, const uin
 static dk_code t_decode(const uint8_t *pb, size_t n, uint32_t depth, uint32_t maxlen,
                         const uint8_t **out, size_t *out_len, dk_err *err)
 {
-    dk_limits lim = {depth, maxlen};
+    dk_limits lim = {depth, maxlen, 0};
     int rc;
     dk_arena_reset(&dec_side.arena);
     memset(err, 0, sizeof *err);
@@ -2106,7 +2106,7 @@ static void test_amplification(void)
     size_t n, out_len;
     const uint8_t *out;
     dk_err err;
-    dk_limits lim = {0, 0};
+    dk_limits lim = {0, 0, 0};
     dk_code rc;
     /* 64 KiB key x 1000 records: ~70 KB of protobuf asking for 65 MB */
     uint8_t *big = amplifier(65536, 1000, &n);

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* The writer has no length limit (JS arrays reach 2^32-1 slots), so the
      * reader checks its output with the widest one. */
-    const dk_limits wide = {0, UINT32_MAX};
+    const dk_limits wide = {0, UINT32_MAX, 0};
     dk_err err;
     int rc;
 

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const dk_limits wide = {0, UINT32_MAX};
+    const dk_limits wide = {0, UINT32_MAX, 0};
     dk_err err;
     int rc, rcj;
 

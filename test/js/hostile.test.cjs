@@ -237,7 +237,7 @@ test('attack: catastrophic RegExp is built, never run; invalid ones are ERR_FORM
   assert.strictEqual(re.lastIndex, 0);
   for (const text of ['{"$RegExp":["(",""]}', '{"$RegExp":["a","gg"]}', '{"$RegExp":["a","x"]}']) rejects(text, 'ERR_FORMAT');
   // A long bad source does not end up whole in the message.
-  assert.throws(() => decodeEntity(`{"$RegExp":["${'('.repeat(100000)}",""]}`), (e) => e.code === 'ERR_FORMAT' && e.message.length < 300);
+  assert.throws(() => decodeEntity(`{"$RegExp":["${'('.repeat(100000)}",""]}`, { maxRegExpLength: 100000 }), (e) => e.code === 'ERR_FORMAT' && e.message.length < 300);
 });
 
 test('attack: malformed tagged scalars are ERR_FORMAT, never a JS exception', { skip }, () => {
@@ -313,4 +313,14 @@ test('tanagra reader: a sparse "f_uint8array" cannot ask for gigabytes', () => {
   }
   const dense = decodeEntity('{"_serializationKey":"Nope","f_uint8array":{"0":7,"1":8}}', { unknownClass: 'plain' });
   assert.deepStrictEqual([...dense.f], [7, 8]);
+});
+
+test('encode: a revoked Proxy is ERR_UNSUPPORTED_TYPE with its path, anywhere in the value', { skip }, () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  for (const [value, path] of [[proxy, '$'], [[1, proxy], '$[1]'], [{ a: { b: proxy } }, '$.a.b'], [new Map([[1, proxy]]), '$.$Map[0][1]'], [new Set([proxy]), '$.$Set[0]']]) {
+    for (const format of ['json', 'protobuf']) {
+      assert.throws(() => encodeEntity(value, { format }), (e) => e instanceof DarmokError && e.code === 'ERR_UNSUPPORTED_TYPE' && e.path === path, `${path} ${format}`);
+    }
+  }
 });

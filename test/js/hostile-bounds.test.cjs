@@ -1,0 +1,76 @@
+'use strict';
+/*
+ * Issue 23: every decoder linear in its input, whatever the input. Each
+ * attack of attacks.cjs runs in a child process (attack-child.cjs) with a
+ * wall-clock timeout and --max-old-space-size=512, at sizes n and 4n: the
+ * outcome must be a value or a DarmokError, time(4n) < 8 * time(n) + 50 ms,
+ * and time(4n) under a ceiling that the code before the fix exceeded many
+ * times over (figures in docs/SECURITY.md). Growth is asserted, never a
+ * tight absolute time.
+ */
+const { test } = require('node:test');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { assert, haveWasm } = require('./helpers.cjs');
+
+const skip = haveWasm ? false : 'build/darmok.wasm is not built';
+const CHILD = path.join(__dirname, 'attack-child.cjs');
+
+function run(name, n, flags = []) {
+  const r = spawnSync(process.execPath, ['--max-old-space-size=512', ...flags, CHILD, name, String(n)], { encoding: 'utf8', timeout: 60000 });
+  assert.strictEqual(r.status, 0, `${name} ${n}: exit ${r.status} ${r.signal || ''}\n${r.stderr.slice(-2000)}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+/* [attack, n, ceiling in ms for 4n, outcomes allowed at 4n] */
+const ATTACKS = [
+  ['tanagraMapRefs', 6000, 4000], // was: 12,000 -> 3.1 s; 24,000 out of heap
+  ['tanagraBufferRefs', 6000, 4000],
+  ['tanagraUint8Refs', 6000, 4000],
+  ['tanagraDeep', 1500, 2000], // was: a bare RangeError
+  ['regexpProperties', 125, 2000], // was: 500 -> 12.4 s
+  ['regexpWordClass', 4, 2000], // the costliest within the defaults
+  ['setDoubles', 25000, 4000], // was: 100,000 -> 10.9 s
+  ['mapInts', 16000, 3000], // was: 64,000 -> 5.0 s
+  ['setBigInts', 10000, 3000], // was: 40,000 -> ~6 s
+  ['tanagraMapDoubles', 10000, 3000]
+];
+
+for (const [name, n, ceiling] of ATTACKS) {
+  test(`attack stays linear: ${name} at ${n} and ${4 * n}`, { skip }, () => {
+    const small = run(name, n);
+    const large = run(name, 4 * n);
+    for (const r of [small, large]) assert.match(r.outcome, /^(value|DarmokError ERR_\w+)$/, `${name}: ${r.outcome}`);
+    assert.ok(large.ms < 8 * small.ms + 50, `${name}: ${small.ms.toFixed(0)} ms at ${n}, ${large.ms.toFixed(0)} ms at ${4 * n}`);
+    assert.ok(large.ms < ceiling, `${name}: ${large.ms.toFixed(0)} ms at ${4 * n}, over ${ceiling}`);
+  });
+}
+
+test('attack outcomes: collisions and refused RegExps are DarmokErrors, 1,500 nested tanagra instances a value', { skip }, () => {
+  assert.strictEqual(run('tanagraDeep', 1500).outcome, 'value'); // maxDepth 1501: was a bare RangeError
+  assert.strictEqual(run('setDoubles', 25000).outcome, 'DarmokError ERR_FORMAT');
+  assert.strictEqual(run('setBigInts', 10000).outcome, 'DarmokError ERR_FORMAT');
+  assert.strictEqual(run('regexpProperties', 125).outcome, 'DarmokError ERR_FORMAT');
+  assert.strictEqual(run('regexpWordClass', 16).outcome, 'value'); // 16,000 characters: within the default
+});
+
+test('memory comes back: after the worst protobuf document and an ordinary decode, RSS under 256 MB', { skip }, () => {
+  const script = `
+    const { pbStringRefs } = require(${JSON.stringify(path.join(__dirname, 'attacks.cjs'))});
+    const p = require(${JSON.stringify(path.join(__dirname, '../../js/protobuf.cjs'))});
+    const core = require(${JSON.stringify(path.join(__dirname, '../../js/core.cjs'))});
+    let peak = 0;
+    for (const len of [4096, 120]) {
+      try { p.decodeEntity(pbStringRefs(1 << 20, len, '\\u00e9')); } catch (e) { if (!(e instanceof p.DarmokError)) throw e; }
+      peak = Math.max(peak, core.wasmMemory().buffer.byteLength);
+    }
+    p.decodeEntity(p.encodeEntity({ a: [1, 'x'] }));
+    gc();
+    console.log(JSON.stringify({ peak, wasm: core.wasmMemory().buffer.byteLength, rss: process.memoryUsage().rss }));`;
+  const r = spawnSync(process.execPath, ['--max-old-space-size=512', '--expose-gc', '-e', script], { encoding: 'utf8', timeout: 60000 });
+  assert.strictEqual(r.status, 0, r.stderr);
+  const m = JSON.parse(r.stdout);
+  assert.ok(m.peak > 128 * 2 ** 20, `the worst document grew memory to ${m.peak}`);
+  assert.ok(m.wasm <= 16 * 2 ** 20, `WebAssembly memory ${m.wasm} after an ordinary decode`);
+  assert.ok(m.rss < 256 * 2 ** 20, `RSS ${m.rss} after an ordinary decode`);
+});
