@@ -294,6 +294,8 @@ export const MAX_DEPTH: number;
 export const MAX_BYTES: number;
 /** decodeEntity's default maxLength: 16 Mi (16777216). */
 export const MAX_LENGTH: number;
+/** decodeEntity's default maxRegExpLength: 16384. */
+export const MAX_REGEXP_LENGTH: number;
 
 export type DarmokErrorCode =
   | 'ERR_SYNTAX'
@@ -349,5 +351,6 @@ declare const darmok: {
   MAX_DEPTH: typeof MAX_DEPTH;
   MAX_BYTES: typeof MAX_BYTES;
   MAX_LENGTH: typeof MAX_LENGTH;
+  MAX_REGEXP_LENGTH: typeof MAX_REGEXP_LENGTH;
 };
 export default darmok;

@@ -4,6 +4,6 @@ import darmok from './json.cjs';
 
 export const {
   encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError,
-  MAX_DEPTH, MAX_BYTES, MAX_LENGTH
+  MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH
 } = darmok;
 export default darmok;

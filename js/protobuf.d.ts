@@ -10,7 +10,7 @@ export type {
 } from './index';
 export {
   serializable, createRegistry, createCodec, transcode, init, DarmokError, toPlain, fromPlain, configure,
-  MAX_DEPTH, MAX_BYTES, MAX_LENGTH
+  MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH
 } from './index';
 
 /** Encode a value to darmok protobuf bytes (a darmok.Document; a Buffer in Node). */
@@ -45,5 +45,6 @@ declare const darmok: {
   MAX_DEPTH: typeof import('./index').MAX_DEPTH;
   MAX_BYTES: typeof import('./index').MAX_BYTES;
   MAX_LENGTH: typeof import('./index').MAX_LENGTH;
+  MAX_REGEXP_LENGTH: typeof import('./index').MAX_REGEXP_LENGTH;
 };
 export default darmok;
