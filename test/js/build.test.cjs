@@ -30,3 +30,13 @@ test('a newer Makefile does not re-run apt or npm ci', () => {
   const out = make('-n', '-W', 'Makefile', 'build/.setup');
   assert.doesNotMatch(out, /npm ci|apt-get/);
 });
+
+test('make clean removes every folder and file the build made (but the fetched protobuf-c source and the stamps)', () => {
+  const fs = require('node:fs');
+  const recipe = make('-n', 'clean');
+  const kept = new Set(['protobuf-c', '.setup', '.setup-deb', '.deb-packages']);
+  for (const name of fs.readdirSync(path.join(root, 'build'))) {
+    if (kept.has(name)) continue;
+    assert.ok(recipe.includes(`build/${name}`), `make clean leaves build/${name}`);
+  }
+});
