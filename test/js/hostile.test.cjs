@@ -324,3 +324,56 @@ test('encode: a revoked Proxy is ERR_UNSUPPORTED_TYPE with its path, anywhere in
     }
   }
 });
+
+/* The same promises through the JS walk alone when the core is not built (DARMOK_JS_ONLY). */
+const { encodeTape } = require('../../js/encode.cjs');
+const { decodeTape } = require('../../js/decode.cjs');
+const wasmOnly = skip;
+const roundTrip = (v) => haveWasm ? decodeEntity(encodeEntity(v)) : decodeTape(encodeTape(v));
+
+test('__proto__ and constructor keys become own properties; Object.prototype untouched', () => {
+  const evil = JSON.parse('{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"isAdmin":true}}}');
+  const out = roundTrip(evil);
+  assert.strictEqual(Object.getPrototypeOf(out), Object.prototype);
+  assert.ok(Object.prototype.hasOwnProperty.call(out, '__proto__'));
+  assert.deepStrictEqual(Object.keys(out), ['__proto__', 'constructor']);
+  assert.strictEqual(out.isAdmin, undefined);
+  assert.strictEqual(({}).isAdmin, undefined);
+  assert.strictEqual(Object.prototype.isAdmin, undefined);
+});
+
+test('__proto__ in JSON text stays data', { skip: wasmOnly }, () => {
+  const out = decodeEntity('{"a":{"__proto__":[1]},"$$__proto__":2}');
+  assert.ok(Array.isArray(out.a.__proto__)); // eslint-disable-line no-proto
+  assert.strictEqual(Object.getPrototypeOf(out.a), Object.prototype);
+  const inst = decodeEntity('{"$NullProto":{"__proto__":{"x":1}}}');
+  assert.strictEqual(Object.getPrototypeOf(inst), null);
+  assert.deepStrictEqual(Object.keys(inst), ['__proto__']);
+});
+
+test('class prototype setters are never called on decode', () => {
+  let calls = 0;
+  class Guarded {
+    constructor() { this.secret = 1; }
+    set secret(v) { calls++; } // eslint-disable-line accessor-pairs
+    get secret() { return 'from getter'; }
+  }
+  serializable(Guarded, [], 'safety.Guarded');
+  const obj = Object.create(Guarded.prototype);
+  Object.defineProperty(obj, 'secret', { value: 7, enumerable: true, writable: true, configurable: true });
+  calls = 0;
+  const out = roundTrip(obj);
+  assert.strictEqual(calls, 0);
+  assert.ok(out instanceof Guarded);
+  assert.strictEqual(Object.getOwnPropertyDescriptor(out, 'secret').value, 7);
+});
+
+test('constructors are not called on decode', () => {
+  let made = 0;
+  class Counted { constructor() { made++; this.v = 1; } }
+  serializable(Counted, [], 'safety.Counted');
+  const c = new Counted();
+  made = 0;
+  roundTrip([c, c]);
+  assert.strictEqual(made, 0);
+});

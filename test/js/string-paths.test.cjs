@@ -1,6 +1,6 @@
 'use strict';
 /*
- * perf-paths.test.cjs - correctness of the fast paths added for speed (no
+ * string-paths.test.cjs - correctness of the fast paths added for speed (no
  * timing here): the short-ASCII string cache and the Buffer-based string
  * decoding of TapeReader, the 8-bytes-at-a-time string scans of the C
  * writer and reader (every special byte at every offset of a word), and

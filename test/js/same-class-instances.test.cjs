@@ -1,6 +1,6 @@
 'use strict';
 /*
- * perf-paths2.test.cjs - many instances of one class, and instances of one
+ * same-class-instances.test.cjs - many instances of one class, and instances of one
  * class with differing keys: the cases any per-class fast path for decoded
  * instances must keep exact (js/shapes.cjs is that fast path; its own
  * tests are in shapes.test.cjs). Every test runs in every format, each
