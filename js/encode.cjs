@@ -919,4 +919,4 @@ function encodeTape(value, options) {
   }
 }
 
-module.exports = { Encoder, acquire, encodeTape, DarmokError };
+module.exports = { Encoder, acquire, encodeTape };
