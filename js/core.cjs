@@ -160,10 +160,8 @@ function randomWords() {
 /*
  * One small document through every work call, once, at load. WebAssembly
  * functions are compiled lazily on their first call: without this the
- * first encodeEntity/decodeEntity after import paid 5-15 ms of compilation
- * (tanagra's article measured its first call at 4x the rest; darmok's was
- * 40-100x on 100 small instances). A failure here is ignored: the real
- * call will report it.
+ * first encodeEntity/decodeEntity after import would pay for compiling
+ * them. A failure here is ignored: the real call will report it.
  */
 const WARM_UP = '{"$":"W","s":"caf\u00e9 \u6771","n":[0,-1.5,1e300,12345678901],"d":{"$Date":"2020-01-02T03:04:05.006Z"},' +
   '"m":{"$Map":[[{"$BigInt":"-12"},{"$Set":[true,null,{"$undefined":0}]}]]},"b":{"$Uint8Array":"AAEC"},"r":{"$ref":1}}';

@@ -98,8 +98,7 @@ const NO_REFS = Object.freeze([]);
  * table grows as it is filled. 16,000 slots stay under V8's large-object
  * size (128 KiB): a larger array is allocated in the old generation, where
  * storing each new object into it goes through the write barrier and the
- * remembered set (10,000 Posts, 120,000 objects: JSON decode 5-13% slower
- * with the table made at once). It also bounds what a document whose
+ * remembered set. It also bounds what a document whose
  * rebuild fails at once (an unknown class) makes for nothing.
  */
 const REFS_AT_ONCE = 16000;
@@ -244,11 +243,9 @@ class Decoder {
    * of every object was the one old-generation object (past
    * REFS_AT_ONCE) that each new object was written into, through the
    * write barrier and the remembered set, which every scavenge of a large
-   * decode then walked (10,000 Posts, JSON decode 52 -> 37 ms, protobuf
-   * 66-69 -> 60-62; 100 Posts -1..2%). The table was made at that size
-   * (up to REFS_AT_ONCE; a tape no core described starts empty), so it
-   * does not regrow from nothing: that regrowth was ~18 KiB of a 100-Post
-   * decode's 167. A store past its end appends.
+   * decode then walked. The table is made at that size (up to
+   * REFS_AT_ONCE; a tape no core described starts empty), so it does not
+   * regrow from nothing. A store past its end appends.
    */
   take(x) {
     const i = this.nrefs++;
@@ -527,10 +524,8 @@ class Decoder {
     let i = 0;
     try {
       for (; i < n; i++) {
-        // A string key and an int32 value are read here, not through a
-        // call to value() (which V8 does not inline here): the rebuild of
-        // the tanagra article's Foo (6 Maps, 18 entries) 4-7% faster, JSON
-        // and protobuf. (An f64 branch as well measured slower.)
+        // A string key and an int32 value, the common Map entry, are read
+        // here, not through a call to value(), which V8 does not inline here.
         let op = r.buf[r.pos];
         let k;
         let hashed = false;
@@ -585,7 +580,7 @@ class Decoder {
    * A RegExp is compiled here, never run, but compiling costs: V8 takes
    * up to a microsecond per source character for case-insensitive
    * Unicode classes, and far more for property escapes (\p{RGI_Emoji}
-   * with the v flag: 13 ms each). So the sources of one document's
+   * with the v flag). So the sources of one document's
    * RegExps have a total budget (maxRegExpLength), and property escapes
    * and the v flag are refused unless regExpProperties is 'accept'.
    */

@@ -47,8 +47,8 @@ const SHAPE_MAX_KEY_LENGTH = 256;
 const SHAPE_MAX_MISSES = 64;
 /*
  * Instances of a class handled by the generic loop before its shape is
- * made: making one costs a compile (~0.1-0.3 ms), which would land on the
- * first call after import; a class met this often is worth it.
+ * made: making one costs a compile, which would land on the first call
+ * after import; a class met this often is worth it.
  */
 const SHAPE_AFTER = 8;
 /*
@@ -223,8 +223,7 @@ function makeDecodeShape(plan, wires) {
       // tape bytes, header included: no string made or looked up. With
       // key references (protobuf) it is numbered as r.key() would, as
       // this constant, so a reference to it (header k << 2 | STR_KEYREF,
-      // read here without a call) compares with one pointer. Protobuf
-      // decode: Foo -6%, one Post -2..7% (two runs), 100 Posts -1%.
+      // read here without a call) compares with one pointer.
       let same = `b[p] === ${bytes[0]}`;
       for (let j = 1; j < bytes.length; j++) same += ` && b[p + ${j}] === ${bytes[j]}`;
       const ref = `r.keys[(b[p] | b[p + 1] << 8 | b[p + 2] << 16 | b[p + 3] << 24) >>> ${T.STR_SHIFT}]`;

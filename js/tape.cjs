@@ -426,8 +426,7 @@ const CACHE_SIZE = 1024; // a power of two
 const shortCache = new Array(CACHE_SIZE).fill('');
 /*
  * The one-character ASCII strings, by code: no hash, no compare. Map keys
- * and short tags are often one character (Foo: 18 of its 26 strings); the
- * rebuild of Foo 4-8% faster (JSON), 5-13% (protobuf).
+ * and short tags are often one character.
  */
 const ONE_CHAR = [];
 for (let c = 0; c < 128; c++) ONE_CHAR.push(String.fromCharCode(c));
@@ -436,9 +435,8 @@ for (let c = 0; c < 128; c++) ONE_CHAR.push(String.fromCharCode(c));
  * Most bytes of the side table made one string at a time
  * (TapeReader#fromUtf16): 8 Ki units. A decoded string that is a slice of
  * its chunk keeps the chunk alive, so this bounds what one kept string can
- * hold; 16 KiB keeps nearly all the gain of 64 KiB (100-Post protobuf
- * decode: -14% against -15%; 4 KiB: -9%). Far under V8's large-object
- * size (128 KiB), where ucs2Slice costs ~10x more a unit.
+ * hold; 16 KiB keeps nearly all the gain of larger chunks, far under V8's
+ * large-object size (128 KiB), where ucs2Slice costs much more a unit.
  */
 const CHUNK_BYTES = 16 * 1024;
 
@@ -452,9 +450,7 @@ const CHUNK_BYTES = 16 * 1024;
  * Node makes a UCS-2 slice an external string: the 2.5 MiB external chunks
  * this reader made before were each reported to V8 as external memory, whose
  * pressure brought full collections and a young generation kept small, so
- * that most of a decode was promoted (10,000 Posts, protobuf decode: 29
- * mark-compacts and 2.05 s of scavenges in 8 s against 12 and 0.76 s;
- * 60-62 -> 52-57 ms a decode, round trips 126-137 -> 123-127 ms). A table
+ * that most of a decode was promoted. A table
  * under 1 MiB reads in CHUNK_BYTES. The price: a string kept from such a
  * document keeps up to 1 MiB.
  */
