@@ -319,9 +319,10 @@ function withoutSurrogates(bytes) {
 
 /*
  * The DarmokError for a failed call; `at` is the input area (decode only),
- * len bytes of it the text (WTF-8 when wtf8: a JS string's).
+ * len bytes of it the text (WTF-8 when wtf8: a JS string's); maxDepth and
+ * maxLength the decode's limits, named in the message of a failure on one.
  */
-function failure(code, at, len, what, wtf8) {
+function failure(code, at, len, what, wtf8, maxDepth, maxLength) {
   const jsCode = coreCode(code);
   const offset = word(RES_OFFSET);
   const msgAt = word(RES_MSG);
@@ -340,16 +341,13 @@ function failure(code, at, len, what, wtf8) {
   const path = documentPath(text, offset);
   const where = offset >= len ? `at byte ${offset} (the end of input)` : `at byte ${offset}`;
   let limit = '';
-  if (jsCode === 'ERR_DEPTH') limit = ` (maxDepth ${limits.maxDepth})`;
-  else if (jsCode === 'ERR_TOO_LARGE') limit = ` (maxLength ${limits.maxLength})`;
+  if (jsCode === 'ERR_DEPTH') limit = ` (maxDepth ${maxDepth})`;
+  else if (jsCode === 'ERR_TOO_LARGE') limit = ` (maxLength ${maxLength})`;
   const near = len === 0 ? 'in empty input' : `near ${JSON.stringify(excerpt)}`;
   const err = new DarmokError(jsCode, `${msg}${limit} ${where} in ${pathForMessage(path)} ${near}`, offset);
   err.path = path;
   return err;
 }
-
-/* The limits of the decode in progress, for failure() messages. */
-const limits = { maxDepth: 0, maxLength: 0 };
 
 /*
  * Turn the tape tape[0..len) into JSON text. The tape is copied with one
@@ -434,9 +432,7 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
   const code = wasm.dk_json_decode_ctx(ctx, len, maxDepth, maxLength, units);
   views();
   if (code !== 0) {
-    limits.maxDepth = maxDepth;
-    limits.maxLength = maxLength;
-    throw failure(code, p, units !== 0 ? word(RES_IN_LEN) : len, 'decode', units !== 0);
+    throw failure(code, p, units !== 0 ? word(RES_IN_LEN) : len, 'decode', units !== 0, maxDepth, maxLength);
   }
   return rebuildOutput(rebuild, false, units !== 0 ? text : undefined);
 }
@@ -494,14 +490,14 @@ function outputBytes(heap, word) {
 }
 
 /* The DarmokError of a failed protobuf decode: offset and a hex excerpt. */
-function pbFailure(code, at, len) {
+function pbFailure(code, at, len, maxDepth, maxLength) {
   const jsCode = coreCode(code);
   const offset = word(RES_OFFSET);
   const msgAt = word(RES_MSG);
   const msg = msgAt === 0 ? 'failed' : utf8Decoder.decode(heap.subarray(msgAt, msgAt + word(RES_MSG_LEN)));
   let limit = '';
-  if (jsCode === 'ERR_DEPTH') limit = ` (maxDepth ${limits.maxDepth})`;
-  else if (jsCode === 'ERR_TOO_LARGE' && msg.includes('max_length')) limit = ` (maxLength ${limits.maxLength})`;
+  if (jsCode === 'ERR_DEPTH') limit = ` (maxDepth ${maxDepth})`;
+  else if (jsCode === 'ERR_TOO_LARGE' && msg.includes('max_length')) limit = ` (maxLength ${maxLength})`;
   const from = offset > 8 ? offset - 8 : 0;
   const to = offset + 8 < len ? offset + 8 : len;
   const hex = Array.from(heap.subarray(at + from, at + to), (b) => b.toString(16).padStart(2, '0')).join(' ');
@@ -575,9 +571,7 @@ function pbDecode(bytes, maxDepth, maxLength, maxBytes, rebuild) {
   const code = wasm.dk_pb_decode_ctx(ctx, len, maxDepth, maxLength, READ_KEYREFS);
   views();
   if (code !== 0) {
-    limits.maxDepth = maxDepth;
-    limits.maxLength = maxLength;
-    throw pbFailure(code, p, len);
+    throw pbFailure(code, p, len, maxDepth, maxLength);
   }
   return rebuildOutput(rebuild, true);
 }
@@ -600,9 +594,7 @@ function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes) {
     : wasm.dk_pb_to_json_ctx(ctx, len, maxDepth, maxLength);
   views();
   if (code !== 0) {
-    limits.maxDepth = maxDepth;
-    limits.maxLength = maxLength;
-    throw toProtobuf ? failure(code, p, len, 'decode') : pbFailure(code, p, len);
+    throw toProtobuf ? failure(code, p, len, 'decode', false, maxDepth, maxLength) : pbFailure(code, p, len, maxDepth, maxLength);
   }
   if (toProtobuf) return outputBytes(heap, word);
   const out = word(RES_OUT);
