@@ -3,121 +3,8 @@
  * Plain C: the native tests compile it too, and emcc exports the names
  * listed, one per line, in wasm/exports.txt.
  *
- * The ABI, as specified for js/ (verbatim, but for the UTF-16 input of
- * dk_json_decode_ctx and result word 8, added since):
- *
- *  The .wasm is built with `emcc -O3 -sSTANDALONE_WASM --no-entry
- *  -sALLOW_MEMORY_GROWTH=1 -sEXPORTED_FUNCTIONS=<from wasm/exports.txt,
- *  each with a leading _>` -> build/darmok.wasm. No Emscripten JS glue is
- *  used: js/ instantiates the module itself, synchronously
- *  (`new WebAssembly.Module(bytes)`, `new WebAssembly.Instance(mod,
- *  imports)`), and provides whatever the module imports (ideally nothing
- *  but maybe `emscripten_notify_memory_growth` and WASI
- *  `proc_exit`/`fd_write`; the C side must not print or use stdio for
- *  output). Exports are called directly as `instance.exports.dk_xxx(...)`;
- *  memory is `instance.exports.memory`.
- *
- *    dk_ctx  *dk_ctx_new(void);          one context per JS module
- *                                        instance; NULL on OOM
- *    void dk_ctx_seed(dk_ctx *c, uint32_t lo, uint32_t hi);
- *                                        keys its hash tables (random
- *                                        from JS, once per instance)
- *    uint8_t *dk_ctx_input(dk_ctx *c, uint32_t n);
- *                                        input area of >= n bytes (plus
- *                                        zero padding the core wants);
- *                                        reused and grown across calls;
- *                                        NULL on OOM. Valid until the next
- *                                        dk_ctx_input.
- *    uint32_t *dk_ctx_result(dk_ctx *c); address of 9 u32 result words,
- *                                        stable for the ctx lifetime
- *    int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len,
- *                           uint32_t max_depth);
- *                                        the input area holds a tape
- *                                        (wasm/dk_tape.h) of tape_len
- *                                        bytes; writes JSON (UTF-8) as the
- *                                        output. Returns the error code.
- *    int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len,
- *                           uint32_t max_depth, uint32_t max_length,
- *                           uint32_t units);
- *                                        the input area holds JSON text
- *                                        (UTF-8) of json_len bytes; writes
- *                                        a tape as the output. Returns the
- *                                        error code. With units != 0 the
- *                                        text is instead `units` UTF-16
- *                                        units (LE) from byte units +
- *                                        (units & 1) (2-byte aligned) of
- *                                        an area of 3 * units + 1 bytes,
- *                                        made UTF-8 in place first.
- *    int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len,
- *                         uint32_t max_depth);
- *    int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
- *                         uint32_t max_length, uint32_t flags);
- *                                        flags: DK_READ_KEYREFS (2) for
- *                                        key references (wasm/dk_tape.h)
- *                                        in the tape, or 0
- *                                        the same for the protobuf format
- *                                        (proto/darmok.proto): a
- *                                        darmok.Document instead of JSON.
- *    int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len,
- *                            uint32_t max_depth, uint32_t max_length);
- *    int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len,
- *                          uint32_t max_depth, uint32_t max_length);
- *                                        transcoding inside the core: JSON
- *                                        text -> Document bytes, and back.
- *
- *  Result words (u32, index: meaning), filled by every call, zeroed except
- *  as stated:
- *    0 DK_RES_CODE    error code (0 = ok)
- *    1 DK_RES_OFFSET  byte offset into the input where the error was found
- *    2 DK_RES_OUT     address of the output bytes (JSON text, or tape)
- *    3 DK_RES_OUT_LEN length of the output
- *    4 DK_RES_MSG     address of the static, ASCII error message (0 when ok)
- *    5 DK_RES_MSG_LEN its length
- *    6 DK_RES_U16     decode (JSON and protobuf): address of the UTF-16
- *                     side table (entries
- *                     u32 tape offset, u32 units, units; see
- *                     dk_json_read_ex in dk_internal.h; a JSON decode
- *                     with units also has entries u32 tape offset,
- *                     u32 units | 0x80000000, u32 index of the first in
- *                     the input's units, which stay in place: see
- *                     dk_json_read_utf16). encode: the
- *                     output's address again when the output is UTF-16
- *                     (LE) units, as it is once a character is not ASCII
- *                     (DK_WRITE_MAY_WIDE), or 0 when it is all ASCII
- *                     UTF-8 (then it reads as Latin-1 too)
- *    7 DK_RES_U16_LEN its length in bytes
- *    8 DK_RES_IN_LEN  JSON decode from UTF-16: the text's length as UTF-8
- *                     (the input that offsets count), also on failure
- *    9 DK_RES_KEEP    decode (JSON and protobuf): how many of the
- *                     tape's referenceable values (dk_tape.h) its T_REFs
- *                     need: the highest index one names, plus one; 0
- *                     without T_REF. JS keeps only those, in a table
- *                     made at that size
- *  The output stays valid until the next call on the same ctx. Memory:
- *  arenas/buffers reused per ctx, reset at the start of each call (also
- *  after a failed call); no malloc per value; WASM memory does not keep
- *  growing across calls of similar size.
- *
- *  Error codes (C enum `dk_code`, numbered from 0, only ever appended; JS
- *  maps them to the string codes):
- *    0 DK_OK
- *    1 DK_ERR_SYNTAX    invalid JSON text (RFC 8259), incl. invalid UTF-8,
- *                       a BOM, junk after the value        -> 'ERR_SYNTAX'
- *    2 DK_ERR_FORMAT    valid JSON but not a valid darmok document: a
- *                       known tag with a bad value, a $ref that does not
- *                       point back, an unknown meta key, a bad
- *                       base64/date/bigint                 -> 'ERR_FORMAT'
- *    3 DK_ERR_DEPTH     nesting deeper than max_depth      -> 'ERR_DEPTH'
- *    4 DK_ERR_TOO_LARGE a string (bytes), array length (holes included),
- *                       Map/Set size or binary length over max_length, or
- *                       an input too large to handle       -> 'ERR_TOO_LARGE'
- *    5 DK_ERR_MEMORY    out of memory                      -> 'ERR_MEMORY'
- *    6 DK_ERR_TAPE      malformed tape handed to an encoder (a bug on the
- *                       JS side)                           -> 'ERR_INTERNAL'
- *  Nesting depth: the top-level value is at depth 0; each array/object/
- *  Map/Set/instance/error/nullproto entered adds 1 (a tag wrapper object
- *  such as {"$Map":[...]} counts once, as the Map). max_depth=0 is treated
- *  as the default 1000.
+ * The ABI - the calls, their arguments and the result words - is
+ * described in dk_abi.h, once.
  *
  * Notes on this implementation: max_length=0 means DK_DEFAULT_MAX_LENGTH
  * (2^30-1, the tape's string limit). The input area always has
@@ -127,23 +14,10 @@
  */
 #include <stdlib.h>
 
+#include "dk_abi.h"
 #include "dk_internal.h"
 
 #define EXPORT __attribute__((used, visibility("default")))
-
-enum {
-    DK_RES_CODE,
-    DK_RES_OFFSET,
-    DK_RES_OUT,
-    DK_RES_OUT_LEN,
-    DK_RES_MSG,
-    DK_RES_MSG_LEN,
-    DK_RES_U16,
-    DK_RES_U16_LEN,
-    DK_RES_IN_LEN,
-    DK_RES_KEEP,
-    DK_RES_WORDS = 10
-};
 
 typedef struct dk_ctx {
     dk_arena arena; /* scratch, reset per call */
