@@ -52,7 +52,7 @@ C_TESTS := $(patsubst test/c/%.c,%,$(sort $(wildcard test/c/*.c)))
 
 .PHONY: build setup demo test test-c test-c32 test-c-wasm test-c-simd test-js wasm clean distclean
 
-build: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(PROTOBUF_C_LICENSE)
+build: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/dk_abi.cjs $(PROTOBUF_C_LICENSE)
 
 wasm: $(BUILD)/darmok.wasm
 
@@ -93,6 +93,12 @@ $(BUILD)/darmok.wasm: $(CORE_SRC) $(CORE_HDR) wasm/exports.txt $(PB_HEADERS) $(c
 $(BUILD)/darmok-inline.cjs: $(BUILD)/darmok.wasm
 	{ echo "// Made by make from build/darmok.wasm: the core as base64, for darmok/inline (js/inline.cjs)."; \
 	  printf "module.exports = '"; base64 -w0 $<; echo "';"; } > $@.tmp && mv $@.tmp $@
+
+# The constants js/ shares with the core (wasm/dk_abi.h), generated from the
+# C headers that define them: js/ holds no copy to drift.
+$(BUILD)/dk_abi.cjs: wasm/gen_abi.cjs $(CORE_HDR)
+	@mkdir -p $(BUILD)
+	node wasm/gen_abi.cjs wasm $@
 
 # --- tests -----------------------------------------------------------------
 
@@ -163,7 +169,7 @@ test-c32:
 test-c32-run: $(addprefix $(BUILD)/c32/,$(C_TESTS))
 	@set -e; for t in $^; do $$t; done
 
-test-js: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(PROTOBUF_C_LICENSE)
+test-js: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/dk_abi.cjs $(PROTOBUF_C_LICENSE)
 	node --test test/js/
 
 # --- fuzzing ---------------------------------------------------------------
@@ -232,19 +238,19 @@ test-fuzz: $(FUZZ_BINS)
 	$(call FUZZ_RUN,$(FUZZ_QUICK_SECONDS))
 
 # Rewrites the committed seed corpora from the test fixtures.
-fuzz-corpus: $(BUILD)/darmok.wasm
+fuzz-corpus: $(BUILD)/darmok.wasm $(BUILD)/dk_abi.cjs
 	node test/fuzz/make_corpus.cjs
 
 # --- demo ------------------------------------------------------------------
 
-demo: $(BUILD)/darmok.wasm
+demo: $(BUILD)/darmok.wasm $(BUILD)/dk_abi.cjs
 	node examples/demo.cjs
 
 # Every folder and file the build makes, but the fetched protobuf-c source
 # and the setup stamps (distclean removes those and node_modules too).
 clean:
 	rm -rf $(BUILD)/c $(BUILD)/c32 $(BUILD)/cwasm $(BUILD)/csimd $(BUILD)/fuzz $(BUILD)/pb \
-	       $(BUILD)/gen $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/tmp
+	       $(BUILD)/gen $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/dk_abi.cjs $(BUILD)/tmp
 
 distclean:
 	rm -rf $(BUILD) node_modules
@@ -252,8 +258,8 @@ distclean:
 # --- benchmarks (never part of `make test`: timing stays out of tests) -------
 
 .PHONY: bench bench-quick
-bench: $(BUILD)/darmok.wasm
+bench: $(BUILD)/darmok.wasm $(BUILD)/dk_abi.cjs
 	node bench/run.mjs
 
-bench-quick: $(BUILD)/darmok.wasm
+bench-quick: $(BUILD)/darmok.wasm $(BUILD)/dk_abi.cjs
 	node bench/run.mjs --quick

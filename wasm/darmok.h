@@ -21,15 +21,23 @@
 
 #include "dk_tape.h"
 
-/* Error codes. Numbered from 0; only ever appended (JS maps them). */
+/*
+ * Error codes. Numbered from 0; only ever appended. Each comment but
+ * DK_OK's starts with the DarmokError code JS throws for it (the build
+ * generates that table for js/ from here: wasm/gen_abi.cjs).
+ */
 typedef enum dk_code {
     DK_OK = 0,            /* success */
-    DK_ERR_SYNTAX = 1,    /* invalid JSON text (RFC 8259, UTF-8, BOM, junk) */
-    DK_ERR_FORMAT = 2,    /* valid JSON, but not a valid darmok document */
-    DK_ERR_DEPTH = 3,     /* nesting deeper than max_depth */
-    DK_ERR_TOO_LARGE = 4, /* a length over max_length, or input too large */
-    DK_ERR_MEMORY = 5,    /* out of memory */
-    DK_ERR_TAPE = 6       /* malformed tape handed to an encoder */
+    DK_ERR_SYNTAX = 1,    /* ERR_SYNTAX: invalid JSON text (RFC 8259, UTF-8,
+                             BOM, junk) or protobuf wire format */
+    DK_ERR_FORMAT = 2,    /* ERR_FORMAT: well-formed, but not a valid darmok
+                             document */
+    DK_ERR_DEPTH = 3,     /* ERR_DEPTH: nesting deeper than max_depth */
+    DK_ERR_TOO_LARGE = 4, /* ERR_TOO_LARGE: a length over max_length, or
+                             input too large */
+    DK_ERR_MEMORY = 5,    /* ERR_MEMORY: out of memory */
+    DK_ERR_TAPE = 6       /* ERR_INTERNAL: malformed tape handed to an
+                             encoder (a bug in js/) */
 } dk_code;
 
 /*

@@ -501,7 +501,7 @@ size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d, size_t *lone);
 size_t dk_utf16_to_wtf8_lone(const uint8_t *s, size_t n, uint8_t *d, size_t *lone);
 
 /* DK_T_STR16 unit counts must be below this: their WTF-8 stays < 2^30. */
-#define DK_STR16_MAX_UNITS (0x40000000u / 3)
+#define DK_STR16_MAX_UNITS (DK_STR_MAX / 3)
 
 /* A buffer reused by one call for what it converts one value at a time. */
 typedef struct dk_scratch {

@@ -1,7 +1,8 @@
 /*
  * dk_tape.h - the tape: the one contract between darmok's JavaScript layer
- * and its C core. js/tape.js mirrors every constant here, side by side;
- * change both or neither.
+ * and its C core. The build generates every constant here into
+ * build/dk_abi.cjs for js/ (wasm/dk_abi.h): this header is their one
+ * definition.
  *
  * Encoding: JS walks the object graph once and writes a tape; one call into
  * the core turns it into output bytes (JSON, later protobuf).
@@ -74,7 +75,9 @@
  * (k << 2) | DK_STR_KEYREF, no bytes: the k-th member or class key written
  * in full in this tape, counted from 0 in tape order. JS then makes each
  * distinct key once. Only those keys; never in the tapes JS writes or the
- * core reads.
+ * core reads. This is the one statement of the numbering: dk_proto.c
+ * (dec_key) writes it; js/tape.cjs (TapeReader#key) and the decode shapes
+ * js/shapes.cjs generates read it, and point here.
  */
 #ifndef DK_TAPE_H
 #define DK_TAPE_H
@@ -108,6 +111,7 @@ enum dk_tape_op {
 #define DK_STR_WTF8 2u
 #define DK_STR_KEYREF 3u /* both: a key reference (see above), no bytes */
 #define DK_STR_SHIFT 2
+#define DK_STR_MAX 0x40000000u /* byte_length < DK_STR_MAX (2^30) */
 
 /* DK_T_BYTES kinds. Element size in brackets. */
 enum dk_bytes_kind {
