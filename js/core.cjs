@@ -2,20 +2,10 @@
 /*
  * core.cjs - load the WebAssembly core and make the calls into it.
  *
- * The ABI (the list in wasm/exports.txt):
- *   dk_ctx_new() -> ctx              one per module instance
- *   dk_ctx_seed(ctx, lo, hi)         keys the core's hash tables: random, once per instance
- *   dk_ctx_input(ctx, n) -> ptr      input area of >= n bytes, valid until the next dk_ctx_input
- *   dk_ctx_result(ctx) -> ptr        10 u32 result words, stable for the ctx lifetime
- *   dk_json_encode_ctx(ctx, tape_len, max_depth) -> code
- *   dk_json_decode_ctx(ctx, json_len, max_depth, max_length, units) -> code
- *                                    units != 0: the text is that many UTF-16 units from
- *                                    input byte units + (units & 1) (2-byte aligned; 3 * units
- *                                    + 1 reserved), made UTF-8 in place
- *   dk_pb_encode_ctx / dk_pb_decode_ctx     the same for protobuf; dk_pb_decode_ctx takes
- *                                    a fifth argument, flags: READ_KEYREFS for repeated member
- *                                    keys as key references (wasm/dk_tape.h, TapeReader.key())
- *   dk_pb_from_json_ctx / dk_pb_to_json_ctx (ctx, len, max_depth, max_length) -> code
+ * The ABI - the calls of wasm/exports.txt, their arguments, the result
+ * words, the error codes - is described once, in wasm/dk_abi.h; its
+ * constants come from build/dk_abi.cjs, which the build generates from the
+ * C headers.
  *
  * One encode or decode crosses the boundary twice: dk_ctx_input to reserve
  * the input area, then the work call. Growing WebAssembly memory detaches
@@ -34,21 +24,14 @@ const { TapeReader, utf8Encoder, utf8Decoder, nodeBufferOf, isWellFormed, backsl
 /* JSON text as UTF-16 units, where there is no Buffer#ucs2Slice (outputText). */
 const utf16Decoder = new TextDecoder('utf-16le');
 
-/* Result words (u32 index into the words at dk_ctx_result). */
-const RES_CODE = 0; //     error code (0 = ok)
-const RES_OFFSET = 1; //   byte offset into the input where the error was found
-const RES_OUT = 2; //      address of the output bytes
-const RES_OUT_LEN = 3; //  length of the output
-const RES_MSG = 4; //      address of the static ASCII error message (0 when ok)
-const RES_MSG_LEN = 5; //  its length
-const RES_U16 = 6; //      decode: address of the UTF-16 side table of the tape's strings;
-//                         encode: the output as UTF-16, or 0 when it is all ASCII
-const RES_U16_LEN = 7; //  its length in bytes
-const RES_IN_LEN = 8; //   JSON decode from UTF-16: the text's length as UTF-8
-const RES_KEEP = 9; //     decode: how many referenceable values the tape's references need
-
-/* dk_pb_decode_ctx flag (DK_READ_KEYREFS in wasm/dk_internal.h). */
-const READ_KEYREFS = 2;
+/*
+ * Result words (u32 index into the words at dk_ctx_result) and the
+ * dk_pb_decode_ctx flag: their meaning is in wasm/dk_abi.h.
+ */
+const {
+  RES_OFFSET, RES_OUT, RES_OUT_LEN, RES_MSG, RES_MSG_LEN, RES_U16, RES_U16_LEN, RES_IN_LEN, RES_KEEP,
+  READ_KEYREFS
+} = require('../build/dk_abi.cjs');
 
 /* Bytes of input shown on each side of an error offset. */
 const EXCERPT = 20;

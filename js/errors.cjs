@@ -1,7 +1,8 @@
 'use strict';
 /*
  * errors.cjs - DarmokError, the one error type darmok throws; the table
- * that maps the core's numeric codes (C enum dk_code) to JS string codes;
+ * that maps the core's numeric codes (C enum dk_code) to JS string codes
+ * (build/dk_abi.cjs);
  * paths (`$.bars[1].baz`): rendered from segments collected while an error
  * unwinds (encode, rebuild), or found by re-scanning JSON text up to a
  * parse error's offset (documentPath). Everything shown from the input is
@@ -52,16 +53,11 @@ const CODES = Object.freeze([
   'ERR_LOAD_TIMEOUT' //        darmok/redis: a loader ran past its time
 ]);
 
-/* C enum dk_code by number (numbered from 0, only ever appended). */
-const CORE_CODES = [
-  null, //             0 DK_OK
-  'ERR_SYNTAX', //     1 DK_ERR_SYNTAX     invalid JSON text
-  'ERR_FORMAT', //     2 DK_ERR_FORMAT     valid JSON, not a valid darmok document
-  'ERR_DEPTH', //      3 DK_ERR_DEPTH      nesting deeper than max_depth
-  'ERR_TOO_LARGE', //  4 DK_ERR_TOO_LARGE  a length over max_length, or input too large
-  'ERR_MEMORY', //     5 DK_ERR_MEMORY     out of memory
-  'ERR_INTERNAL' //    6 DK_ERR_TAPE       malformed tape handed to an encoder (a JS bug)
-];
+/*
+ * The JS code of each C dk_code by number (null for DK_OK), generated from
+ * wasm/darmok.h, where each code's comment names its JS code.
+ */
+const { CORE_CODES } = require('../build/dk_abi.cjs');
 
 function coreCode(n) {
   return (n > 0 && n < CORE_CODES.length) ? CORE_CODES[n] : 'ERR_INTERNAL';

@@ -218,12 +218,13 @@ function makeDecodeShape(plan, wires) {
     onChain += ` || ${k} in proto`;
     const read = `{ k = r.key(); if (k !== ${wk}) break fast; }`;
     const bytes = tapeBytes((w) => w.str(wires[i]));
-    if (bytes.length <= 4 + 24 && (bytes[0] & T.STR_ASCII) !== 0) {
+    if (bytes.length <= 4 + T.SHORT_MAX && (bytes[0] & T.STR_ASCII) !== 0) {
       // A key written in full (not a key reference) is matched on its
       // tape bytes, header included: no string made or looked up. With
-      // key references (protobuf) it is numbered as r.key() would, as
-      // this constant, so a reference to it (header k << 2 | STR_KEYREF,
-      // read here without a call) compares with one pointer.
+      // key references (protobuf) it is numbered as r.key() would (the
+      // numbering is wasm/dk_tape.h's, "Key references"), as this
+      // constant, so a reference to it (header k << STR_SHIFT |
+      // STR_KEYREF, read here without a call) compares with one pointer.
       let same = `b[p] === ${bytes[0]}`;
       for (let j = 1; j < bytes.length; j++) same += ` && b[p + ${j}] === ${bytes[j]}`;
       const ref = `r.keys[(b[p] | b[p + 1] << 8 | b[p + 2] << 16 | b[p + 3] << 24) >>> ${T.STR_SHIFT}]`;

@@ -1,91 +1,47 @@
 'use strict';
 /*
  * tape.cjs - the tape: the one contract between darmok's JavaScript layer and
- * its C core. Every constant mirrors wasm/dk_tape.h, side by side; change both
- * or neither.
+ * its C core. wasm/dk_tape.h specifies it - the ops and their payloads, str
+ * headers, referenceable values, key references - and defines its constants;
+ * the build generates those into build/dk_abi.cjs, which this file re-exports.
  *
  * Encoding: JS walks the object graph once and writes a tape; one call into
  * the core turns it into output bytes. Decoding: one call parses and validates
  * the bytes and writes a tape of the same layout; JS rebuilds objects from it.
- *
- * Layout. A tape is exactly one value: one op byte, then its payload. All
- * integers are little-endian and unaligned.
- *
- *   str     u32 header = (byte_length << 2) | flags, then byte_length bytes.
- *           flags: STR_ASCII  every byte < 0x80;
- *                  STR_WTF8   the bytes contain an encoded lone surrogate
- *                             (ED A0..BF xx): WTF-8, so JS strings with lone
- *                             surrogates survive.
- *           Otherwise the bytes are well-formed UTF-8. A writer may leave
- *           STR_ASCII clear on ASCII bytes; it must set STR_WTF8 when a lone
- *           surrogate is present. byte_length < 2^30.
- *
- * Referenceable values (ARRAY, OBJECT, NULLPROTO, INSTANCE, MAP, SET, DATE,
- * REGEXP, BYTES, ERROR) take the next index when their op is written, before
- * their children; REF u32 points at one of them (earlier, or still open).
- * Keys are the user's property names; escaping them is the core's business.
  */
 
-// Ops: one byte each; payloads as in dk_tape.h.
-const T_UNDEF = 1; //     -
-const T_NULL = 2; //      -
-const T_FALSE = 3; //     -
-const T_TRUE = 4; //      -
-const T_INT = 5; //       i32 (any int32 except -0)
-const T_F64 = 6; //       f64 (any double: -0, NaN, +-Inf)
-const T_BIGINT = 7; //    str (decimal, "-"? digits, no leading zeros, "0")
-const T_STR = 8; //       str
-const T_ARRAY = 9; //     u32 length, items covering exactly `length` slots
-const T_HOLE = 10; //     u32 k (k >= 1 consecutive holes; only in an array)
-const T_OBJECT = 11; //   u32 n, n x (key str, value)    plain object
-const T_NULLPROTO = 12; // u32 n, n x (key str, value)   Object.create(null)
-const T_INSTANCE = 13; // class-key str, u32 version (>= 1), u32 n, n x (key str, value)
-const T_MAP = 14; //      u32 n, n x (key value, value)
-const T_SET = 15; //      u32 n, n values
-const T_DATE = 16; //     f64 epoch milliseconds (NaN: invalid date)
-const T_REGEXP = 17; //   source str, flags str
-const T_BYTES = 18; //    u8 kind (BYTES_*), u32 byte length, bytes (LE elements)
-const T_ERROR = 19; //    u32 n, n x (key str, value): name, message first, then
-//                        stack, cause, errors if present, then other own enumerables
-const T_REF = 20; //      u32 index of an earlier (or still open) referenceable value
-const T_STR16 = 21; //    u32 n (< 2^30 / 3), n UTF-16 units (LE): a string value
-//                        (encode tapes only; the core makes it WTF-8)
-
-// str header flags (low two bits of the u32 header).
-const STR_ASCII = 1;
-const STR_WTF8 = 2;
-const STR_KEYREF = 3; // both: a key reference, no bytes (decode tapes only)
-const STR_SHIFT = 2;
-const STR_MAX = 0x40000000; // byte_length < 2^30
+// Ops, str header flags and DK_T_BYTES kinds, payloads as in wasm/dk_tape.h.
+const {
+  T_UNDEF, T_NULL, T_FALSE, T_TRUE, T_INT, T_F64, T_BIGINT, T_STR, T_ARRAY,
+  T_HOLE, T_OBJECT, T_NULLPROTO, T_INSTANCE, T_MAP, T_SET, T_DATE, T_REGEXP,
+  T_BYTES, T_ERROR, T_REF, T_STR16,
+  STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT, STR_MAX,
+  BYTES_BUFFER, BYTES_ARRAYBUFFER, BYTES_DATAVIEW, BYTES_INT8, BYTES_UINT8,
+  BYTES_UINT8C, BYTES_INT16, BYTES_UINT16, BYTES_INT32, BYTES_UINT32,
+  BYTES_FLOAT32, BYTES_FLOAT64, BYTES_BIGINT64, BYTES_BIGUINT64, BYTES_KIND_COUNT,
+  // UTF-16 side table (wasm/dk_internal.h): the flag of an entry whose units stay in the text, and
+  // the shortest ASCII string of a JSON string's decode that gets such an entry
+  U16_SRC, U16_SRC_ASCII_MIN
+} = require('../build/dk_abi.cjs');
 /*
  * String values of this many units and more go as T_STR: UTF-8 is about
  * half the tape, which matters more than speed for strings this long.
  */
 const STR16_LONG = 1 << 16;
 
-// T_BYTES kinds. Element size in brackets.
-const BYTES_BUFFER = 0; //      Node Buffer [1]
-const BYTES_ARRAYBUFFER = 1; // ArrayBuffer [1]
-const BYTES_DATAVIEW = 2; //    DataView [1]
-const BYTES_INT8 = 3; //        Int8Array [1]
-const BYTES_UINT8 = 4; //       Uint8Array [1]
-const BYTES_UINT8C = 5; //      Uint8ClampedArray [1]
-const BYTES_INT16 = 6; //       Int16Array [2]
-const BYTES_UINT16 = 7; //      Uint16Array [2]
-const BYTES_INT32 = 8; //       Int32Array [4]
-const BYTES_UINT32 = 9; //      Uint32Array [4]
-const BYTES_FLOAT32 = 10; //    Float32Array [4]
-const BYTES_FLOAT64 = 11; //    Float64Array [8]
-const BYTES_BIGINT64 = 12; //   BigInt64Array [8]
-const BYTES_BIGUINT64 = 13; //  BigUint64Array [8]
-const BYTES_KIND_COUNT = 14;
-
-/* The typed-array constructor of each BYTES kind from 3 on, by kind. */
-const TYPED_ARRAYS = [
-  null, null, null,
-  Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array,
-  Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array
-];
+/* The typed-array constructor of each BYTES kind, by kind (null: not a typed array). */
+const TYPED_ARRAYS = new Array(BYTES_KIND_COUNT).fill(null);
+TYPED_ARRAYS[BYTES_INT8] = Int8Array;
+TYPED_ARRAYS[BYTES_UINT8] = Uint8Array;
+TYPED_ARRAYS[BYTES_UINT8C] = Uint8ClampedArray;
+TYPED_ARRAYS[BYTES_INT16] = Int16Array;
+TYPED_ARRAYS[BYTES_UINT16] = Uint16Array;
+TYPED_ARRAYS[BYTES_INT32] = Int32Array;
+TYPED_ARRAYS[BYTES_UINT32] = Uint32Array;
+TYPED_ARRAYS[BYTES_FLOAT32] = Float32Array;
+TYPED_ARRAYS[BYTES_FLOAT64] = Float64Array;
+TYPED_ARRAYS[BYTES_BIGINT64] = BigInt64Array;
+TYPED_ARRAYS[BYTES_BIGUINT64] = BigUint64Array;
 
 const { DarmokError } = require('./errors.cjs');
 
@@ -306,7 +262,7 @@ function i32At(buf, p) {
  * high bit (DK_U16_SRC), u32 offset, u32 count, u32 index into the text.
  */
 function entryEnd(p, units) {
-  return units < 0 ? p + 12 : p + 8 + 2 * units;
+  return (units & U16_SRC) !== 0 ? p + 12 : p + 8 + 2 * units;
 }
 
 /* A Buffer over all of u8 for utf8Write, or null without Node's Buffer. */
@@ -419,9 +375,10 @@ function nodeBufferOf(u8) {
  * cache keyed by their bytes, so a repeated key costs a hash and a compare
  * and comes back as the very same string (already internalized by its
  * first use as a property key) instead of a new one. Strings are immutable,
- * so sharing them across decodes is safe.
+ * so sharing them across decodes is safe. The longer ones of a JSON
+ * string's decode come from the core's side table instead.
  */
-const SHORT_MAX = 24;
+const SHORT_MAX = U16_SRC_ASCII_MIN - 1;
 const CACHE_SIZE = 1024; // a power of two
 const shortCache = new Array(CACHE_SIZE).fill('');
 /*
@@ -572,8 +529,9 @@ class TapeReader {
 
   /*
    * A member key or class key str. With key references: a reference
-   * (header k << 2 | STR_KEYREF, no bytes: the k-th such key read in full)
-   * or a key in full, which is remembered as the next. A caller that reads a key and
+   * (header k << STR_SHIFT | STR_KEYREF, no bytes: the numbering is
+   * wasm/dk_tape.h's, "Key references") or a key in full, which is
+   * remembered as the next. A caller that reads a key and
    * goes back must put keys.length back too. The decode shapes (shapes.cjs
    * makeDecodeShape) number their keys of up to SHORT_MAX ASCII bytes the
    * same way inline: a change to the numbering goes in both
@@ -597,7 +555,7 @@ class TapeReader {
    * Read strings from the core's UTF-16 side table buf[at..end)
    * (dk_json_read_ex): entries u32 tape offset (from base, where the tape
    * starts in buf), u32 units, the units (non-ASCII strings); or u32 tape
-   * offset, u32 units | 0x80000000, u32 index of the first of them in
+   * offset, u32 units | U16_SRC, u32 index of the first of them in
    * text, the JSON text the tape was read from (a string; only a decode of
    * a string has such entries, for non-ASCII strings and ASCII ones over
    * SHORT_MAX bytes). In tape order. Needs Node's Buffer (ucs2Slice), else
@@ -646,9 +604,9 @@ class TapeReader {
       p = entryEnd(p, units);
       this.u16At = p;
       if (entryAt !== want) continue;
-      if (units < 0) {
+      if ((units & U16_SRC) !== 0) {
         const first = i32At(buf, from) >>> 0;
-        return this.text.substring(first, first + (units & 0x7fffffff));
+        return this.text.substring(first, first + (units & ~U16_SRC));
       }
       if (p > this.chunkEnd) {
         // Past the chunk: the next one starts at this string's units and
@@ -731,7 +689,7 @@ class TapeReader {
     const ascii = (header & STR_ASCII) !== 0;
     if (ascii && len <= SHORT_MAX) return shortAscii(buf, this.nb, start, len);
     // From the side table: non-ASCII strings, and from a JSON string its
-    // ASCII ones too (the core's DK_U16_SRC_ASCII_MIN = SHORT_MAX + 1).
+    // ASCII ones too (from DK_U16_SRC_ASCII_MIN = SHORT_MAX + 1 bytes on).
     if (this.u16At < this.u16End) {
       const s = this.fromUtf16(at);
       if (s !== null) return s;
@@ -789,7 +747,7 @@ module.exports = {
   T_UNDEF, T_NULL, T_FALSE, T_TRUE, T_INT, T_F64, T_BIGINT, T_STR, T_ARRAY,
   T_HOLE, T_OBJECT, T_NULLPROTO, T_INSTANCE, T_MAP, T_SET, T_DATE, T_REGEXP,
   T_BYTES, T_ERROR, T_REF, T_STR16,
-  STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT, STR_MAX,
+  STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT, STR_MAX, SHORT_MAX,
   BYTES_BUFFER, BYTES_ARRAYBUFFER, BYTES_DATAVIEW, BYTES_INT8, BYTES_UINT8,
   BYTES_UINT8C, BYTES_INT16, BYTES_UINT16, BYTES_INT32, BYTES_UINT32,
   BYTES_FLOAT32, BYTES_FLOAT64, BYTES_BIGINT64, BYTES_BIGUINT64, BYTES_KIND_COUNT,

@@ -7,6 +7,7 @@
 const { test } = require('node:test');
 const { assert, sameGraph, xorshift, throwsCode } = require('./helpers.cjs');
 const core = require('../../js/core.cjs');
+const abi = require('../../build/dk_abi.cjs');
 const { encodeEntity, decodeEntity, transcode, DarmokError } = require('../../js/index.cjs');
 const { fixtures } = require('./fixtures.cjs');
 
@@ -70,19 +71,20 @@ test('errors map to DarmokError with code, offset and a short excerpt', () => {
 test('the ABI refuses a length beyond the input area, and the next call works', () => {
   const ex = core.exportsForTest();
   const c = ex.dk_ctx_new(); // a context of our own: darmok's is private
-  const words = () => new Uint32Array(core.wasmMemory().buffer, ex.dk_ctx_result(c), 8);
+  const words = () => new Uint32Array(core.wasmMemory().buffer, ex.dk_ctx_result(c), abi.RES_WORDS);
+  const TOO_LARGE = abi.CORE_CODES.indexOf('ERR_TOO_LARGE');
   assert.notStrictEqual(ex.dk_ctx_input(c, 16), 0);
   for (const call of ['dk_json_encode_ctx', 'dk_json_decode_ctx', 'dk_pb_encode_ctx', 'dk_pb_decode_ctx', 'dk_pb_from_json_ctx', 'dk_pb_to_json_ctx']) {
     const code = ex[call](c, 1 << 30, 0, 0);
-    assert.strictEqual(code, 4, `${call}: DK_ERR_TOO_LARGE`);
-    assert.strictEqual(words()[0], 4, `${call}: result word 0`);
+    assert.strictEqual(code, TOO_LARGE, `${call}: DK_ERR_TOO_LARGE`);
+    assert.strictEqual(words()[abi.RES_CODE], TOO_LARGE, `${call}: result word RES_CODE`);
   }
   // JSON text as UTF-16 units (the fifth argument): an area of 3 units + 1
   // bytes that is not there, and unit counts whose area would pass 2^32
   // (0x55555556: 3 * units + 1 wraps to 3, 0x55555555 to 0).
   for (const units of [1 << 30, 0x60000000, 0x55555556, 0x55555555]) {
-    assert.strictEqual(ex.dk_json_decode_ctx(c, 0, 0, 0, units), 4, `units ${units}: DK_ERR_TOO_LARGE`);
-    assert.strictEqual(words()[0], 4, `units ${units}: result word 0`);
+    assert.strictEqual(ex.dk_json_decode_ctx(c, 0, 0, 0, units), TOO_LARGE, `units ${units}: DK_ERR_TOO_LARGE`);
+    assert.strictEqual(words()[abi.RES_CODE], TOO_LARGE, `units ${units}: result word RES_CODE`);
   }
   assert.strictEqual(decodeEntity(encodeEntity({ after: [1] })).after[0], 1);
 });
