@@ -1,0 +1,176 @@
+'use strict';
+/*
+ * The JS <-> core boundary is defined once: every constant both sides use
+ * (wasm/dk_abi.h lists them) is in a C header, and js/ takes it from
+ * build/dk_abi.cjs, which wasm/gen_abi.cjs generates from the headers.
+ * These tests fail when the generated module is stale, when the parser
+ * reads a header differently from the C compiler, when js/ holds a copy of
+ * a constant, or when a header changes in a way the parser does not
+ * understand.
+ */
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+
+const root = path.join(__dirname, '..', '..');
+const wasmDir = path.join(root, 'wasm');
+const gen = require('../../wasm/gen_abi.cjs');
+const abi = require('../../build/dk_abi.cjs');
+const tape = require('../../js/tape.cjs');
+const core = require('../../js/core.cjs');
+const errors = require('../../js/errors.cjs');
+
+const { constants, codes, codeValues } = gen.read(wasmDir);
+const value = (c) => constants.find((k) => k.c === c).value;
+
+/* A copy of the headers in a temporary folder, with edit(text) applied to one of them. */
+function editedHeaders(header, edit) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'darmok-abi-'));
+  for (const f of fs.readdirSync(wasmDir)) {
+    if (f.endsWith('.h')) fs.copyFileSync(path.join(wasmDir, f), path.join(dir, f));
+  }
+  const file = path.join(dir, header);
+  const before = fs.readFileSync(file, 'utf8');
+  const after = edit(before);
+  assert.notEqual(after, before, `the edit of ${header} changed nothing`);
+  fs.writeFileSync(file, after);
+  return dir;
+}
+
+/* Every .cjs/.mjs/.js file under dir. */
+function sources(dir) {
+  const out = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...sources(p));
+    else if (/\.(c|m)?js$/.test(e.name)) out.push(p);
+  }
+  return out;
+}
+
+/* The places in text that define one of the constants by value, as "NAME: line". */
+function copiesIn(text) {
+  const found = [];
+  const names = [...constants.flatMap((k) => [k.js, k.c]), 'CORE_CODES'];
+  for (const name of names) {
+    // const NAME =, NAME = <number or [>, or a property NAME: <number or [> (not a ?: branch).
+    const def = new RegExp(`\\b(?:const|let|var)\\s+${name}\\s*=(?!=)|\\b${name}\\s*=(?!=)\\s*(?:-?\\d|\\[)|` +
+      `(?:^|[{,])\\s*${name}\\s*:\\s*(?:-?\\d|\\[)`, 'gm');
+    for (const m of text.matchAll(def)) found.push(`${name}: ${m[0].replace(/^[\s{,]+/, '')}`);
+  }
+  return found;
+}
+
+test('build/dk_abi.cjs is what the headers generate now', () => {
+  const built = fs.readFileSync(path.join(root, 'build', 'dk_abi.cjs'), 'utf8');
+  assert.equal(built, gen.generate(wasmDir), 'stale: run make build');
+  for (const k of constants) assert.equal(abi[k.js], k.value, k.c);
+  assert.deepStrictEqual(abi.CORE_CODES, codes);
+});
+
+test('the parser reads the values the C compiler sees', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'darmok-abi-cc-'));
+  try {
+    const all = [...constants, ...codeValues];
+    const lines = all.map((k) => `    printf("%s %llu\\n", "${k.c}", (unsigned long long)(${k.c}));`);
+    const c = `#include <stdio.h>\n#include "dk_abi.h"\n#include "dk_internal.h"\n` +
+      `int main(void)\n{\n${lines.join('\n')}\n    return 0;\n}\n`;
+    fs.writeFileSync(path.join(dir, 'abi.c'), c);
+    execFileSync('gcc', ['-std=c11', '-Wall', '-Werror', `-I${wasmDir}`, path.join(dir, 'abi.c'), '-o', path.join(dir, 'abi')]);
+    const seen = execFileSync(path.join(dir, 'abi'), { encoding: 'utf8' }).trim().split('\n');
+    assert.deepStrictEqual(seen, all.map((k) => `${k.c} ${k.value}`));
+    assert.equal(codeValues.length, codes.length);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('js/ takes every constant from the generated module', () => {
+  for (const k of constants) {
+    if (k.js in tape) assert.equal(tape[k.js], abi[k.js], `js/tape.cjs ${k.js}`);
+  }
+  for (const name of ['T_UNDEF', 'T_STR16', 'STR_KEYREF', 'STR_SHIFT', 'STR_MAX', 'BYTES_BUFFER', 'BYTES_KIND_COUNT']) {
+    assert.ok(name in tape, `js/tape.cjs exports ${name}`);
+  }
+  assert.equal(tape.SHORT_MAX, abi.U16_SRC_ASCII_MIN - 1);
+  assert.equal(core.READ_KEYREFS, abi.READ_KEYREFS);
+  // The very array of the generated module, not a copy of it.
+  assert.equal(errors.CORE_CODES, abi.CORE_CODES);
+  codes.forEach((code, n) => assert.equal(errors.coreCode(n), n === 0 ? 'ERR_INTERNAL' : code));
+  for (const f of ['tape.cjs', 'core.cjs', 'errors.cjs']) {
+    assert.match(fs.readFileSync(path.join(root, 'js', f), 'utf8'), /require\('\.\.\/build\/dk_abi\.cjs'\)/, f);
+  }
+});
+
+test('js/ holds no copy of a boundary constant', () => {
+  // The scan finds the old hand-made definitions (it would have found these).
+  assert.deepStrictEqual(copiesIn('const T_MAP = 14; //      u32 n\n'), ['T_MAP: const T_MAP =']);
+  assert.equal(copiesIn('const RES_KEEP = 9;\nconst READ_KEYREFS = 2;\nconst CORE_CODES = [\n').length, 3);
+  assert.equal(copiesIn('module.exports = { STR_SHIFT: 2 };\n').length, 1);
+  assert.equal(copiesIn('const o = {\n  RES_OUT: 2,\n  T_REF: 20 };\nT_SET = 15;\n').length, 3);
+  assert.deepStrictEqual(copiesIn("const { T_MAP } = require('../build/dk_abi.cjs');\nif (op === T.T_MAP) x = T.T_MAP;\n" +
+    'return ascii ? STR_ASCII : 0;\n'), []);
+  const found = [];
+  for (const f of sources(path.join(root, 'js'))) {
+    for (const c of copiesIn(fs.readFileSync(f, 'utf8'))) found.push(`${path.relative(root, f)}: ${c}`);
+  }
+  assert.deepStrictEqual(found, []);
+});
+
+test('a constant changed in a header alone changes what js/ gets', () => {
+  const current = fs.readFileSync(path.join(root, 'build', 'dk_abi.cjs'), 'utf8');
+  // Each value moved by 100 from what it is now (so the test keeps working when one changes).
+  const enumEdit = (header, c) => [header, new RegExp(`\\b${c} = \\d+`), `${c} = ${value(c) + 100}`, c.slice(3), value(c) + 100];
+  const defineEdit = (header, c) => [header, new RegExp(`#define ${c} \\d+u?\\b`), `#define ${c} ${value(c) + 100}u`, c.slice(3), value(c) + 100];
+  const edits = [
+    enumEdit('dk_tape.h', 'DK_T_MAP'),
+    defineEdit('dk_tape.h', 'DK_STR_SHIFT'),
+    enumEdit('dk_tape.h', 'DK_BYTES_UINT8'),
+    enumEdit('dk_abi.h', 'DK_RES_KEEP'),
+    defineEdit('dk_internal.h', 'DK_READ_KEYREFS'),
+    ['darmok.h', /ERR_MEMORY: out of memory/, 'ERR_INTERNAL: out of memory', null, null]
+  ];
+  for (const [header, from, to, name, moved] of edits) {
+    const dir = editedHeaders(header, (t) => t.replace(from, to));
+    try {
+      const text = gen.generate(dir);
+      assert.notEqual(text, current, `${header}: ${to}`);
+      const mod = { exports: {} };
+      new Function('module', 'exports', text)(mod, mod.exports);
+      if (name !== null) {
+        assert.equal(mod.exports[name], moved);
+        assert.notEqual(abi[name], moved);
+      } else {
+        assert.equal(mod.exports.CORE_CODES[5], 'ERR_INTERNAL');
+        assert.equal(errors.coreCode(5), 'ERR_MEMORY');
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+test('the generator refuses what it does not understand, by file and line', () => {
+  const bad = [
+    ['dk_tape.h', (t) => t.replace(/DK_T_MAP = \d+,/, 'DK_T_MAP = 1 << 4,'), /dk_tape\.h:\d+: enum dk_tape_op: cannot read/],
+    ['dk_tape.h', (t) => t.replace(/#define DK_STR_SHIFT \d+/, '#define DK_STR_SHIFT (1 + 1)'), /dk_tape\.h:\d+: not an integer literal/],
+    ['dk_tape.h', (t) => t.replace(/DK_T_MAP = \d+,/, `DK_T_MAP = ${value('DK_T_INSTANCE')},`), /DK_T_MAP repeats the value/],
+    ['dk_tape.h', (t) => t.replace('enum dk_bytes_kind {', 'enum dk_kinds {'), /enum dk_bytes_kind found 0 times/],
+    ['dk_internal.h', (t) => t.replace(/#define DK_READ_KEYREFS .*/, ''), /#define DK_READ_KEYREFS not found/],
+    ['dk_internal.h', (t) => t.replace(/#define DK_U16_SRC .*/, '#define DK_U16_SRC(x) x'), /function-like macro/],
+    ['darmok.h', (t) => t.replace('/* ERR_MEMORY: out of memory */', '/* out of memory */'), /DK_ERR_MEMORY does not start with its JS code/],
+    ['darmok.h', (t) => t.replace(/DK_ERR_TAPE = \d+/, `DK_ERR_TAPE = ${codes.length + 1}`), /no code \d+ \(numbered from 0, no gaps\)/],
+    ['dk_abi.h', (t) => t.replace(/(DK_RES_KEEP = \d+),/, '$1'), /no comma after DK_RES_KEEP/]
+  ];
+  for (const [header, edit, error] of bad) {
+    const dir = editedHeaders(header, edit);
+    try {
+      assert.throws(() => gen.generate(dir), error);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
