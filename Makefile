@@ -36,6 +36,7 @@ $(shell mkdir -p $(BUILD); [ "$$(cat $(DEB_LIST) 2>/dev/null)" = "$(DEB_PACKAGES
 include proto/protobuf.mk
 
 CORE_SRC := $(sort $(wildcard wasm/*.c))
+ABI_JS := js/dk_abi.cjs
 CORE_HDR := $(sort $(wildcard wasm/*.h))
 # The functions JS calls: one name a line in wasm/exports.txt, the only list.
 EXPORTS := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' -e 's/^[[:space:]]*/_/' wasm/exports.txt 2>/dev/null | paste -sd, -)
@@ -52,7 +53,7 @@ C_TESTS := $(patsubst test/c/%.c,%,$(sort $(wildcard test/c/*.c)))
 
 .PHONY: build setup demo test test-c test-c32 test-c-wasm test-c-simd test-js wasm clean distclean
 
-build: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/dk_abi.cjs $(PROTOBUF_C_LICENSE)
+build: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(ABI_JS) $(PROTOBUF_C_LICENSE)
 
 wasm: $(BUILD)/darmok.wasm
 
@@ -95,9 +96,10 @@ $(BUILD)/darmok-inline.cjs: $(BUILD)/darmok.wasm
 	  printf "module.exports = '"; base64 -w0 $<; echo "';"; } > $@.tmp && mv $@.tmp $@
 
 # The constants js/ shares with the core (wasm/dk_abi.h), generated from the
-# C headers that define them: js/ holds no copy to drift.
-$(BUILD)/dk_abi.cjs: wasm/gen_abi.cjs $(CORE_HDR)
-	@mkdir -p $(BUILD)
+# C headers that define them: js/ holds no copy to drift. Made inside js/
+# (never committed) so that js/ alone is the whole JavaScript layer: a copy
+# of it with darmok.wasm beside or inside it runs (js/load.cjs).
+$(ABI_JS): wasm/gen_abi.cjs $(CORE_HDR)
 	node wasm/gen_abi.cjs wasm $@
 
 # --- tests -----------------------------------------------------------------
@@ -169,7 +171,7 @@ test-c32:
 test-c32-run: $(addprefix $(BUILD)/c32/,$(C_TESTS))
 	@set -e; for t in $^; do $$t; done
 
-test-js: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/dk_abi.cjs $(PROTOBUF_C_LICENSE)
+test-js: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(ABI_JS) $(PROTOBUF_C_LICENSE)
 	node --test test/js/
 
 # --- fuzzing ---------------------------------------------------------------
@@ -238,19 +240,19 @@ test-fuzz: $(FUZZ_BINS)
 	$(call FUZZ_RUN,$(FUZZ_QUICK_SECONDS))
 
 # Rewrites the committed seed corpora from the test fixtures.
-fuzz-corpus: $(BUILD)/darmok.wasm $(BUILD)/dk_abi.cjs
+fuzz-corpus: $(BUILD)/darmok.wasm $(ABI_JS)
 	node test/fuzz/make_corpus.cjs
 
 # --- demo ------------------------------------------------------------------
 
-demo: $(BUILD)/darmok.wasm $(BUILD)/dk_abi.cjs
+demo: $(BUILD)/darmok.wasm $(ABI_JS)
 	node examples/demo.cjs
 
 # Every folder and file the build makes, but the fetched protobuf-c source
 # and the setup stamps (distclean removes those and node_modules too).
 clean:
 	rm -rf $(BUILD)/c $(BUILD)/c32 $(BUILD)/cwasm $(BUILD)/csimd $(BUILD)/fuzz $(BUILD)/pb \
-	       $(BUILD)/gen $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/dk_abi.cjs $(BUILD)/tmp
+	       $(BUILD)/gen $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/tmp $(ABI_JS)
 
 distclean:
 	rm -rf $(BUILD) node_modules
@@ -258,8 +260,8 @@ distclean:
 # --- benchmarks (never part of `make test`: timing stays out of tests) -------
 
 .PHONY: bench bench-quick
-bench: $(BUILD)/darmok.wasm $(BUILD)/dk_abi.cjs
+bench: $(BUILD)/darmok.wasm $(ABI_JS)
 	node bench/run.mjs
 
-bench-quick: $(BUILD)/darmok.wasm $(BUILD)/dk_abi.cjs
+bench-quick: $(BUILD)/darmok.wasm $(ABI_JS)
 	node bench/run.mjs --quick

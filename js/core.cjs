@@ -4,7 +4,7 @@
  *
  * The ABI - the calls of wasm/exports.txt, their arguments, the result
  * words, the error codes - is described once, in wasm/dk_abi.h; its
- * constants come from build/dk_abi.cjs, which the build generates from the
+ * constants come from js/dk_abi.cjs, which the build generates from the
  * C headers.
  *
  * One encode or decode crosses the boundary twice: dk_ctx_input to reserve
@@ -31,7 +31,7 @@ const utf16Decoder = new TextDecoder('utf-16le');
 const {
   RES_OFFSET, RES_OUT, RES_OUT_LEN, RES_MSG, RES_MSG_LEN, RES_U16, RES_U16_LEN, RES_IN_LEN, RES_KEEP,
   READ_KEYREFS
-} = require('../build/dk_abi.cjs');
+} = require('./dk_abi.cjs');
 
 /* Bytes of input shown on each side of an error offset. */
 const EXCERPT = 20;

@@ -2,7 +2,7 @@
 /*
  * errors.cjs - DarmokError, the one error type darmok throws; the table
  * that maps the core's numeric codes (C enum dk_code) to JS string codes
- * (build/dk_abi.cjs);
+ * (js/dk_abi.cjs);
  * paths (`$.bars[1].baz`): rendered from segments collected while an error
  * unwinds (encode, rebuild), or found by re-scanning JSON text up to a
  * parse error's offset (documentPath). Everything shown from the input is
@@ -57,7 +57,7 @@ const CODES = Object.freeze([
  * The JS code of each C dk_code by number (null for DK_OK), generated from
  * wasm/darmok.h, where each code's comment names its JS code.
  */
-const { CORE_CODES } = require('../build/dk_abi.cjs');
+const { CORE_CODES } = require('./dk_abi.cjs');
 
 function coreCode(n) {
   return (n > 0 && n < CORE_CODES.length) ? CORE_CODES[n] : 'ERR_INTERNAL';

@@ -3,7 +3,7 @@
  * tape.cjs - the tape: the one contract between darmok's JavaScript layer and
  * its C core. wasm/dk_tape.h specifies it - the ops and their payloads, str
  * headers, referenceable values, key references - and defines its constants;
- * the build generates those into build/dk_abi.cjs, which this file re-exports.
+ * the build generates those into js/dk_abi.cjs, which this file re-exports.
  *
  * Encoding: JS walks the object graph once and writes a tape; one call into
  * the core turns it into output bytes. Decoding: one call parses and validates
@@ -22,7 +22,7 @@ const {
   // UTF-16 side table (wasm/dk_internal.h): the flag of an entry whose units stay in the text, and
   // the shortest ASCII string of a JSON string's decode that gets such an entry
   U16_SRC, U16_SRC_ASCII_MIN
-} = require('../build/dk_abi.cjs');
+} = require('./dk_abi.cjs');
 /*
  * String values of this many units and more go as T_STR: UTF-8 is about
  * half the tape, which matters more than speed for strings this long.

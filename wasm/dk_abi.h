@@ -1,7 +1,7 @@
 /*
  * dk_abi.h - the WebAssembly ABI between js/ and the core: the one place
  * it is described. The constants both sides use are defined in C headers
- * only, and the build generates them into one JS module, build/dk_abi.cjs
+ * only, and the build generates them into one JS module, js/dk_abi.cjs
  * (wasm/gen_abi.cjs; its SOURCES list says which headers and names):
  *
  *   tape ops, str header flags and shift, DK_T_BYTES kinds   dk_tape.h
@@ -9,7 +9,7 @@
  *   error codes, and the JS code each maps to                 darmok.h dk_code
  *   dk_pb_decode_ctx flags, the UTF-16 side table's flag      dk_internal.h
  *
- * js/ takes every one of them from build/dk_abi.cjs; test/js/abi.test.cjs
+ * js/ takes every one of them from js/dk_abi.cjs; test/js/abi.test.cjs
  * fails when a copy appears in js/ or the generated module drifts.
  *
  * The .wasm is built with `emcc -O3 -sSTANDALONE_WASM --no-entry

@@ -1,7 +1,7 @@
 /*
  * dk_tape.h - the tape: the one contract between darmok's JavaScript layer
  * and its C core. The build generates every constant here into
- * build/dk_abi.cjs for js/ (wasm/dk_abi.h): this header is their one
+ * js/dk_abi.cjs for js/ (wasm/dk_abi.h): this header is their one
  * definition.
  *
  * Encoding: JS walks the object graph once and writes a tape; one call into

@@ -7,7 +7,7 @@
 const { test } = require('node:test');
 const { assert, sameGraph, xorshift, throwsCode } = require('./helpers.cjs');
 const core = require('../../js/core.cjs');
-const abi = require('../../build/dk_abi.cjs');
+const abi = require('../../js/dk_abi.cjs');
 const { encodeEntity, decodeEntity, transcode, DarmokError } = require('../../js/index.cjs');
 const { fixtures } = require('./fixtures.cjs');
 
