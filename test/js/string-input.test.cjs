@@ -142,9 +142,11 @@ test('strings from the text\'s units share its memory; from bytes they are copie
     process.stdout.write(JSON.stringify({ text: textGrew, bytes: bytesGrew, released }));`;
   const out = execFileSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
   const { text, bytes, released } = JSON.parse(out);
-  assert.ok(text < 100000, `decode of the text grew the heap by ${text} bytes`);
+  // The string is 600 KB: a copy would grow the heap by that much; what
+  // else a decode allocates (the value, lazily made code) stays well under half.
+  assert.ok(text < 300000, `decode of the text grew the heap by ${text} bytes`);
   assert.ok(bytes > 500000, `decode of the bytes grew the heap by ${bytes} bytes`);
-  assert.ok(released < 100000, `a dropped text and value left ${released} bytes`);
+  assert.ok(released < 300000, `a dropped text and value left ${released} bytes`);
 });
 
 /*
