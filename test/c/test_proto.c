@@ -1,5 +1,5 @@
 /*
- * test_proto.c - native tests of the protobuf format (wasm/dk_proto.c), run
+ * test_proto.c - native tests of the protobuf format (wasm/dk_pb_*.c), run
  * by `make test` under ASan/UBSan and as -m32.
  *
  *   test_proto                      run the tests; last line "c-proto: N passed, M failed"
@@ -1684,7 +1684,7 @@ static void test_one_char_refs(void)
 }
 
 /*
- * max_out bounds the tape alone (dk_proto.c, dec_entry_room: the side
+ * max_out bounds the tape alone (dk_pb_read.c, dec_entry_room: the side
  * table is not charged): a document ending in a tape write after a
  * side-table entry decodes at exactly its tape's size and fails one byte
  * under it, at every bound in between too, with the same outcome with a
@@ -1827,7 +1827,7 @@ static void test_table_bound(void)
 
 /*
  * The encoder reserves an upper bound on the packed size (pb_bound in
- * dk_proto.c) and lets protobuf-c pack into it; these test builds define
+ * dk_pb_write.c) and lets protobuf-c pack into it; these test builds define
  * DK_CHECK_PB_BOUND, which aborts the write when the bound is below
  * protobuf-c's exact size. Each document here is dominated by one part of
  * the Document, at its widest items (2-byte field indexes, 8-byte
