@@ -76,6 +76,8 @@ unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *units)
     while (i < n) {
         unsigned b = p[i];
         uint32_t c;
+        size_t len, bad;
+        int sur;
         if (b < 0x80) {
             /* ASCII runs DK_PLAIN_RUN bytes at a time; once the text is
              * known not to be ASCII, widened to UTF-16 in the same pass */
@@ -102,46 +104,30 @@ unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *units)
             if (d != NULL) /* the ASCII before the first other byte */
                 d += 2 * dk_wtf8_to_utf16(p, i, d);
         }
-        if (b < 0xC2)
+        len = dk_wtf8_seq(p + i, n - i, 1, &bad, &sur);
+        if (len == 0)
             return PB_TX_BAD;
-        if (b < 0xE0) {
-            if (n - i < 2 || (p[i + 1] & 0xC0) != 0x80)
+        if (sur) {
+            if (p[i + 1] >= 0xB0 && high_end == i)
                 return PB_TX_BAD;
+            if (p[i + 1] < 0xB0)
+                high_end = i + 3;
+            f |= PB_TX_WTF8;
+        }
+        if (len == 2) {
             c = (b & 0x1Fu) << 6 | (p[i + 1] & 0x3Fu);
-            i += 2;
-        } else if (b < 0xF0) {
-            unsigned b1;
-            if (n - i < 3 || (p[i + 1] & 0xC0) != 0x80 || (p[i + 2] & 0xC0) != 0x80)
-                return PB_TX_BAD;
-            b1 = p[i + 1];
-            if (b == 0xE0 && b1 < 0xA0)
-                return PB_TX_BAD;
-            if (b == 0xED && b1 >= 0xA0) {
-                if (b1 >= 0xB0 && high_end == i)
-                    return PB_TX_BAD;
-                if (b1 < 0xB0)
-                    high_end = i + 3;
-                f |= PB_TX_WTF8;
-            }
-            c = (b & 0x0Fu) << 12 | (b1 & 0x3Fu) << 6 | (p[i + 2] & 0x3Fu);
-            i += 3;
+        } else if (len == 3) {
+            c = (b & 0x0Fu) << 12 | (p[i + 1] & 0x3Fu) << 6 | (p[i + 2] & 0x3Fu);
         } else {
-            unsigned b1;
-            if (b > 0xF4 || n - i < 4 || (p[i + 1] & 0xC0) != 0x80 ||
-                (p[i + 2] & 0xC0) != 0x80 || (p[i + 3] & 0xC0) != 0x80)
-                return PB_TX_BAD;
-            b1 = p[i + 1];
-            if ((b == 0xF0 && b1 < 0x90) || (b == 0xF4 && b1 > 0x8F))
-                return PB_TX_BAD;
-            c = ((b & 0x07u) << 18 | (b1 & 0x3Fu) << 12 | (p[i + 2] & 0x3Fu) << 6 |
+            c = ((b & 0x07u) << 18 | (p[i + 1] & 0x3Fu) << 12 | (p[i + 2] & 0x3Fu) << 6 |
                  (p[i + 3] & 0x3Fu)) - 0x10000u;
-            i += 4;
             if (d != NULL) {
                 dk_put_u16(d, 0xD800u + (c >> 10));
                 d += 2;
             }
             c = 0xDC00u + (c & 0x3FFu);
         }
+        i += len;
         if (d != NULL) {
             dk_put_u16(d, c);
             d += 2;
