@@ -14,22 +14,11 @@
 #include "dk_internal.h"
 #include "test_rng.h"
 #include "tape_walk.h"
+#include "test_util.h"
 
-static int failures, checks;
 
 /* The longest string check_str16 and check_utf8 take, in units. */
 #define STR16_TEST_MAX 1100
-
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        checks++;                                                              \
-        if (!(cond)) {                                                         \
-            failures++;                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);               \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-        }                                                                      \
-    } while (0)
 
 /*
  * Appends code point cp (a lone surrogate allowed) as WTF-8; returns length.
@@ -567,37 +556,36 @@ static void check_wide_write(const uint8_t *tape, size_t len, const char *what)
     dk_arena_free(&a);
 }
 
-/* Tape building for check_wide_write. */
-typedef struct { uint8_t *p; size_t n; } tb;
-static void tb_u8(tb *t, uint8_t v) { t->p[t->n++] = v; }
-static void tb_u32(tb *t, uint32_t v) { dk_wr32(t->p + t->n, v); t->n += 4; }
-/* A DK_T_STR of the code points cps[0..k) (lone surrogates as WTF-8). */
-static void tb_str(tb *t, const uint32_t *cps, size_t k)
+/* A DK_T_STR's length word and bytes of the code points cps[0..k) (lone
+ * surrogates as WTF-8). */
+static void tb_cps(dk_buf *t, const uint32_t *cps, size_t k)
 {
-    size_t at = t->n, n = 0;
+    size_t at = t->len, n = 0;
     int ascii = 1, lone = 0;
 
-    t->n += 4;
+    tb_u32(t, 0);
     for (size_t i = 0; i < k; i++) {
-        n += put_wtf8(t->p + at + 4 + n, cps[i]);
+        uint8_t b[4];
+        size_t m = put_wtf8(b, cps[i]);
+        tb_raw(t, b, m);
+        n += m;
         ascii &= cps[i] < 0x80;
         lone |= cps[i] >= 0xD800 && cps[i] <= 0xDFFF;
     }
-    dk_wr32(t->p + at, (uint32_t)n << DK_STR_SHIFT | (ascii ? DK_STR_ASCII : 0) | (lone ? DK_STR_WTF8 : 0));
-    t->n += n;
+    dk_wr32(t->data + at, (uint32_t)n << DK_STR_SHIFT | (ascii ? DK_STR_ASCII : 0) | (lone ? DK_STR_WTF8 : 0));
 }
 /* A DK_T_STR16 of the code points cps[0..k) (a lone surrogate as one unit). */
-static void tb_str16(tb *t, const uint32_t *cps, size_t k)
+static void tb_str16(dk_buf *t, const uint32_t *cps, size_t k)
 {
     uint16_t u[2 * 64];
     size_t n = 0;
 
     for (size_t i = 0; i < k; i++) n += put_units(u + n, cps[i]);
-    tb_u8(t, DK_T_STR16);
+    tb_op(t, DK_T_STR16);
     tb_u32(t, (uint32_t)n);
     for (size_t i = 0; i < n; i++) {
-        t->p[t->n++] = (uint8_t)u[i];
-        t->p[t->n++] = (uint8_t)(u[i] >> 8);
+        tb_op(t, u[i] & 0xFF);
+        tb_op(t, u[i] >> 8);
     }
 }
 
@@ -607,16 +595,15 @@ static void check_wide_writes(void)
     static const uint32_t palette[] = {'a', 'b', ' ', 'z', '0', '"', '\\', '\n', 0x01, 0x1F, 0x7F,
                                        0xE9, 0xFC, 0x7FF, 0x800, 0x6771, 0xFFFF, 0x1F680, 0x10FFFF,
                                        0xD800, 0xDBFF, 0xDC00, 0xDFFF};
-    static uint8_t buf[1 << 16];
     uint32_t rng = 0x5eed16;
 
     for (int doc = 0; doc < 4000; doc++) {
-        tb t = {buf, 0};
+        dk_buf t = {0};
         uint32_t items = 1 + xorshift32(&rng) % 12;
         /* mostly ASCII, or mostly not */
         uint32_t odd = xorshift32(&rng) % 3 == 0 ? 50 : 4;
 
-        tb_u8(&t, DK_T_ARRAY);
+        tb_op(&t, DK_T_ARRAY);
         tb_u32(&t, items);
         for (uint32_t it = 0; it < items; it++) {
             uint32_t cps[64];
@@ -634,41 +621,40 @@ static void check_wide_writes(void)
             switch (xorshift32(&rng) % 7) {
             case 0: tb_str16(&t, cps, k); break;
             case 1:
-                tb_u8(&t, DK_T_STR);
-                tb_str(&t, cps, k);
+                tb_op(&t, DK_T_STR);
+                tb_cps(&t, cps, k);
                 break;
             case 2: /* an object: a key of these code points (its first
                        '$' escaped as "$$" half the time), a STR16 value */
                 if (k > 0 && xorshift32(&rng) % 2) cps[0] = '$';
-                tb_u8(&t, DK_T_OBJECT);
+                tb_op(&t, DK_T_OBJECT);
                 tb_u32(&t, 1);
-                tb_str(&t, cps, k < 20 ? k : 20);
+                tb_cps(&t, cps, k < 20 ? k : 20);
                 tb_str16(&t, cps, k);
                 break;
             case 3:
-                tb_u8(&t, DK_T_INT);
+                tb_op(&t, DK_T_INT);
                 tb_u32(&t, xorshift32(&rng));
                 break;
             case 4:
-                tb_u8(&t, DK_T_F64);
-                dk_wrf64(t.p + t.n, (double)xorshift32(&rng) / 7.0);
-                t.n += 8;
+                tb_op(&t, DK_T_F64);
+                tb_f64(&t, (double)xorshift32(&rng) / 7.0);
                 break;
             case 5:
-                tb_u8(&t, DK_T_DATE);
-                dk_wrf64(t.p + t.n, (double)(xorshift32(&rng) % 100000) * 1e7);
-                t.n += 8;
+                tb_op(&t, DK_T_DATE);
+                tb_f64(&t, (double)(xorshift32(&rng) % 100000) * 1e7);
                 break;
             default:
-                tb_u8(&t, DK_T_BYTES);
-                tb_u8(&t, DK_BYTES_BUFFER);
+                tb_op(&t, DK_T_BYTES);
+                tb_op(&t, DK_BYTES_BUFFER);
                 tb_u32(&t, (uint32_t)k);
-                for (size_t i = 0; i < k; i++) tb_u8(&t, (uint8_t)cps[i]);
+                for (size_t i = 0; i < k; i++) tb_op(&t, (int)(cps[i] & 0xFF));
             }
         }
-        check_wide_write(buf, t.n, "random document");
+        check_wide_write(t.data, t.len, "random document");
         /* and cut short: the same tape errors at the same offsets */
-        if (t.n > 1) check_wide_write(buf, xorshift32(&rng) % t.n, "cut document");
+        if (t.len > 1) check_wide_write(t.data, xorshift32(&rng) % t.len, "cut document");
+        tb_free(&t);
     }
 }
 
@@ -1117,6 +1103,5 @@ int main(void)
         }
         dk_arena_free(&a);
     }
-    printf("c-utf16: %d passed, %d failed\n", checks - failures, failures);
-    return failures != 0;
+    return test_report("c-utf16");
 }
