@@ -658,6 +658,75 @@ static void check_wide_writes(void)
     }
 }
 
+/*
+ * The sequence at b[0..4) by first principles: its length from the lead
+ * byte, continuation bytes, and valid exactly when dk_put_utf8 writes the
+ * same bytes back for its code point (no overlong form) and that code point
+ * is at most U+10FFFF and, unless lone_ok, not a surrogate. *bad is the
+ * first byte no valid sequence can have there. Returns the length, 0 when
+ * invalid.
+ */
+static size_t ref_seq(const uint8_t *b, int lone_ok, size_t *bad)
+{
+    size_t len = b[0] >= 0xC0 && b[0] <= 0xDF ? 2 : b[0] >= 0xE0 && b[0] <= 0xEF ? 3
+               : b[0] >= 0xF0 && b[0] <= 0xF7 ? 4 : 0;
+    uint32_t cp;
+    uint8_t back[4];
+
+    if (len == 0 || (len == 2 && b[0] < 0xC2) || (len == 4 && b[0] > 0xF4)) {
+        *bad = 0;
+        return 0;
+    }
+    if ((b[1] & 0xC0) != 0x80) {
+        *bad = 1;
+        return 0;
+    }
+    /* overlong forms, the range and surrogates depend on b[0..2) alone */
+    cp = len == 2 ? (b[0] & 0x1Fu) << 6 | (b[1] & 0x3Fu)
+       : len == 3 ? (b[0] & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6
+                  : (b[0] & 0x07u) << 18 | (b[1] & 0x3Fu) << 12;
+    if (cp > 0x10FFFF || dk_put_utf8(back, cp) != len || (!lone_ok && cp >= 0xD800 && cp <= 0xDFFF)) {
+        *bad = 1;
+        return 0;
+    }
+    for (size_t i = 2; i < len; i++) {
+        if ((b[i] & 0xC0) != 0x80) {
+            *bad = i;
+            return 0;
+        }
+    }
+    return len;
+}
+
+/* dk_wtf8_seq against ref_seq for every lead and second byte, with
+ * continuation and other bytes after, both modes, and cut at every n. */
+static void check_wtf8_seq(void)
+{
+    static const uint8_t tails[] = {0x80, 0xBF, 0x9F, 0x00, 0x7F, 0xC0, 0xFF};
+    for (unsigned b0 = 0x80; b0 <= 0xFF; b0++) {
+        for (unsigned b1 = 0; b1 <= 0xFF; b1++) {
+            for (size_t t2 = 0; t2 < sizeof tails; t2++) {
+                for (size_t t3 = 0; t3 < sizeof tails; t3++) {
+                    uint8_t b[4] = {(uint8_t)b0, (uint8_t)b1, tails[t2], tails[t3]};
+                    for (int lone_ok = 0; lone_ok <= 1; lone_ok++) {
+                        size_t bad = 99, want_bad = 99, n;
+                        int sur = -1;
+                        size_t want = ref_seq(b, lone_ok, &want_bad);
+                        size_t got = dk_wtf8_seq(b, 4, lone_ok, &bad, &sur);
+                        CHECK(got == want && (got != 0 || bad == want_bad) &&
+                                  sur == (got == 3 && b0 == 0xED && b1 >= 0xA0),
+                              "%02x %02x %02x %02x lone_ok %d: %zu (bad %zu, sur %d), want %zu (bad %zu)",
+                              b0, b1, b[2], b[3], lone_ok, got, bad, sur, want, want_bad);
+                        for (n = 1; want != 0 && n < want; n++)
+                            CHECK(dk_wtf8_seq(b, n, lone_ok, &bad, &sur) == 0 && bad == n && sur == 0,
+                                  "%02x %02x cut at %zu: accepted", b0, b1, n);
+                    }
+                }
+            }
+        }
+    }
+}
+
 int main(void)
 {
     static const uint32_t specials[] = {0x00,   0x7F,   0x80,    0x7FF,
@@ -669,6 +738,7 @@ int main(void)
     CHECK(dk_wtf8_to_utf16((const uint8_t *)"", 0, (uint8_t *)cps) == 0,
           "empty");
     check_wide_writes();
+    check_wtf8_seq();
     /* DK_READ_VALID_UTF8: a string that ends in a block with non-ASCII
        bytes after its closing quote is still ASCII (as without the flag);
        and the public entry points never pass the flag on */
