@@ -196,8 +196,7 @@ static inline unsigned dk_popcount64(uint64_t x)
  *                     below byte k (k < DK_PLAIN_RUN)
  * A loop advances by the constant DK_PLAIN_RUN when the mask is 0 and takes
  * the index only when it is not: an advance computed from the mask makes
- * every block wait for the previous one's (in V8, scans ran 3-8 times
- * slower that way).
+ * every block wait for the previous one's.
  */
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
@@ -658,7 +657,7 @@ int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint
 int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
                    dk_arena *scratch, dk_buf *out, dk_err *err);
 
-/* Writes the int32 v in decimal into out; returns the length. */
+/* Writes the int64 v in decimal into out; returns the length. */
 size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX]);
 
 /* The largest |time value| of a JavaScript Date, in milliseconds. */

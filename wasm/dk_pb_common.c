@@ -9,9 +9,9 @@
 
 #include "dk_pb.h"
 
-/* Blocks protobuf-c's allocations are cut from. Decoding the Foo graph
- * makes about 40 (the message, its arrays, a copy of every strings and
- * texts entry, the shapes); each a call to dk_arena_alloc was 5% of it. */
+/* Blocks protobuf-c's allocations are cut from: it allocates the message,
+ * its arrays, a copy of every strings and texts entry and the shapes, and a
+ * call to dk_arena_alloc for each costs more than cutting from a block. */
 #define PB_ALLOC_BLOCK 2048u
 
 static DK_COLD void *pb_pc_alloc_slow(pb_alloc_ctx *ac, size_t size)

@@ -19,8 +19,8 @@
  * The longest string value the encoder shares (KIND_STRING_REF): repeated
  * values are short (names, tags, enum-like words); every string value it
  * looks up costs a hash of its bytes and a probe of a table that grows with
- * the document, which on 10,000 Posts (bodies of ~500 bytes, none repeated)
- * cost up to a third of the C write.
+ * the document, a cost long unrepeated values (bodies of text) would pay
+ * for nothing.
  */
 #define PB_REF_MAX_BYTES 64
 /* A string reference is at least 2 bytes of protobuf (its kind, its index)
@@ -102,8 +102,7 @@ static inline int pb_same(const uint8_t *a, const uint8_t *b, size_t n)
         return x == y;
     }
     /* Most keys are 3 to 7 bytes: their words, not a loop of byte
-     * compares (the loop was the hottest spot of enc_run on the Foo
-     * graph; this is 4% of its native write). */
+     * compares, which was the hottest spot of enc_run. */
     return pb_tail(a, n) == pb_tail(b, n);
 }
 
@@ -202,9 +201,8 @@ typedef struct pb_enc {
     pb_strtab text_tab; /* string values -> texts index of the first one */
     /* one-byte ASCII string values -> 1 + their texts index, when that is
      * below 255 (0: not met, or look in text_tab): the map keys and labels
-     * of small documents ("x", "a": 21 of the Foo graph's values) without
-     * a hash and a probe, 5% of its native write. Zeroed with the rest of
-     * pb_enc. */
+     * of small documents ("x", "a") without a hash and a probe. Zeroed
+     * with the rest of pb_enc. */
     uint8_t one_char[128];
     pb_shape_slot *shape_tab;
     size_t shape_tab_cap;
@@ -815,9 +813,8 @@ static DK_MUST int enc_close(pb_enc *e)
  * First capacities of the main streams, in one arena block: each from what
  * the tape's length allows (a value takes at least 1 tape byte, a count 5,
  * an int 5, a number 9, a text or key 4), at most PB_PREALLOC entries. A
- * small document then never grows an array; starting each at 16 and
- * doubling was ~10 arena calls and copies for the Foo graph: 10% of its
- * native write, 15% of the deep graph's. The block is 15 KiB at most (11
+ * small document then never grows an array, where starting each at 16 and
+ * doubling costs arena calls and copies. The block is 15 KiB at most (11
  * on wasm32), cut from the call's arena and untouched beyond what is used.
  * Streams a document may well not use (binaries, shapes) stay lazy.
  * Failing here is not an error: the streams then grow as before.
@@ -913,9 +910,9 @@ static DK_MUST int enc_run(pb_enc *e)
  * An upper bound on doc's packed size, from its counts and its byte
  * fields' lengths: what the output needs reserved for protobuf-c to pack
  * into. protobuf_c_message_get_packed_size would give the exact size, but
- * by a pass of its own over every field and stream element: a tenth of
- * the write of one Post, a quarter of a small document's (native, clang
- * -O3). Each item is taken at its longest: a tag 1 byte (field numbers
+ * by a pass of its own over every field and stream element, a cost the
+ * write of a small document notices. Each item is taken at its longest:
+ * a tag 1 byte (field numbers
  * are below 16), a length or uint32 5, a sint64 10, a double 8; Kind and
  * BinaryKind values are the encoder's own, 0..127, 1 byte. In 64 bits:
  * it cannot wrap for any document wasm32 (or a native build) can hold.
@@ -927,7 +924,7 @@ static DK_MUST int enc_run(pb_enc *e)
  * It is up to 5.5 times the exact size (small ints), and the output
  * buffer keeps its largest size from call to call: past PB_BOUND_MAX the
  * exact size is asked for instead, where that pass costs little against
- * the rest of the write (100 Posts: no difference measured).
+ * the rest of the write.
  */
 static uint64_t pb_bound(const Darmok__Document *doc)
 {

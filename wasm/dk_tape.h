@@ -1,10 +1,10 @@
 /*
  * dk_tape.h - the tape: the one contract between darmok's JavaScript layer
- * and its C core. js/tape.js mirrors every constant here, side by side;
+ * and its C core. js/tape.cjs mirrors every constant here, side by side;
  * change both or neither.
  *
  * Encoding: JS walks the object graph once and writes a tape; one call into
- * the core turns it into output bytes (JSON, later protobuf).
+ * the core turns it into output bytes (JSON or protobuf).
  * Decoding: one call parses and validates the bytes and writes a tape of the
  * same layout; JS rebuilds objects from it.
  *
