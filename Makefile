@@ -240,6 +240,12 @@ fuzz-corpus: $(BUILD)/darmok.wasm
 demo: $(BUILD)/darmok.wasm
 	node examples/demo.cjs
 
+# Formats the C sources in place by .clang-format (clang-format 14).
+FORMAT_SRC := $(wildcard wasm/*.c wasm/*.h test/c/*.c test/c/*.h test/fuzz/*.c)
+.PHONY: format
+format:
+	clang-format -i $(FORMAT_SRC)
+
 # Every folder and file the build makes, but the fetched protobuf-c source
 # and the setup stamps (distclean removes those and node_modules too).
 clean:

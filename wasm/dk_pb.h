@@ -47,12 +47,10 @@ static inline void *pb_more(dk_arena *a, void *arr, size_t n, size_t *cap, size_
 {
     size_t ncap;
     void *p;
-    if (n < *cap)
-        return arr;
+    if (n < *cap) return arr;
     ncap = *cap == 0 ? 16 : *cap * 2;
     p = dk_arena_grow(a, arr, *cap, ncap, elem);
-    if (p != NULL)
-        *cap = ncap;
+    if (p != NULL) *cap = ncap;
     return p;
 }
 
@@ -97,8 +95,7 @@ unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *units);
  */
 static inline void pb_nan_canon(double *x)
 {
-    if (isnan(*x))
-        *x = (double)NAN;
+    if (isnan(*x)) *x = (double)NAN;
 }
 
 /*

@@ -26,8 +26,7 @@ static DK_COLD void *pb_pc_alloc_slow(pb_alloc_ctx *ac, size_t size)
             ac->left = PB_ALLOC_BLOCK - size;
         }
     }
-    if (p == NULL)
-        ac->failed = 1;
+    if (p == NULL) ac->failed = 1;
     return p;
 }
 
@@ -51,12 +50,10 @@ void *pb_pc_alloc(void *data, size_t size)
         ac->left -= n;
         return p;
     }
-    if (n >= size)
-        return pb_pc_alloc_slow(ac, n);
+    if (n >= size) return pb_pc_alloc_slow(ac, n);
 #endif
     p = dk_arena_alloc(ac->a, size);
-    if (p == NULL)
-        ac->failed = 1;
+    if (p == NULL) ac->failed = 1;
     return p;
 }
 
@@ -95,8 +92,7 @@ unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *units)
                 i += dk_mask_first(m);
                 break;
             }
-            while (i < n && p[i] < 0x80)
-                i++;
+            while (i < n && p[i] < 0x80) i++;
             continue;
         }
         if (f & PB_TX_ASCII) {
@@ -105,13 +101,10 @@ unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *units)
                 d += 2 * dk_wtf8_to_utf16(p, i, d);
         }
         len = dk_wtf8_seq(p + i, n - i, 1, &bad, &sur);
-        if (len == 0)
-            return PB_TX_BAD;
+        if (len == 0) return PB_TX_BAD;
         if (sur) {
-            if (p[i + 1] >= 0xB0 && high_end == i)
-                return PB_TX_BAD;
-            if (p[i + 1] < 0xB0)
-                high_end = i + 3;
+            if (p[i + 1] >= 0xB0 && high_end == i) return PB_TX_BAD;
+            if (p[i + 1] < 0xB0) high_end = i + 3;
             f |= PB_TX_WTF8;
         }
         if (len == 2) {
@@ -120,7 +113,8 @@ unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *units)
             c = (b & 0x0Fu) << 12 | (p[i + 1] & 0x3Fu) << 6 | (p[i + 2] & 0x3Fu);
         } else {
             c = ((b & 0x07u) << 18 | (p[i + 1] & 0x3Fu) << 12 | (p[i + 2] & 0x3Fu) << 6 |
-                 (p[i + 3] & 0x3Fu)) - 0x10000u;
+                 (p[i + 3] & 0x3Fu)) -
+                0x10000u;
             if (d != NULL) {
                 dk_put_u16(d, 0xD800u + (c >> 10));
                 d += 2;
@@ -133,8 +127,7 @@ unsigned pb_text_scan(const uint8_t *p, size_t n, uint8_t *d, size_t *units)
             d += 2;
         }
     }
-    if (d != NULL)
-        *units = (size_t)(d - d0) / 2;
+    if (d != NULL) *units = (size_t)(d - d0) / 2;
     return f;
 }
 
@@ -145,9 +138,7 @@ int pb_date_canon(double *ms)
         pb_nan_canon(ms);
         return 1;
     }
-    if (!(*ms >= -DK_DATE_MAX_MS && *ms <= DK_DATE_MAX_MS) || *ms != (double)(int64_t)*ms)
-        return 0;
-    if (*ms == 0)
-        *ms = 0;
+    if (!(*ms >= -DK_DATE_MAX_MS && *ms <= DK_DATE_MAX_MS) || *ms != (double)(int64_t)*ms) return 0;
+    if (*ms == 0) *ms = 0;
     return 1;
 }

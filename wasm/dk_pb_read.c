@@ -27,10 +27,8 @@ static DK_INLINE unsigned pb_text_class(const ProtobufCBinaryData *b, uint8_t *d
     size_t n = b->len;
     if (n - 1 < DK_PLAIN_RUN) {
         dk_runmask m = dk_ascii_mask(b->data);
-        if (n < DK_PLAIN_RUN)
-            m = dk_mask_before(m, (unsigned)n);
-        if (m == 0)
-            return PB_TX_ASCII;
+        if (n < DK_PLAIN_RUN) m = dk_mask_before(m, (unsigned)n);
+        if (m == 0) return PB_TX_ASCII;
     }
     return pb_text_scan(b->data, n, d, units);
 }
@@ -56,15 +54,15 @@ typedef struct pb_dec {
     uint32_t max_depth;
     uint32_t max_length; /* counts: array slots, Map/Set sizes, members */
     uint32_t max_str;    /* bytes entries: max_length, capped by the tape */
-    size_t max_out; /* tape bytes allowed: the amplification bound */
-    size_t room_end; /* the tape length both the budget and out's capacity
+    size_t max_out;      /* tape bytes allowed: the amplification bound */
+    size_t room_end;     /* the tape length both the budget and out's capacity
                       * allow: min(out->cap, max_out); out->len never
                       * passes it (dec_room_set) */
-    dk_buf *u16;    /* UTF-16 side table (dk_pb_read_ex), or NULL; not
+    dk_buf *u16;         /* UTF-16 side table (dk_pb_read_ex), or NULL; not
                      * charged to max_out (dec_entry_room) */
-    uint32_t *key_js; /* DK_READ_KEYREFS: per strings entry, its member key
+    uint32_t *key_js;    /* DK_READ_KEYREFS: per strings entry, its member key
                        * index once written in full (UINT32_MAX before) */
-    uint32_t n_keys;  /* member keys written in full */
+    uint32_t n_keys;     /* member keys written in full */
 
     const Darmok__Document *doc;
     uint8_t *str_f;  /* tape str flags of each strings entry */
@@ -145,11 +143,9 @@ static int pb_fits_32(ProtobufCType t, uint64_t v)
  * at index id - 1, checked; protobuf-c's lookup (a binary search over
  * ranges, and a call) otherwise, which would run once per tag.
  */
-static const ProtobufCFieldDescriptor *pb_field(const ProtobufCMessageDescriptor *desc,
-                                                uint64_t id)
+static const ProtobufCFieldDescriptor *pb_field(const ProtobufCMessageDescriptor *desc, uint64_t id)
 {
-    if (id - 1 < desc->n_fields && desc->fields[id - 1].id == id)
-        return &desc->fields[id - 1];
+    if (id - 1 < desc->n_fields && desc->fields[id - 1].id == id) return &desc->fields[id - 1];
     return protobuf_c_message_descriptor_get_field(desc, (unsigned)id);
 }
 
@@ -191,8 +187,7 @@ static DK_MUST int dec_scan(pb_dec *d)
         if (pb_varint(in, &pos, end, 5, &tag) != 0 || tag > UINT32_MAX)
             return dec_fail(d, DK_ERR_SYNTAX, "bad protobuf tag", at);
         wt = (unsigned)(tag & 7);
-        if ((tag >> 3) == 0)
-            return dec_fail(d, DK_ERR_SYNTAX, "protobuf field number 0", at);
+        if ((tag >> 3) == 0) return dec_fail(d, DK_ERR_SYNTAX, "protobuf field number 0", at);
         fd = pb_field(desc, tag >> 3);
 
         switch (wt) {
@@ -200,7 +195,8 @@ static DK_MUST int dec_scan(pb_dec *d)
             if (pb_varint(in, &pos, end, 10, &v) != 0)
                 return dec_fail(d, DK_ERR_SYNTAX, "bad protobuf varint", pos);
             if (fd != NULL && !pb_is_varint_type(fd->type))
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field", at);
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
+                                at);
             if (fd != NULL && !pb_fits_32(fd->type, v))
                 return dec_fail(d, DK_ERR_SYNTAX, "varint out of range for a 32-bit field", at);
             break;
@@ -208,14 +204,16 @@ static DK_MUST int dec_scan(pb_dec *d)
             if (end - pos < 8)
                 return dec_fail(d, DK_ERR_SYNTAX, "protobuf input ends inside a field", pos);
             if (fd != NULL && !pb_is_fixed64_type(fd->type))
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field", at);
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
+                                at);
             pos += 8;
             break;
         case 5: /* 32-bit */
             if (end - pos < 4)
                 return dec_fail(d, DK_ERR_SYNTAX, "protobuf input ends inside a field", pos);
             if (fd != NULL && !pb_is_fixed32_type(fd->type))
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field", at);
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
+                                at);
             pos += 4;
             break;
         case 2: { /* length-delimited */
@@ -223,17 +221,18 @@ static DK_MUST int dec_scan(pb_dec *d)
             if (pb_varint(in, &pos, end, 5, &v) != 0)
                 return dec_fail(d, DK_ERR_SYNTAX, "bad protobuf length", pos);
             if (v > (uint64_t)(end - pos))
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf length runs past the end of its message", at);
+                return dec_fail(d, DK_ERR_SYNTAX,
+                                "protobuf length runs past the end of its message", at);
             start = pos;
             n = (size_t)v;
             pos += n;
-            if (fd == NULL)
-                break;
+            if (fd == NULL) break;
             if (fd->type == PROTOBUF_C_TYPE_STRING) {
                 return dec_fail(d, DK_ERR_SYNTAX, "protobuf string fields are not supported", at);
             } else if (fd->type == PROTOBUF_C_TYPE_BYTES) {
                 if (n > d->max_str)
-                    return dec_fail(d, DK_ERR_TOO_LARGE, "string or binary longer than max_length", at);
+                    return dec_fail(d, DK_ERR_TOO_LARGE, "string or binary longer than max_length",
+                                    at);
             } else if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
                 /* A singular message field given twice is merged by
                  * protobuf-c, and 1.4.1's merge can fail. darmok never
@@ -257,8 +256,7 @@ static DK_MUST int dec_scan(pb_dec *d)
                  * one, and protobuf-c 1.4.1 then does arithmetic on a NULL
                  * array (undefined behaviour): refuse. */
                 size_t p = start, e0;
-                if (n == 0)
-                    return dec_fail(d, DK_ERR_FORMAT, "empty packed field", at);
+                if (n == 0) return dec_fail(d, DK_ERR_FORMAT, "empty packed field", at);
                 if (pb_is_varint_type(fd->type)) {
                     while (p < pos) {
                         /* A byte < 0x80 is a one-byte varint, in range
@@ -272,19 +270,23 @@ static DK_MUST int dec_scan(pb_dec *d)
                         if (pb_varint(in, &p, pos, 10, &v) != 0)
                             return dec_fail(d, DK_ERR_SYNTAX, "bad varint in a packed field", e0);
                         if (!pb_fits_32(fd->type, v))
-                            return dec_fail(d, DK_ERR_SYNTAX, "varint out of range for a 32-bit field", e0);
+                            return dec_fail(d, DK_ERR_SYNTAX,
+                                            "varint out of range for a 32-bit field", e0);
                     }
                 } else if ((pb_is_fixed32_type(fd->type) && n % 4 != 0) ||
                            (pb_is_fixed64_type(fd->type) && n % 8 != 0)) {
-                    return dec_fail(d, DK_ERR_SYNTAX, "packed field length is not a multiple of its element", at);
+                    return dec_fail(d, DK_ERR_SYNTAX,
+                                    "packed field length is not a multiple of its element", at);
                 }
             } else {
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field", at);
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
+                                at);
             }
             break;
         }
         default:
-            return dec_fail(d, DK_ERR_SYNTAX, "protobuf groups and wire types 6, 7 are not supported", at);
+            return dec_fail(d, DK_ERR_SYNTAX,
+                            "protobuf groups and wire types 6, 7 are not supported", at);
         }
     }
     return 0;
@@ -306,29 +308,23 @@ static size_t pb_elem_at_unsafe(const pb_dec *d, unsigned field, size_t i)
     while (pos < d->len) {
         size_t at = pos, end;
         uint64_t tag, v;
-        if (pb_varint(in, &pos, d->len, 5, &tag) != 0)
-            break;
+        if (pb_varint(in, &pos, d->len, 5, &tag) != 0) break;
         switch (tag & 7) {
         case 0:
-            if (pb_varint(in, &pos, d->len, 10, &v) != 0)
-                return d->len;
+            if (pb_varint(in, &pos, d->len, 10, &v) != 0) return d->len;
             break;
-        case 1:
-            pos += 8;
-            break;
-        case 5:
-            pos += 4;
-            break;
+        case 1: pos += 8; break;
+        case 5: pos += 4; break;
         case 2:
-            if (pb_varint(in, &pos, d->len, 5, &v) != 0 || v > d->len - pos)
-                return d->len;
+            if (pb_varint(in, &pos, d->len, 5, &v) != 0 || v > d->len - pos) return d->len;
             end = pos + (size_t)v;
             if ((tag >> 3) == field && fd != NULL && fd->label == PROTOBUF_C_LABEL_REPEATED &&
                 fd->type != PROTOBUF_C_TYPE_BYTES && fd->type != PROTOBUF_C_TYPE_MESSAGE) {
-                size_t step = pb_is_fixed64_type(fd->type) ? 8 : pb_is_fixed32_type(fd->type) ? 4 : 0;
+                size_t step = pb_is_fixed64_type(fd->type)   ? 8
+                              : pb_is_fixed32_type(fd->type) ? 4
+                                                             : 0;
                 while (pos < end) {
-                    if (k++ == i)
-                        return pos;
+                    if (k++ == i) return pos;
                     if (step != 0)
                         pos += step;
                     else if (pb_varint(in, &pos, end, 10, &v) != 0)
@@ -337,14 +333,11 @@ static size_t pb_elem_at_unsafe(const pb_dec *d, unsigned field, size_t i)
                 continue;
             }
             pos = end;
-            if ((tag >> 3) == field && k++ == i)
-                return at;
+            if ((tag >> 3) == field && k++ == i) return at;
             continue;
-        default:
-            return d->len;
+        default: return d->len;
         }
-        if ((tag >> 3) == field && k++ == i)
-            return at;
+        if ((tag >> 3) == field && k++ == i) return at;
     }
     return d->len;
 }
@@ -387,8 +380,7 @@ static void dec_room_set(pb_dec *d)
 static DK_COLD DK_MUST int dec_room_slow(pb_dec *d, size_t n)
 {
     DK_TRY(dec_budget(d, n));
-    if (d->out->cap - d->out->len < n)
-        DK_TRY(dk_buf_reserve(d->out, n, d->err, 0));
+    if (d->out->cap - d->out->len < n) DK_TRY(dk_buf_reserve(d->out, n, d->err, 0));
     dec_room_set(d);
     return DK_OK;
 }
@@ -399,8 +391,7 @@ static DK_COLD DK_MUST int dec_room_slow(pb_dec *d, size_t n)
  * call. */
 static DK_MUST DK_INLINE int dec_room(pb_dec *d, size_t n)
 {
-    if (n <= d->room_end - d->out->len)
-        return DK_OK;
+    if (n <= d->room_end - d->out->len) return DK_OK;
     return dec_room_slow(d, n);
 }
 
@@ -459,8 +450,7 @@ static DK_MUST DK_INLINE int dec_op_f64(pb_dec *d, unsigned op, const double *x)
 static DK_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     dec_u32_unsafe(d, (uint32_t)b->len << DK_STR_SHIFT | f);
-    if (b->len != 0)
-        dk_put_short(d->out, b->data, b->len, b->len + DK_ARENA_SLACK);
+    if (b->len != 0) dk_put_short(d->out, b->data, b->len, b->len + DK_ARENA_SLACK);
 }
 
 /*
@@ -488,10 +478,8 @@ static DK_MUST int dec_entry_room(pb_dec *d, size_t len, uint8_t **units_at)
     dk_buf *u = d->u16;
     size_t cap = d->max_out / PB_U16_SHARE;
     *units_at = NULL;
-    if (cap < 8 || len > (cap - 8) / 2 || u->len > cap - 8 - 2 * len)
-        return 0;
-    if (u->cap - u->len < 8 + 2 * len)
-        DK_TRY(dk_buf_reserve(u, 8 + 2 * len, d->err, 0));
+    if (cap < 8 || len > (cap - 8) / 2 || u->len > cap - 8 - 2 * len) return 0;
+    if (u->cap - u->len < 8 + 2 * len) DK_TRY(dk_buf_reserve(u, 8 + 2 * len, d->err, 0));
     *units_at = u->data + u->len + 8;
     return 0;
 }
@@ -514,11 +502,9 @@ static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, un
     uint8_t *units_at;
     DK_TRY(dec_room(d, 4 + b->len));
     dec_str_unsafe(d, b, f);
-    if (d->u16 == NULL || (f & DK_STR_ASCII))
-        return 0;
+    if (d->u16 == NULL || (f & DK_STR_ASCII)) return 0;
     DK_TRY(dec_entry_room(d, b->len, &units_at));
-    if (units_at != NULL)
-        dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
+    if (units_at != NULL) dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
     return 0;
 }
 
@@ -534,8 +520,7 @@ static DK_MUST DK_INLINE int dec_count(pb_dec *d, uint32_t *v)
 
 static DK_MUST DK_INLINE int dec_int(pb_dec *d, int64_t *v)
 {
-    if (d->ii == d->doc->n_ints)
-        return dec_bad_here(d, DK_ERR_FORMAT, "ints stream ends early");
+    if (d->ii == d->doc->n_ints) return dec_bad_here(d, DK_ERR_FORMAT, "ints stream ends early");
     *v = d->doc->ints[d->ii++];
     return 0;
 }
@@ -552,22 +537,18 @@ static DK_MUST int dec_text(pb_dec *d)
     size_t i = d->ti, at = d->out->len, units = 0;
     uint8_t *units_at = NULL;
     unsigned f;
-    if (i == d->doc->n_texts)
-        return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
+    if (i == d->doc->n_texts) return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
     b = &d->doc->texts[i];
     /* the same steps, in the same order, with a table or without: the
      * outcome of a document never depends on whether JS asked for one */
     DK_TRY(dec_room(d, 4 + b->len));
-    if (d->u16 != NULL)
-        DK_TRY(dec_entry_room(d, b->len, &units_at));
+    if (d->u16 != NULL) DK_TRY(dec_entry_room(d, b->len, &units_at));
     f = pb_text_class(b, units_at, &units);
-    if (f & PB_TX_BAD)
-        return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", PB_F_TEXTS, i);
+    if (f & PB_TX_BAD) return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", PB_F_TEXTS, i);
     d->text_f[i] = (uint8_t)f;
     d->ti++;
     dec_str_unsafe(d, b, f);
-    if (units_at != NULL && !(f & PB_TX_ASCII))
-        dec_entry_commit(d, at, units);
+    if (units_at != NULL && !(f & PB_TX_ASCII)) dec_entry_commit(d, at, units);
     return 0;
 }
 
@@ -579,15 +560,12 @@ static DK_MUST int dec_wtf8(pb_dec *d, const ProtobufCBinaryData *s, size_t n, u
                             uint8_t **flags)
 {
     size_t i;
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     *flags = dk_arena_alloc(d->a, n);
-    if (*flags == NULL)
-        return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
+    if (*flags == NULL) return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
     for (i = 0; i < n; i++) {
         unsigned f = pb_text_class(&s[i], NULL, NULL);
-        if (f & PB_TX_BAD)
-            return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", field, i);
+        if (f & PB_TX_BAD) return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", field, i);
         (*flags)[i] = (uint8_t)f;
     }
     return 0;
@@ -596,11 +574,9 @@ static DK_MUST int dec_wtf8(pb_dec *d, const ProtobufCBinaryData *s, size_t n, u
 /* Room for the flags of the texts entries, set by dec_text as each is read. */
 static DK_MUST int dec_text_flags(pb_dec *d)
 {
-    if (d->doc->n_texts == 0)
-        return 0;
+    if (d->doc->n_texts == 0) return 0;
     d->text_f = dk_arena_alloc(d->a, d->doc->n_texts);
-    if (d->text_f == NULL)
-        return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
+    if (d->text_f == NULL) return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
     return 0;
 }
 
@@ -637,8 +613,7 @@ static DK_MUST int dec_push(pb_dec *d, Darmok__Kind k, uint64_t n, const Darmok_
         return dec_bad_here(d, DK_ERR_DEPTH, "nesting deeper than max_depth");
     if (d->n_frames == d->cap_frames) {
         void *arr = pb_more(d->a, d->frames, d->n_frames, &d->cap_frames, sizeof *d->frames);
-        if (arr == NULL)
-            return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
+        if (arr == NULL) return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
         d->frames = arr;
     }
     f = &d->frames[d->n_frames++];
@@ -693,7 +668,7 @@ static DK_MUST int dec_record(pb_dec *d, Darmok__Kind k)
         dec_u32_unsafe(d, shape->version);
         dec_u32_unsafe(d, (uint32_t)shape->n_fields);
     } else {
-        unsigned op = k == DARMOK__KIND__KIND_OBJECT ? DK_T_OBJECT
+        unsigned op = k == DARMOK__KIND__KIND_OBJECT       ? DK_T_OBJECT
                       : k == DARMOK__KIND__KIND_NULL_PROTO ? DK_T_NULLPROTO
                                                            : DK_T_ERROR;
         DK_TRY(dec_op_u32(d, op, (uint32_t)shape->n_fields));
@@ -704,8 +679,7 @@ static DK_MUST int dec_record(pb_dec *d, Darmok__Kind k)
 /* A value with identity: it takes the next REF index. */
 static DK_MUST DK_INLINE int dec_ident(pb_dec *d)
 {
-    if (d->n_refs == UINT32_MAX)
-        return dec_bad_here(d, DK_ERR_TOO_LARGE, "too many objects");
+    if (d->n_refs == UINT32_MAX) return dec_bad_here(d, DK_ERR_TOO_LARGE, "too many objects");
     d->n_refs++;
     return 0;
 }
@@ -719,14 +693,10 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
     int64_t v = 0;
 
     switch (k) {
-    case DARMOK__KIND__KIND_UNDEFINED:
-        return dec_op(d, DK_T_UNDEF);
-    case DARMOK__KIND__KIND_NULL:
-        return dec_op(d, DK_T_NULL);
-    case DARMOK__KIND__KIND_FALSE:
-        return dec_op(d, DK_T_FALSE);
-    case DARMOK__KIND__KIND_TRUE:
-        return dec_op(d, DK_T_TRUE);
+    case DARMOK__KIND__KIND_UNDEFINED: return dec_op(d, DK_T_UNDEF);
+    case DARMOK__KIND__KIND_NULL: return dec_op(d, DK_T_NULL);
+    case DARMOK__KIND__KIND_FALSE: return dec_op(d, DK_T_FALSE);
+    case DARMOK__KIND__KIND_TRUE: return dec_op(d, DK_T_TRUE);
     case DARMOK__KIND__KIND_INT:
         DK_TRY(dec_int(d, &v));
         if (v < INT32_MIN || v > INT32_MAX)
@@ -740,9 +710,7 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         pb_nan_canon(&x); /* the tape is canonical, as the encoder writes */
         return dec_op_f64(d, DK_T_F64, &x);
     }
-    case DARMOK__KIND__KIND_STRING:
-        DK_TRY(dec_op(d, DK_T_STR));
-        return dec_text(d);
+    case DARMOK__KIND__KIND_STRING: DK_TRY(dec_op(d, DK_T_STR)); return dec_text(d);
     case DARMOK__KIND__KIND_STRING_REF:
         DK_TRY(dec_count(d, &c));
         if (c >= d->ti)
@@ -751,8 +719,7 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         DK_TRY(dec_op(d, DK_T_STR));
         return dec_str(d, &doc->texts[c], d->text_f[c]);
     case DARMOK__KIND__KIND_BIGINT:
-        if (d->ti == doc->n_texts)
-            return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
+        if (d->ti == doc->n_texts) return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
         if (!dk_bigint_ok(doc->texts[d->ti].data, doc->texts[d->ti].len))
             return dec_bad(d, DK_ERR_FORMAT, "BigInt is not a decimal integer", PB_F_TEXTS, d->ti);
         DK_TRY(dec_op(d, DK_T_BIGINT));
@@ -767,9 +734,7 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
     case DARMOK__KIND__KIND_OBJECT:
     case DARMOK__KIND__KIND_NULL_PROTO:
     case DARMOK__KIND__KIND_INSTANCE:
-    case DARMOK__KIND__KIND_ERROR:
-        DK_TRY(dec_ident(d));
-        return dec_record(d, k);
+    case DARMOK__KIND__KIND_ERROR: DK_TRY(dec_ident(d)); return dec_record(d, k);
     case DARMOK__KIND__KIND_MAP:
     case DARMOK__KIND__KIND_SET:
         DK_TRY(dec_ident(d));
@@ -812,8 +777,7 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         dec_u8_unsafe(d, DK_T_BYTES);
         dec_u8_unsafe(d, kind);
         dec_u32_unsafe(d, (uint32_t)b->len);
-        if (b->len != 0)
-            memcpy(d->out->data + d->out->len, b->data, b->len);
+        if (b->len != 0) memcpy(d->out->data + d->out->len, b->data, b->len);
         d->out->len += b->len;
         return 0;
     }
@@ -822,13 +786,10 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         if (c >= d->n_refs)
             return dec_bad(d, DK_ERR_FORMAT, "reference to a value not yet met", PB_F_COUNTS,
                            d->ci - 1);
-        if (c >= d->keep)
-            d->keep = c + 1; /* c < n_refs <= UINT32_MAX */
+        if (c >= d->keep) d->keep = c + 1; /* c < n_refs <= UINT32_MAX */
         return dec_op_u32(d, DK_T_REF, c);
-    case DARMOK__KIND__KIND_HOLES:
-        return dec_bad_here(d, DK_ERR_FORMAT, "holes outside an array");
-    default:
-        return dec_bad_here(d, DK_ERR_FORMAT, "unknown Kind");
+    case DARMOK__KIND__KIND_HOLES: return dec_bad_here(d, DK_ERR_FORMAT, "holes outside an array");
+    default: return dec_bad_here(d, DK_ERR_FORMAT, "unknown Kind");
     }
 }
 
@@ -893,17 +854,16 @@ static DK_MUST int dec_walk(pb_dec *d)
 }
 
 /* Document bytes -> tape; see darmok.h. */
-int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
-                    size_t max_out, dk_arena *scratch, dk_buf *tape_out,
-                    dk_err *err)
+int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_out,
+                    dk_arena *scratch, dk_buf *tape_out, dk_err *err)
 {
     return dk_pb_read_ex(pb, len, lim, max_out, 0, scratch, tape_out, NULL, NULL, err);
 }
 
 /* The same, with the UTF-16 side table; see dk_internal.h. */
-int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
-                  size_t max_out, uint32_t flags, dk_arena *scratch,
-                  dk_buf *tape_out, dk_buf *u16_out, uint32_t *keep_out, dk_err *err)
+int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_out,
+                  uint32_t flags, dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out,
+                  uint32_t *keep_out, dk_err *err)
 {
     pb_dec d;
     pb_alloc_ctx ac;
@@ -915,10 +875,8 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
     err->pos = 0;
 
     tape_out->len = 0;
-    if (u16_out)
-        u16_out->len = 0;
-    if (keep_out)
-        *keep_out = 0;
+    if (u16_out) u16_out->len = 0;
+    if (keep_out) *keep_out = 0;
     memset(&d, 0, sizeof d);
     d.u16 = u16_out;
     d.a = scratch;
@@ -929,8 +887,7 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
     d.max_depth = dk_max_depth(lim);
     d.max_length = dk_max_length(lim);
     d.max_str = d.max_length < DK_DEFAULT_MAX_LENGTH ? d.max_length : DK_DEFAULT_MAX_LENGTH;
-    if (len > DK_PB_MAX_OUT)
-        return dec_fail(&d, DK_ERR_TOO_LARGE, "input too large", 0);
+    if (len > DK_PB_MAX_OUT) return dec_fail(&d, DK_ERR_TOO_LARGE, "input too large", 0);
     if (max_out == 0) /* len < 2^31: no overflow in 64 bits */
         max_out = (size_t)((uint64_t)len * DK_PB_EXPANSION < DK_PB_MAX_OUT - DK_PB_EXPANSION_FLOOR
                                ? (uint64_t)len * DK_PB_EXPANSION + DK_PB_EXPANSION_FLOOR
@@ -953,23 +910,20 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
     d.doc = doc;
     if (doc->format != DK_PB_FORMAT)
         return dec_fail(&d, DK_ERR_FORMAT, "unsupported darmok protobuf format revision", 0);
-    if (doc->n_strings > PB_TABLE_MAX || doc->n_shapes > PB_TABLE_MAX || doc->n_texts > PB_TABLE_MAX)
+    if (doc->n_strings > PB_TABLE_MAX || doc->n_shapes > PB_TABLE_MAX ||
+        doc->n_texts > PB_TABLE_MAX)
         return dec_fail(&d, DK_ERR_TOO_LARGE, "too many strings or shapes", 0);
     if ((flags & DK_READ_KEYREFS) && doc->n_strings != 0) {
         d.key_js = dk_arena_alloc(scratch, doc->n_strings * sizeof *d.key_js);
-        if (d.key_js == NULL)
-            return dec_fail(&d, DK_ERR_MEMORY, "out of memory", 0);
+        if (d.key_js == NULL) return dec_fail(&d, DK_ERR_MEMORY, "out of memory", 0);
         memset(d.key_js, 0xFF, doc->n_strings * sizeof *d.key_js);
     }
     if (dec_wtf8(&d, doc->strings, doc->n_strings, PB_F_STRINGS, &d.str_f) != DK_OK ||
-        dec_text_flags(&d) != DK_OK ||
-        dec_shapes(&d) != DK_OK || dec_walk(&d) != DK_OK) {
+        dec_text_flags(&d) != DK_OK || dec_shapes(&d) != DK_OK || dec_walk(&d) != DK_OK) {
         tape_out->len = 0; /* a failure leaves no partial tape */
-        if (u16_out)
-            u16_out->len = 0;
+        if (u16_out) u16_out->len = 0;
         return (int)err->code;
     }
-    if (keep_out)
-        *keep_out = d.keep;
+    if (keep_out) *keep_out = d.keep;
     return DK_OK;
 }

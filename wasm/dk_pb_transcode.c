@@ -11,14 +11,12 @@
  */
 static int pb_second_step(int rc, dk_err *err)
 {
-    if (rc != DK_OK)
-        err->pos = 0;
+    if (rc != DK_OK) err->pos = 0;
     return rc;
 }
 
-int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags,
-                         const dk_limits *lim, dk_arena *scratch, dk_buf *tape,
-                         dk_buf *out, dk_err *err)
+int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
+                         dk_arena *scratch, dk_buf *tape, dk_buf *out, dk_err *err)
 {
     out->len = 0;
     err->code = DK_OK;
@@ -28,8 +26,8 @@ int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags,
     return pb_second_step(dk_pb_write_opts(tape->data, tape->len, lim, scratch, out, err), err);
 }
 
-int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
-                       dk_arena *scratch, dk_buf *tape, dk_buf *out, dk_err *err)
+int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim, dk_arena *scratch,
+                       dk_buf *tape, dk_buf *out, dk_err *err)
 {
     out->len = 0;
     err->code = DK_OK;

@@ -43,8 +43,7 @@ static inline uint64_t pb_tail(const uint8_t *p, size_t n)
         memcpy(&hi, p + n - 4, 4);
         return (uint64_t)hi << 32 | lo;
     }
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     return (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 | (uint64_t)p[n - 1] << 16;
 }
 
@@ -93,8 +92,7 @@ static inline int pb_same(const uint8_t *a, const uint8_t *b, size_t n)
         for (; n > 8; a += 8, b += 8, n -= 8) {
             memcpy(&x, a, 8);
             memcpy(&y, b, 8);
-            if (x != y)
-                return 0;
+            if (x != y) return 0;
         }
         /* the last 8 bytes, overlapping what was compared */
         memcpy(&x, a + n - 8, 8);
@@ -129,8 +127,8 @@ typedef struct pb_str_slot {
 typedef struct pb_strtab {
     pb_str_slot *slots;
     size_t cap, count;
-    uint64_t seed;     /* of its hashes (pb_hash) */
-    unsigned reseeds;  /* times a long probe made it pick a new seed */
+    uint64_t seed;    /* of its hashes (pb_hash) */
+    unsigned reseeds; /* times a long probe made it pick a new seed */
 } pb_strtab;
 
 /*
@@ -154,14 +152,14 @@ typedef struct pb_shape_slot {
 
 /* An open container of the tape. */
 typedef struct pb_enc_frame {
-    uint8_t op;          /* DK_T_ARRAY, _OBJECT, _NULLPROTO, _INSTANCE, ... */
-    uint64_t left;       /* array: slots; records: pairs; map: 2 x pairs; set: values */
-    uint64_t total;      /* the same, at the start */
-    size_t kbase;        /* records: its first key on the key stack */
-    size_t shape_slot;   /* records: its counts entry, the shape index, set on close */
-    uint32_t class_key;  /* instances: string index */
-    uint32_t version;    /* instances */
-    uint32_t guess;      /* instances: 1 + the shape its keys are expected
+    uint8_t op;         /* DK_T_ARRAY, _OBJECT, _NULLPROTO, _INSTANCE, ... */
+    uint64_t left;      /* array: slots; records: pairs; map: 2 x pairs; set: values */
+    uint64_t total;     /* the same, at the start */
+    size_t kbase;       /* records: its first key on the key stack */
+    size_t shape_slot;  /* records: its counts entry, the shape index, set on close */
+    uint32_t class_key; /* instances: string index */
+    uint32_t version;   /* instances */
+    uint32_t guess;     /* instances: 1 + the shape its keys are expected
                             to make (its class's last), 0 once one differs */
 } pb_enc_frame;
 
@@ -172,8 +170,8 @@ typedef struct pb_enc {
     size_t len;
     size_t pos;
     uint32_t max_depth;
-    uint64_t seed; /* dk_limits hash_seed: keys the shape table's hashes */
-    uint32_t n_refs; /* values with identity so far: the next REF index */
+    uint64_t seed;    /* dk_limits hash_seed: keys the shape table's hashes */
+    uint32_t n_refs;  /* values with identity so far: the next REF index */
     int trusted_text; /* DK_WRITE_TRUSTED_TEXT: strings not checked */
     dk_scratch str16; /* DK_T_STR16 values made WTF-8, one at a time */
 
@@ -236,20 +234,18 @@ static int enc_bad(pb_enc *e, const char *msg, size_t at)
 static DK_COLD void *enc_grow(pb_enc *e, void *arr, size_t n, size_t *cap, size_t elem)
 {
     void *p = pb_more(e->a, arr, n, cap, elem);
-    if (p == NULL)
-        (void)enc_oom(e);
+    if (p == NULL) (void)enc_oom(e);
     return p;
 }
 
 /* Room for one more element of the stream array arr (n used of cap). */
-#define ENC_ROOM(e, arr, n, cap)                                               \
-    do {                                                                       \
-        if (DK_UNLIKELY((n) == (cap))) {                                       \
+#define ENC_ROOM(e, arr, n, cap)                                                  \
+    do {                                                                          \
+        if (DK_UNLIKELY((n) == (cap))) {                                          \
             void *enc_room_p_ = enc_grow((e), (arr), (n), &(cap), sizeof *(arr)); \
-            if (enc_room_p_ == NULL)                                           \
-                return (int)(e)->err->code;                                    \
-            (arr) = enc_room_p_;                                               \
-        }                                                                      \
+            if (enc_room_p_ == NULL) return (int)(e)->err->code;                  \
+            (arr) = enc_room_p_;                                                  \
+        }                                                                         \
     } while (0)
 
 /* Appending to the streams. */
@@ -274,8 +270,8 @@ static DK_MUST DK_INLINE int enc_int(pb_enc *e, int64_t v)
     return 0;
 }
 
-static DK_MUST DK_INLINE int enc_blob(pb_enc *e, ProtobufCBinaryData **arr, size_t *n,
-                                      size_t *cap, const uint8_t *p, size_t len)
+static DK_MUST DK_INLINE int enc_blob(pb_enc *e, ProtobufCBinaryData **arr, size_t *n, size_t *cap,
+                                      const uint8_t *p, size_t len)
 {
     ENC_ROOM(e, *arr, *n, *cap);
     /* Points into the tape: packed before the call returns. */
@@ -287,16 +283,14 @@ static DK_MUST DK_INLINE int enc_blob(pb_enc *e, ProtobufCBinaryData **arr, size
 
 static DK_MUST DK_INLINE int enc_u8(pb_enc *e, uint8_t *v)
 {
-    if (e->len - e->pos < 1)
-        return enc_bad(e, "tape ends inside a value", e->pos);
+    if (e->len - e->pos < 1) return enc_bad(e, "tape ends inside a value", e->pos);
     *v = e->tape[e->pos++];
     return 0;
 }
 
 static DK_MUST DK_INLINE int enc_u32(pb_enc *e, uint32_t *v)
 {
-    if (e->len - e->pos < 4)
-        return enc_bad(e, "tape ends inside a value", e->pos);
+    if (e->len - e->pos < 4) return enc_bad(e, "tape ends inside a value", e->pos);
     *v = dk_rd32(e->tape + e->pos);
     e->pos += 4;
     return 0;
@@ -306,8 +300,7 @@ static DK_MUST DK_INLINE int enc_u32(pb_enc *e, uint32_t *v)
 static DK_MUST int enc_f64(pb_enc *e, double *v)
 {
     uint64_t u;
-    if (e->len - e->pos < 8)
-        return enc_bad(e, "tape ends inside a value", e->pos);
+    if (e->len - e->pos < 8) return enc_bad(e, "tape ends inside a value", e->pos);
     u = dk_rd64(e->tape + e->pos); /* one load, where a byte loop was 8 */
     memcpy(v, &u, sizeof *v);
     e->pos += 8;
@@ -324,8 +317,7 @@ static DK_MUST DK_INLINE int enc_str(pb_enc *e, const uint8_t **p, size_t *n)
     size_t len;
     DK_TRY(enc_u32(e, &h));
     len = h >> DK_STR_SHIFT;
-    if (len > e->len - e->pos)
-        return enc_bad(e, "tape string runs past the end of the tape", at);
+    if (len > e->len - e->pos) return enc_bad(e, "tape string runs past the end of the tape", at);
     *p = e->tape + e->pos;
     *n = len;
     if (!e->trusted_text && (pb_text_scan(*p, len, NULL, NULL) & PB_TX_BAD))
@@ -343,16 +335,13 @@ static DK_COLD int enc_tab_rebuild(pb_enc *e, pb_strtab *t, size_t ncap, int reh
 {
     size_t i;
     pb_str_slot *s = dk_arena_alloc(e->a, ncap * sizeof *s);
-    if (s == NULL)
-        return -1;
+    if (s == NULL) return -1;
     memset(s, 0, ncap * sizeof *s);
     for (i = 0; i < t->cap; i++) {
         size_t j;
         pb_str_slot sl = t->slots[i];
-        if (sl.ref == 0)
-            continue;
-        if (rehash)
-            sl.hash = pb_hash(t->seed, sl.p, sl.n);
+        if (sl.ref == 0) continue;
+        if (rehash) sl.hash = pb_hash(t->seed, sl.p, sl.n);
         for (j = sl.hash & (ncap - 1); s[j].ref != 0; j = (j + 1) & (ncap - 1))
             ;
         s[j] = sl;
@@ -368,8 +357,8 @@ static DK_COLD int enc_tab_rebuild(pb_enc *e, pb_strtab *t, size_t ncap, int reh
  * belongs (after growing the table if needed), or -1 when out of memory.
  * A probe longer than PB_PROBE_MAX reseeds the table and looks again.
  */
-static DK_INLINE int enc_lookup(pb_enc *e, pb_strtab *t, const uint8_t *p, size_t n,
-                                uint32_t *h, uint32_t *idx, pb_str_slot **slot)
+static DK_INLINE int enc_lookup(pb_enc *e, pb_strtab *t, const uint8_t *p, size_t n, uint32_t *h,
+                                uint32_t *idx, pb_str_slot **slot)
 {
     size_t mask, i, probes;
     if (DK_UNLIKELY((t->count + 1) * 2 > t->cap) &&
@@ -389,8 +378,7 @@ again:
             t->reseeds++;
             t->seed = (t->seed + 0x9E3779B97F4A7C15u) * 0xBF58476D1CE4E5B9u;
             t->seed ^= t->seed >> 31;
-            if (enc_tab_rebuild(e, t, t->cap, 1) != 0)
-                return -1;
+            if (enc_tab_rebuild(e, t, t->cap, 1) != 0) return -1;
             goto again;
         }
     }
@@ -404,10 +392,8 @@ static DK_MUST int enc_intern(pb_enc *e, const uint8_t *p, size_t n, uint32_t *i
     uint32_t h = 0;
     pb_str_slot *slot = NULL;
     int found = enc_lookup(e, &e->key_tab, p, n, &h, idx, &slot);
-    if (found < 0)
-        return enc_oom(e);
-    if (found)
-        return 0;
+    if (found < 0) return enc_oom(e);
+    if (found) return 0;
     if (e->n_strs >= PB_TABLE_MAX)
         return dk_fail(e->err, DK_ERR_TOO_LARGE, "too many distinct keys", e->pos);
     DK_TRY(enc_blob(e, &e->strs, &e->n_strs, &e->cap_strs, p, n));
@@ -440,14 +426,13 @@ static DK_MUST int enc_class_key(pb_enc *e, const uint8_t *p, size_t n, uint32_t
 
 /* Every ASCII byte, for one_char's texts entries. */
 static const uint8_t pb_ascii[128] = {
-    0,   1,   2,   3,   4,   5,   6,   7,   8,   9,   10,  11,  12,  13,  14,  15,
-    16,  17,  18,  19,  20,  21,  22,  23,  24,  25,  26,  27,  28,  29,  30,  31,
-    32,  33,  34,  35,  36,  37,  38,  39,  40,  41,  42,  43,  44,  45,  46,  47,
-    48,  49,  50,  51,  52,  53,  54,  55,  56,  57,  58,  59,  60,  61,  62,  63,
-    64,  65,  66,  67,  68,  69,  70,  71,  72,  73,  74,  75,  76,  77,  78,  79,
-    80,  81,  82,  83,  84,  85,  86,  87,  88,  89,  90,  91,  92,  93,  94,  95,
-    96,  97,  98,  99,  100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111,
-    112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127};
+    0,   1,   2,   3,   4,   5,   6,   7,   8,   9,   10,  11,  12,  13,  14,  15,  16,  17,  18,
+    19,  20,  21,  22,  23,  24,  25,  26,  27,  28,  29,  30,  31,  32,  33,  34,  35,  36,  37,
+    38,  39,  40,  41,  42,  43,  44,  45,  46,  47,  48,  49,  50,  51,  52,  53,  54,  55,  56,
+    57,  58,  59,  60,  61,  62,  63,  64,  65,  66,  67,  68,  69,  70,  71,  72,  73,  74,  75,
+    76,  77,  78,  79,  80,  81,  82,  83,  84,  85,  86,  87,  88,  89,  90,  91,  92,  93,  94,
+    95,  96,  97,  98,  99,  100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113,
+    114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127};
 
 /*
  * A string value: KIND_STRING with a new texts entry, or, when it has at
@@ -475,10 +460,8 @@ static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n, int scratch
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_STRING));
         return enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, pb_ascii + c, 1);
     }
-    if (n <= PB_REF_MAX_BYTES)
-        found = enc_lookup(e, &e->text_tab, p, n, &h, &idx, &slot);
-    if (found < 0)
-        return enc_oom(e);
+    if (n <= PB_REF_MAX_BYTES) found = enc_lookup(e, &e->text_tab, p, n, &h, &idx, &slot);
+    if (found < 0) return enc_oom(e);
     if (found && pb_varint_size(idx) < 1 + pb_varint_size(n) + n) {
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_STRING_REF));
         return enc_count(e, idx);
@@ -492,8 +475,7 @@ static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n, int scratch
             p = e->texts[idx].data;
         } else {
             uint8_t *q = dk_arena_alloc(e->a, n + 1);
-            if (q == NULL)
-                return enc_oom(e);
+            if (q == NULL) return enc_oom(e);
             memcpy(q, p, n);
             p = q;
         }
@@ -511,25 +493,23 @@ static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n, int scratch
 
 /* Intern a shape; *out is its index. keys may be moved by later pushes, so
  * a new shape copies them. */
-static DK_MUST int enc_shape(pb_enc *e, uint32_t class_key, uint32_t version,
-                             const uint32_t *keys, size_t n, uint32_t *out)
+static DK_MUST int enc_shape(pb_enc *e, uint32_t class_key, uint32_t version, const uint32_t *keys,
+                             size_t n, uint32_t *out)
 {
-    uint32_t h = pb_hash(e->seed, (const uint8_t *)keys, n * sizeof *keys) ^ (class_key * 0x9E3779B1u) ^
-                 (version * 0x85EBCA77u);
+    uint32_t h = pb_hash(e->seed, (const uint8_t *)keys, n * sizeof *keys) ^
+                 (class_key * 0x9E3779B1u) ^ (version * 0x85EBCA77u);
     size_t mask, i;
     Darmok__Shape *s;
 
     if ((e->n_shapes + 1) * 2 > e->shape_tab_cap) {
         size_t ncap = e->shape_tab_cap == 0 ? 32 : e->shape_tab_cap * 2;
         pb_shape_slot *t = dk_arena_alloc(e->a, ncap * sizeof *t);
-        if (t == NULL)
-            return enc_oom(e);
+        if (t == NULL) return enc_oom(e);
         memset(t, 0, ncap * sizeof *t);
         for (i = 0; i < e->shape_tab_cap; i++) {
             pb_shape_slot sl = e->shape_tab[i];
             size_t j;
-            if (sl.ref == 0)
-                continue;
+            if (sl.ref == 0) continue;
             for (j = sl.hash & (ncap - 1); t[j].ref != 0; j = (j + 1) & (ncap - 1))
                 ;
             t[j] = sl;
@@ -540,9 +520,8 @@ static DK_MUST int enc_shape(pb_enc *e, uint32_t class_key, uint32_t version,
     mask = e->shape_tab_cap - 1;
     for (i = h & mask; e->shape_tab[i].ref != 0; i = (i + 1) & mask) {
         const Darmok__Shape *c = e->shapes[e->shape_tab[i].ref - 1];
-        if (e->shape_tab[i].hash == h && c->class_key == class_key &&
-            c->version == version && c->n_fields == n &&
-            (n == 0 || memcmp(c->fields, keys, n * sizeof *keys) == 0)) {
+        if (e->shape_tab[i].hash == h && c->class_key == class_key && c->version == version &&
+            c->n_fields == n && (n == 0 || memcmp(c->fields, keys, n * sizeof *keys) == 0)) {
             *out = e->shape_tab[i].ref - 1;
             return 0;
         }
@@ -552,8 +531,7 @@ static DK_MUST int enc_shape(pb_enc *e, uint32_t class_key, uint32_t version,
     s = dk_arena_alloc(e->a, sizeof *s);
     {
         void *arr = pb_more(e->a, e->shapes, e->n_shapes, &e->cap_shapes, sizeof *e->shapes);
-        if (s == NULL || arr == NULL)
-            return enc_oom(e);
+        if (s == NULL || arr == NULL) return enc_oom(e);
         e->shapes = arr;
     }
     darmok__shape__init(s);
@@ -562,8 +540,7 @@ static DK_MUST int enc_shape(pb_enc *e, uint32_t class_key, uint32_t version,
     s->n_fields = n;
     if (n != 0) {
         s->fields = dk_arena_alloc(e->a, n * sizeof *keys);
-        if (s->fields == NULL)
-            return enc_oom(e);
+        if (s->fields == NULL) return enc_oom(e);
         memcpy(s->fields, keys, n * sizeof *keys);
     }
     e->shapes[e->n_shapes] = s;
@@ -584,8 +561,7 @@ static DK_MUST int enc_push(pb_enc *e, uint8_t op, uint64_t n, size_t at, uint32
         return dk_fail(e->err, DK_ERR_DEPTH, "nesting deeper than max_depth", at);
     if (e->n_frames == e->cap_frames) {
         void *arr = pb_more(e->a, e->frames, e->n_frames, &e->cap_frames, sizeof *e->frames);
-        if (arr == NULL)
-            return enc_oom(e);
+        if (arr == NULL) return enc_oom(e);
         e->frames = arr;
     }
     f = &e->frames[e->n_frames++];
@@ -599,11 +575,9 @@ static DK_MUST int enc_push(pb_enc *e, uint8_t op, uint64_t n, size_t at, uint32
     f->guess = 0;
     if (op == DK_T_INSTANCE && class_key < e->cap_class_shape) {
         uint32_t g = e->class_shape[class_key];
-        if (g != 0 && e->shapes[g - 1]->version == version)
-            f->guess = g;
+        if (g != 0 && e->shapes[g - 1]->version == version) f->guess = g;
     }
-    if (rec)
-        return enc_count(e, 0);
+    if (rec) return enc_count(e, 0);
     return enc_count(e, op == DK_T_MAP ? (uint32_t)(n / 2) : (uint32_t)n);
 }
 
@@ -628,14 +602,10 @@ static DK_MUST int enc_value(pb_enc *e)
 
     DK_TRY(enc_u8(e, &op));
     switch (op) {
-    case DK_T_UNDEF:
-        return enc_kind(e, DARMOK__KIND__KIND_UNDEFINED);
-    case DK_T_NULL:
-        return enc_kind(e, DARMOK__KIND__KIND_NULL);
-    case DK_T_FALSE:
-        return enc_kind(e, DARMOK__KIND__KIND_FALSE);
-    case DK_T_TRUE:
-        return enc_kind(e, DARMOK__KIND__KIND_TRUE);
+    case DK_T_UNDEF: return enc_kind(e, DARMOK__KIND__KIND_UNDEFINED);
+    case DK_T_NULL: return enc_kind(e, DARMOK__KIND__KIND_NULL);
+    case DK_T_FALSE: return enc_kind(e, DARMOK__KIND__KIND_FALSE);
+    case DK_T_TRUE: return enc_kind(e, DARMOK__KIND__KIND_TRUE);
     case DK_T_INT:
         DK_TRY(enc_u32(e, &u));
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_INT));
@@ -654,10 +624,8 @@ static DK_MUST int enc_value(pb_enc *e)
         const uint8_t *p = NULL;
         size_t len = 0;
         DK_TRY(enc_str(e, &p, &len));
-        if (op == DK_T_STR)
-            return enc_string(e, p, len, 0);
-        if (!dk_bigint_ok(p, len))
-            return enc_bad(e, "tape BigInt is not a decimal integer", at);
+        if (op == DK_T_STR) return enc_string(e, p, len, 0);
+        if (!dk_bigint_ok(p, len)) return enc_bad(e, "tape BigInt is not a decimal integer", at);
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_BIGINT));
         return enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, p, len);
     }
@@ -665,8 +633,8 @@ static DK_MUST int enc_value(pb_enc *e)
         const uint8_t *p = NULL;
         size_t len = 0;
         DK_TRY(enc_u32(e, &u));
-        DK_TRY(dk_str16_wtf8(e->tape + e->pos, e->len - e->pos, u, at, e->a, &e->str16, &p,
-                             &len, e->err));
+        DK_TRY(dk_str16_wtf8(e->tape + e->pos, e->len - e->pos, u, at, e->a, &e->str16, &p, &len,
+                             e->err));
         e->pos += (size_t)u * 2;
         return enc_string(e, p, len, 1); /* p: valid until the next STR16 */
     }
@@ -699,8 +667,7 @@ static DK_MUST int enc_value(pb_enc *e)
         DK_TRY(enc_str(e, &p, &len));
         DK_TRY(enc_class_key(e, p, len, &key));
         DK_TRY(enc_u32(e, &version));
-        if (version == 0)
-            return enc_bad(e, "tape instance version is 0", at);
+        if (version == 0) return enc_bad(e, "tape instance version is 0", at);
         DK_TRY(enc_u32(e, &n));
         DK_TRY(enc_ident(e, DARMOK__KIND__KIND_INSTANCE));
         return enc_push(e, op, n, at, key, version);
@@ -710,10 +677,8 @@ static DK_MUST int enc_value(pb_enc *e)
         DK_TRY(enc_f64(e, &ms));
         /* As the JSON writer: a time value or NaN; 0 for -0, so that both
          * formats carry the same dates bit for bit. */
-        if (!pb_date_canon(&ms))
-            return enc_bad(e, "date out of range or not an integer", at);
-        if (isnan(ms))
-            return enc_ident(e, DARMOK__KIND__KIND_INVALID_DATE);
+        if (!pb_date_canon(&ms)) return enc_bad(e, "date out of range or not an integer", at);
+        if (isnan(ms)) return enc_ident(e, DARMOK__KIND__KIND_INVALID_DATE);
         DK_TRY(enc_ident(e, DARMOK__KIND__KIND_DATE));
         return enc_int(e, (int64_t)ms);
     }
@@ -731,19 +696,16 @@ static DK_MUST int enc_value(pb_enc *e)
         const uint8_t *data;
         DK_TRY(enc_u8(e, &kind));
         DK_TRY(enc_u32(e, &n));
-        if (kind >= DK_BYTES_KIND_COUNT)
-            return enc_bad(e, "tape binary kind unknown", at);
+        if (kind >= DK_BYTES_KIND_COUNT) return enc_bad(e, "tape binary kind unknown", at);
         if (n % dk_bytes_size[kind] != 0)
             return enc_bad(e, "tape binary length not a multiple of its element size", at);
-        if (n > e->len - e->pos)
-            return enc_bad(e, "tape binary runs past the end of the tape", at);
+        if (n > e->len - e->pos) return enc_bad(e, "tape binary runs past the end of the tape", at);
         data = e->tape + e->pos;
         e->pos += n;
         DK_TRY(enc_ident(e, DARMOK__KIND__KIND_BINARY));
         if (e->n_bkinds == e->cap_bkinds) {
             void *p = pb_more(e->a, e->bkinds, e->n_bkinds, &e->cap_bkinds, sizeof *e->bkinds);
-            if (p == NULL)
-                return enc_oom(e);
+            if (p == NULL) return enc_oom(e);
             e->bkinds = p;
         }
         e->bkinds[e->n_bkinds++] = (Darmok__BinaryKind)kind;
@@ -751,14 +713,11 @@ static DK_MUST int enc_value(pb_enc *e)
     }
     case DK_T_REF:
         DK_TRY(enc_u32(e, &u));
-        if (u >= e->n_refs)
-            return enc_bad(e, "tape REF points forward", at);
+        if (u >= e->n_refs) return enc_bad(e, "tape REF points forward", at);
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_REF));
         return enc_count(e, u);
-    case DK_T_HOLE:
-        return enc_bad(e, "tape HOLE outside an array", at);
-    default:
-        return enc_bad(e, "unknown tape op", at);
+    case DK_T_HOLE: return enc_bad(e, "tape HOLE outside an array", at);
+    default: return enc_bad(e, "unknown tape op", at);
     }
 }
 
@@ -779,8 +738,7 @@ static DK_MUST int enc_class_shape(pb_enc *e, uint32_t key, uint32_t shape)
     while (key >= e->cap_class_shape) {
         size_t old = e->cap_class_shape;
         uint32_t *t = pb_more(e->a, e->class_shape, old, &e->cap_class_shape, sizeof *t);
-        if (t == NULL)
-            return enc_oom(e);
+        if (t == NULL) return enc_oom(e);
         memset(t + old, 0, (e->cap_class_shape - old) * sizeof *t); /* 0: no shape yet */
         e->class_shape = t;
     }
@@ -798,9 +756,9 @@ static DK_MUST int enc_close(pb_enc *e)
         if (f->guess != 0 && e->shapes[f->guess - 1]->n_fields == nk) {
             shape = f->guess - 1; /* the same class, version and keys */
         } else {
-            DK_TRY(enc_shape(e, f->class_key, f->version, nk ? e->keys + f->kbase : NULL, nk, &shape));
-            if (f->op == DK_T_INSTANCE)
-                DK_TRY(enc_class_shape(e, f->class_key, shape));
+            DK_TRY(
+                enc_shape(e, f->class_key, f->version, nk ? e->keys + f->kbase : NULL, nk, &shape));
+            if (f->op == DK_T_INSTANCE) DK_TRY(enc_class_shape(e, f->class_key, shape));
         }
         e->counts[f->shape_slot] = shape;
         e->n_keys = f->kbase;
@@ -838,9 +796,8 @@ static void enc_prealloc(pb_enc *e)
     bytes = (nt + ns) * sizeof(ProtobufCBinaryData) + ni * sizeof(int64_t) + nn * sizeof(double) +
             nk * sizeof(Darmok__Kind) + nc * sizeof(uint32_t) + nkeys * sizeof(uint32_t);
     m = dk_arena_alloc(e->a, bytes);
-    if (m == NULL)
-        return;
-    /* each array its n entries of the block, in the order summed above */
+    if (m == NULL) return;
+        /* each array its n entries of the block, in the order summed above */
 #define PB_CARVE(arr, cap, n) ((arr) = (void *)m, (cap) = (n), m += (n) * sizeof *(arr))
     PB_CARVE(e->texts, e->cap_texts, nt);
     PB_CARVE(e->strs, e->cap_strs, ns);
@@ -879,8 +836,8 @@ static DK_MUST int enc_run(pb_enc *e)
             uint32_t key;
             uint64_t i = f->total - f->left;
             DK_TRY(enc_str(e, &p, &len));
-            if (f->op == DK_T_ERROR && ((i == 0 && !enc_is(p, len, "name")) ||
-                                        (i == 1 && !enc_is(p, len, "message"))))
+            if (f->op == DK_T_ERROR &&
+                ((i == 0 && !enc_is(p, len, "name")) || (i == 1 && !enc_is(p, len, "message"))))
                 return enc_bad(e, "tape Error must start with name and message", at);
             if (f->guess != 0) {
                 /* the key the class's last shape has here: the same bytes
@@ -943,8 +900,8 @@ static uint64_t pb_bound(const Darmok__Document *doc)
 }
 
 /* Tape -> Document bytes; see darmok.h. */
-int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
-                     dk_arena *scratch, dk_buf *out, dk_err *err)
+int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim, dk_arena *scratch,
+                     dk_buf *out, dk_err *err)
 {
     return dk_pb_write_ex(tape, len, lim, 0, scratch, out, err);
 }
@@ -975,10 +932,8 @@ int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32
     e.trusted_text = (flags & DK_WRITE_TRUSTED_TEXT) != 0;
     enc_prealloc(&e);
 
-    if (enc_value(&e) != DK_OK || enc_run(&e) != DK_OK)
-        return (int)err->code;
-    if (e.pos != e.len)
-        return enc_bad(&e, "bytes after the tape's value", e.pos);
+    if (enc_value(&e) != DK_OK || enc_run(&e) != DK_OK) return (int)err->code;
+    if (e.pos != e.len) return enc_bad(&e, "bytes after the tape's value", e.pos);
     doc.format = DK_PB_FORMAT;
     doc.n_strings = e.n_strs;
     doc.strings = e.strs;
@@ -1008,8 +963,7 @@ int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32
 #ifdef DK_CHECK_PB_BOUND
         /* a test or fuzz build's assertion, which no caller can take for
          * an ordinary failure */
-        if (darmok__document__get_packed_size(&doc) > size)
-            abort();
+        if (darmok__document__get_packed_size(&doc) > size) abort();
 #endif
     } else {
         size = darmok__document__get_packed_size(&doc);

@@ -22,15 +22,15 @@ static long test_passed, test_failed;
 #define TEST_SHOW_MAX 50
 
 /* Counts one check; on failure prints where and why. */
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (cond) {                                                            \
-            test_passed++;                                                     \
-        } else if (test_failed++ < TEST_SHOW_MAX) {                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);               \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-        }                                                                      \
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        if (cond) {                                              \
+            test_passed++;                                       \
+        } else if (test_failed++ < TEST_SHOW_MAX) {              \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fputc('\n', stderr);                                 \
+        }                                                        \
     } while (0)
 
 /* Prints the closing line the Makefile reads ("name: N passed, M failed");
@@ -46,15 +46,12 @@ static void tb_raw(dk_buf *t, const void *p, size_t n)
 {
     if (t->len + n > t->cap) {
         size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->len + n)
-            cap *= 2;
+        while (cap < t->len + n) cap *= 2;
         t->data = realloc(t->data, cap);
-        if (t->data == NULL)
-            abort();
+        if (t->data == NULL) abort();
         t->cap = cap;
     }
-    if (n)
-        memcpy(t->data + t->len, p, n);
+    if (n) memcpy(t->data + t->len, p, n);
     t->len += n;
 }
 
@@ -76,8 +73,7 @@ static void tb_bits(dk_buf *t, uint64_t u)
 {
     uint8_t b[8];
     int i;
-    for (i = 0; i < 8; i++)
-        b[i] = (uint8_t)(u >> (8 * i));
+    for (i = 0; i < 8; i++) b[i] = (uint8_t)(u >> (8 * i));
     tb_raw(t, b, 8);
 }
 
@@ -96,10 +92,8 @@ static void tb_strn(dk_buf *t, const void *s, size_t n)
     uint32_t flags = DK_STR_ASCII;
     size_t i;
     for (i = 0; i < n; i++) {
-        if (p[i] >= 0x80)
-            flags &= ~DK_STR_ASCII;
-        if (p[i] == 0xED && i + 1 < n && p[i + 1] >= 0xA0)
-            flags |= DK_STR_WTF8;
+        if (p[i] >= 0x80) flags &= ~DK_STR_ASCII;
+        if (p[i] == 0xED && i + 1 < n && p[i + 1] >= 0xA0) flags |= DK_STR_WTF8;
     }
     tb_u32(t, (uint32_t)n << DK_STR_SHIFT | flags);
     tb_raw(t, p, n);
