@@ -134,7 +134,7 @@ $(BUILD)/c32/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test
 # under __wasm_simd128__), through test/c/simd/wasm_simd128.h: a scalar
 # stand-in for the WebAssembly SIMD intrinsics, so ASan sees those paths too.
 # Also with protobuf-c's allocations cut from 2 KiB blocks, as the .wasm
-# cuts them (DK_PB_ALLOC_BLOCKS, dk_proto.c pb_pc_alloc): each block its own
+# cuts them (DK_PB_ALLOC_BLOCKS, dk_pb_common.c pb_pc_alloc): each block its own
 # malloc here, so a read past a block and its slack is seen.
 $(BUILD)/csimd/%: test/c/%.c $(CORE_SRC) $(CORE_HDR) $(PB_HEADERS) $(wildcard test/c/*.h test/c/simd/*.h) $(call PB_OBJS,native) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
@@ -247,6 +247,12 @@ fuzz-corpus: $(BUILD)/darmok.wasm $(ABI_JS)
 
 demo: $(BUILD)/darmok.wasm $(ABI_JS)
 	node examples/demo.cjs
+
+# Formats the C sources in place by .clang-format (clang-format 14).
+FORMAT_SRC := $(wildcard wasm/*.c wasm/*.h test/c/*.c test/c/*.h test/fuzz/*.c)
+.PHONY: format
+format:
+	clang-format -i $(FORMAT_SRC)
 
 # Every folder and file the build makes, but the fetched protobuf-c source
 # and the setup stamps (distclean removes those and node_modules too).

@@ -3,11 +3,11 @@
  *
  * The core turns a tape (wasm/dk_tape.h) into a byte format and back:
  *
- *   dk_json_write   tape -> JSON text   (docs/FORMAT.md)
- *   dk_json_read    JSON text -> tape   (strict RFC 8259, then darmok tags)
- *   dk_pb_write     tape -> protobuf darmok.Document (proto/darmok.proto)
- *   dk_pb_read      protobuf darmok.Document -> tape
- *   dk_pb_from_json, dk_pb_to_json   JSON <-> protobuf, through a tape
+ *   dk_json_write_opts   tape -> JSON text   (docs/FORMAT.md)
+ *   dk_json_read_opts    JSON text -> tape   (strict RFC 8259, then darmok tags)
+ *   dk_pb_write_opts     tape -> protobuf darmok.Document (proto/darmok.proto)
+ *   dk_pb_read_opts      protobuf darmok.Document -> tape
+ *   dk_pb_from_json_opts, dk_pb_to_json_opts   JSON <-> protobuf, through a tape
  *
  * Everything public starts with dk_. Calls share no global state: all
  * memory comes from the caller's dk_arena (scratch, reset per call) and

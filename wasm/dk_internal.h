@@ -196,8 +196,7 @@ static inline unsigned dk_popcount64(uint64_t x)
  *                     below byte k (k < DK_PLAIN_RUN)
  * A loop advances by the constant DK_PLAIN_RUN when the mask is 0 and takes
  * the index only when it is not: an advance computed from the mask makes
- * every block wait for the previous one's (in V8, scans ran 3-8 times
- * slower that way).
+ * every block wait for the previous one's.
  */
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
@@ -263,6 +262,52 @@ static inline dk_runmask dk_plain_mask(const uint8_t *p)
     return m | high;
 }
 
+
+/*
+ * Length of the sequence at p[0..n) whose lead byte p[0] is >= 0x80: a
+ * well-formed UTF-8 sequence (RFC 3629: no overlongs, nothing above
+ * U+10FFFF), or with lone_ok an encoded surrogate ED A0..BF xx as well
+ * (WTF-8), which sets *surrogate. 0 when malformed or truncated, with *bad
+ * the index of the first byte that cannot belong to a valid sequence. Each
+ * byte is read only after the previous one was accepted, so a zero byte (the
+ * JSON reader's padding) ends a check as n does. The core's one decoder of
+ * sequences: callers keep their own rules on surrogate pairs; inline, as
+ * the JSON reader's string scan calls it for every non-ASCII character.
+ */
+static inline size_t dk_wtf8_seq(const uint8_t *p, size_t n, int lone_ok, size_t *bad,
+                                 int *surrogate)
+{
+    uint8_t c = p[0], lo = 0x80, hi = 0xBF;
+    size_t len;
+
+    *surrogate = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED && !lone_ok) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        *bad = 0;
+        return 0;
+    }
+    if (n < 2 || p[1] < lo || p[1] > hi) {
+        *bad = 1;
+        return 0;
+    }
+    for (size_t i = 2; i < len; i++) {
+        if (i >= n || (p[i] & 0xC0) != 0x80) {
+            *bad = i;
+            return 0;
+        }
+    }
+    *surrogate = c == 0xED && p[1] >= 0xA0;
+    return len;
+}
 
 /*
  * Writes code point c (<= U+10FFFF; a surrogate gives its own 3 bytes, as
@@ -612,7 +657,7 @@ int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint
 int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
                    dk_arena *scratch, dk_buf *out, dk_err *err);
 
-/* Writes the int32 v in decimal into out; returns the length. */
+/* Writes the int64 v in decimal into out; returns the length. */
 size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX]);
 
 /* The largest |time value| of a JavaScript Date, in milliseconds. */

@@ -160,45 +160,6 @@ DK_MUST static int emit_op(reader *r, uint8_t op)
     return DK_OK;
 }
 
-/*
- * Length of the UTF-8 sequence at p (lead byte >= 0x80) per RFC 3629: no
- * overlongs, no surrogates, nothing above U+10FFFF. 0 when invalid, with
- * *bad the index of the first byte that cannot belong to a valid sequence.
- * Each byte is read only after the previous one was accepted, so a zero
- * (padding) byte ends the check.
- */
-static size_t utf8_len(const uint8_t *p, size_t *bad)
-{
-    uint8_t c = p[0], lo = 0x80, hi = 0xBF;
-    size_t n;
-
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-    } else {
-        *bad = 0;
-        return 0;
-    }
-    if (p[1] < lo || p[1] > hi) {
-        *bad = 1;
-        return 0;
-    }
-    for (size_t i = 2; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80) {
-            *bad = i;
-            return 0;
-        }
-    }
-    return n;
-}
-
 /* Reads 4 hex digits at p into *v; returns how many were hex (4 = ok). */
 static int hex4(const uint8_t *p, uint32_t *v)
 {
@@ -311,7 +272,8 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
             if (high != 0) *flags &= ~DK_STR_ASCII;
         } else for (;;) {
             uint8_t c;
-            size_t len, bad;
+            size_t len, bad, bad2;
+            int sur;
             /* plain bytes a run at a time; the load stays in the padding */
             dk_runmask m = dk_plain_mask(p);
 
@@ -324,9 +286,9 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
              * '\\', a control byte (all handled below), or >= 0x80 */
             c = *p;
             if (c < 0x80) break;
-            len = utf8_len(p, &bad);
-            if (len == 0 && r->raw_wtf8 && c == 0xED && p[1] >= 0xA0 && p[1] <= 0xBF &&
-                (p[2] & 0xC0) == 0x80) {
+            /* 4 bytes at most, and the padding's zero ends the check */
+            len = dk_wtf8_seq(p, 4, 0, &bad, &sur);
+            if (len == 0 && r->raw_wtf8 && c == 0xED && dk_wtf8_seq(p, 4, 1, &bad2, &sur) != 0) {
                 /* a JS string's lone surrogate, kept (DK_READ_RAW_WTF8).
                  * Beside an escape of the other half it makes two 3-byte
                  * forms in the str (not WTF-8, which joins a pair), that the
@@ -897,8 +859,8 @@ static const char *const tag_names[TAG_BYTES] = {
 /* The TAG_* for name s[0..n) (without "$"), or -1. */
 static int find_tag(const uint8_t *s, size_t n)
 {
-    /* the tags documents are full of, before the table walk (without
-     * these two lines Foo's read is ~5% slower natively) */
+    /* the tags documents are full of, before the table walk: most tags
+     * are one of these two, and the walk costs more than two compares */
     if (n == 3 && memcmp(s, "Map", 3) == 0) return TAG_MAP;
     if (n == 4 && memcmp(s, "Date", 4) == 0) return TAG_DATE;
     for (int i = 0; i < TAG_BYTES + DK_BYTES_KIND_COUNT; i++) {

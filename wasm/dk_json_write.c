@@ -190,34 +190,6 @@ DK_MUST static int out_done(writer *w, const char *at, size_t k)
     return DK_OK;
 }
 
-/*
- * Length of the WTF-8 sequence at s[0..n) whose lead byte is >= 0x80: a
- * well-formed UTF-8 sequence, or an encoded surrogate ED A0..BF xx (then
- * *surrogate is set). 0 when malformed or truncated.
- */
-static size_t wtf8_len(const uint8_t *s, size_t n, int *surrogate)
-{
-    uint8_t c = s[0];
-
-    *surrogate = 0;
-    if (c >= 0xC2 && c <= 0xDF) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        uint8_t lo = c == 0xE0 ? 0xA0 : 0x80;
-        if (n < 3 || s[1] < lo || s[1] > 0xBF || (s[2] & 0xC0) != 0x80)
-            return 0;
-        *surrogate = c == 0xED && s[1] >= 0xA0;
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        uint8_t lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-        if (n < 4 || s[1] < lo || s[1] > hi || (s[2] & 0xC0) != 0x80 ||
-            (s[3] & 0xC0) != 0x80)
-            return 0;
-        return 4;
-    }
-    return 0;
-}
-
 static const char hex_digits[] = "0123456789abcdef";
 
 /*
@@ -262,7 +234,9 @@ static size_t put_escape_units(uint8_t *d, uint32_t u)
 DK_MUST static int wtf8_at(writer *w, const uint8_t *s, size_t n, size_t i, size_t at,
                            size_t *len, int *sur)
 {
-    *len = wtf8_len(s + i, n - i, sur);
+    size_t bad;
+
+    *len = dk_wtf8_seq(s + i, n - i, 1, &bad, sur);
     if (*len == 0) return bad_tape(w, "invalid WTF-8 in string", at + i);
     if (*sur && s[i + 1] <= 0xAF && n - i >= 6 && s[i + 3] == 0xED &&
         s[i + 4] >= 0xB0 && s[i + 4] <= 0xBF)
@@ -395,8 +369,8 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
             if (o->cap - o->len < 19) DK_TRY(dk_buf_reserve(o, 19, w->err, at));
             o->data[o->len++] = '"';
             if (dollar) o->data[o->len++] = '$';
-            /* a fixed copy; dk_put_short's checks, all true here, made
-             * Foo's write 12% slower (native) */
+            /* a fixed copy: dk_put_short's checks are all true here, and
+             * short keys are written on every record */
             memcpy(o->data + o->len, s, 16);
             o->len += n;
             o->data[o->len++] = '"';

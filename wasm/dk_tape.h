@@ -5,7 +5,7 @@
  * definition.
  *
  * Encoding: JS walks the object graph once and writes a tape; one call into
- * the core turns it into output bytes (JSON, later protobuf).
+ * the core turns it into output bytes (JSON or protobuf).
  * Decoding: one call parses and validates the bytes and writes a tape of the
  * same layout; JS rebuilds objects from it.
  *
@@ -75,7 +75,7 @@
  * (k << 2) | DK_STR_KEYREF, no bytes: the k-th member or class key written
  * in full in this tape, counted from 0 in tape order. JS then makes each
  * distinct key once. Only those keys; never in the tapes JS writes or the
- * core reads. This is the one statement of the numbering: dk_proto.c
+ * core reads. This is the one statement of the numbering: dk_pb_read.c
  * (dec_key) writes it; js/tape.cjs (TapeReader#key) and the decode shapes
  * js/shapes.cjs generates read it, and point here.
  */

@@ -19,20 +19,8 @@
 
 #include "dk_internal.h"
 #include "test_rng.h"
+#include "test_util.h"
 
-static long passed, failed;
-
-/* Counts one check; on failure prints where and why (at most 20 times). */
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (cond) {                                                            \
-            passed++;                                                          \
-        } else if (failed++ < 20) {                                            \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-        }                                                                      \
-    } while (0)
 
 /* ---- the reference: ECMA-262 21.4.1, literally ---------------------------- */
 
@@ -206,6 +194,5 @@ int main(void)
     check_parse("+275760-09-13T00:00:00.001Z", 0);
     check_parse("+999999-12-31T23:59:59.999Z", 0);
     check_parse("-999999-01-01T00:00:00.000Z", 0);
-    printf("c-format: %ld passed, %ld failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return test_report("c-format");
 }

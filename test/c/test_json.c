@@ -19,57 +19,7 @@
 
 #include "darmok.h"
 #include "test_rng.h"
-
-static int passed, failed;
-
-/* Counts one check; on failure prints where and why. */
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (cond) {                                                            \
-            passed++;                                                          \
-        } else {                                                               \
-            failed++;                                                          \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-        }                                                                      \
-    } while (0)
-
-/* ---- tape notation ------------------------------------------------------ */
-
-/* Appends n bytes to a test buffer (aborts on OOM). */
-static void put(dk_buf *b, const void *s, size_t n)
-{
-    if (b->len + n > b->cap) {
-        b->cap = (b->len + n) * 2 + 64;
-        b->data = realloc(b->data, b->cap);
-        if (!b->data) abort();
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-}
-
-/* Appends a byte, a little-endian u32, an f64. */
-static void put8(dk_buf *b, unsigned v)
-{
-    uint8_t c = (uint8_t)v;
-    put(b, &c, 1);
-}
-
-static void put32(dk_buf *b, uint32_t v)
-{
-    uint8_t c[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
-                    (uint8_t)(v >> 24)};
-    put(b, c, 4);
-}
-
-static void putf64(dk_buf *b, double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    put32(b, (uint32_t)u);
-    put32(b, (uint32_t)(u >> 32));
-}
+#include "test_util.h"
 
 /* Reads a double: "nan", "inf", "-inf" or a strtod number. */
 static double num(const char **s)
@@ -99,7 +49,6 @@ static void str(dk_buf *b, const char **s)
 {
     uint8_t bytes[4096];
     size_t n = 0;
-    uint32_t flags = DK_STR_ASCII;
     const char *p = *s + 1;
 
     while (*p != '\'') {
@@ -111,13 +60,7 @@ static void str(dk_buf *b, const char **s)
             bytes[n++] = (uint8_t)*p++;
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        if (bytes[i] >= 0x80) flags &= ~DK_STR_ASCII;
-        if (bytes[i] == 0xED && i + 1 < n && bytes[i + 1] >= 0xA0)
-            flags |= DK_STR_WTF8;
-    }
-    put32(b, (uint32_t)n << DK_STR_SHIFT | flags);
-    put(b, bytes, n);
+    tb_strn(b, bytes, n);
     *s = p + 1;
 }
 
@@ -141,24 +84,24 @@ static dk_buf tape(const char *s)
         while (*s == ' ') s++;
         if (!*s) break;
         switch (*s++) {
-        case 'u': put8(&b, DK_T_UNDEF); break;
-        case 'n': put8(&b, DK_T_NULL); break;
-        case 'f': put8(&b, DK_T_FALSE); break;
-        case 't': put8(&b, DK_T_TRUE); break;
+        case 'u': tb_op(&b, DK_T_UNDEF); break;
+        case 'n': tb_op(&b, DK_T_NULL); break;
+        case 'f': tb_op(&b, DK_T_FALSE); break;
+        case 't': tb_op(&b, DK_T_TRUE); break;
         case 'i':
-            put8(&b, DK_T_INT);
-            put32(&b, u32(&s));
+            tb_op(&b, DK_T_INT);
+            tb_u32(&b, u32(&s));
             break;
         case 'd':
-            put8(&b, DK_T_F64);
-            putf64(&b, num(&s));
+            tb_op(&b, DK_T_F64);
+            tb_f64(&b, num(&s));
             break;
         case 's':
-            put8(&b, DK_T_STR);
+            tb_op(&b, DK_T_STR);
             str(&b, &s);
             break;
         case 'B':
-            put8(&b, DK_T_BIGINT);
+            tb_op(&b, DK_T_BIGINT);
             str(&b, &s);
             break;
         case '\'':
@@ -166,52 +109,52 @@ static dk_buf tape(const char *s)
             str(&b, &s);
             break;
         case 'A':
-            put8(&b, DK_T_ARRAY);
-            put32(&b, u32(&s));
+            tb_op(&b, DK_T_ARRAY);
+            tb_u32(&b, u32(&s));
             break;
         case 'H':
-            put8(&b, DK_T_HOLE);
-            put32(&b, u32(&s));
+            tb_op(&b, DK_T_HOLE);
+            tb_u32(&b, u32(&s));
             break;
         case 'O':
-            put8(&b, DK_T_OBJECT);
-            put32(&b, u32(&s));
+            tb_op(&b, DK_T_OBJECT);
+            tb_u32(&b, u32(&s));
             break;
         case 'P':
-            put8(&b, DK_T_NULLPROTO);
-            put32(&b, u32(&s));
+            tb_op(&b, DK_T_NULLPROTO);
+            tb_u32(&b, u32(&s));
             break;
         case 'M':
-            put8(&b, DK_T_MAP);
-            put32(&b, u32(&s));
+            tb_op(&b, DK_T_MAP);
+            tb_u32(&b, u32(&s));
             break;
         case 'S':
-            put8(&b, DK_T_SET);
-            put32(&b, u32(&s));
+            tb_op(&b, DK_T_SET);
+            tb_u32(&b, u32(&s));
             break;
         case 'E':
-            put8(&b, DK_T_ERROR);
-            put32(&b, u32(&s));
+            tb_op(&b, DK_T_ERROR);
+            tb_u32(&b, u32(&s));
             break;
         case '@':
-            put8(&b, DK_T_REF);
-            put32(&b, u32(&s));
+            tb_op(&b, DK_T_REF);
+            tb_u32(&b, u32(&s));
             break;
         case 'D':
-            put8(&b, DK_T_DATE);
-            putf64(&b, num(&s));
+            tb_op(&b, DK_T_DATE);
+            tb_f64(&b, num(&s));
             break;
-        case 'I': put8(&b, DK_T_INSTANCE); break;
-        case 'R': put8(&b, DK_T_REGEXP); break;
+        case 'I': tb_op(&b, DK_T_INSTANCE); break;
+        case 'R': tb_op(&b, DK_T_REGEXP); break;
         case 'Y':
-            put8(&b, DK_T_BYTES);
-            put8(&b, u32(&s));
+            tb_op(&b, DK_T_BYTES);
+            tb_op(&b, (int)(u32(&s) & 0xFF));
             break;
-        case '#': put32(&b, u32(&s)); break;
-        case '%': put8(&b, u32(&s)); break;
+        case '#': tb_u32(&b, u32(&s)); break;
+        case '%': tb_op(&b, (int)(u32(&s) & 0xFF)); break;
         case 'x':
             while (*s && *s != ' ') {
-                put8(&b, (unsigned)strtoul((char[]){s[0], s[1], 0}, NULL, 16));
+                tb_op(&b, (int)strtoul((char[]){s[0], s[1], 0}, NULL, 16));
                 s += 2;
             }
             break;
@@ -242,7 +185,7 @@ static int write_json(const dk_buf *t, const dk_limits *lim, dk_buf *out,
                       dk_err *err)
 {
     int rc = dk_json_write(t->data, t->len, lim, out, err);
-    put(out, "", 1);
+    tb_raw(out, "", 1);
     out->len--;
     return rc;
 }
@@ -1132,13 +1075,13 @@ static void test_short_copies(void)
             for (size_t i = 0; i < n; i++) str[i] = (char)('a' + i % 26);
             if (escaped && n > 0) str[n / 2] = '"';
             if (followed) {
-                put8(&tape, DK_T_ARRAY);
-                put32(&tape, 2);
+                tb_op(&tape, DK_T_ARRAY);
+                tb_u32(&tape, 2);
                 want[wl++] = '[';
             }
-            put8(&tape, DK_T_STR);
-            put32(&tape, (uint32_t)n << DK_STR_SHIFT | DK_STR_ASCII);
-            put(&tape, str, n);
+            tb_op(&tape, DK_T_STR);
+            tb_u32(&tape, (uint32_t)n << DK_STR_SHIFT | DK_STR_ASCII);
+            tb_raw(&tape, str, n);
             want[wl++] = '"';
             for (size_t i = 0; i < n; i++) {
                 if (str[i] == '"') want[wl++] = '\\';
@@ -1146,7 +1089,7 @@ static void test_short_copies(void)
             }
             want[wl++] = '"';
             if (followed) {
-                put8(&tape, DK_T_TRUE);
+                tb_op(&tape, DK_T_TRUE);
                 memcpy(want + wl, ",true]", 6);
                 wl += 6;
             }
@@ -1222,20 +1165,20 @@ static void test_format_room(void)
             char want[400];
             size_t wl = 0;
 
-            put8(&tape, DK_T_ARRAY);
-            put32(&tape, 2);
-            put8(&tape, DK_T_STR);
-            put32(&tape, (uint32_t)k << DK_STR_SHIFT | DK_STR_ASCII);
+            tb_op(&tape, DK_T_ARRAY);
+            tb_u32(&tape, 2);
+            tb_op(&tape, DK_T_STR);
+            tb_u32(&tape, (uint32_t)k << DK_STR_SHIFT | DK_STR_ASCII);
             want[wl++] = '[';
             want[wl++] = '"';
             for (size_t i = 0; i < k; i++) {
-                put8(&tape, 'a');
+                tb_op(&tape, 'a');
                 want[wl++] = 'a';
             }
             memcpy(want + wl, "\",", 2);
             wl += 2;
-            put8(&tape, date ? DK_T_DATE : DK_T_F64);
-            put(&tape, date ? &latest : &widest, 8);
+            tb_op(&tape, date ? DK_T_DATE : DK_T_F64);
+            tb_raw(&tape, date ? &latest : &widest, 8);
             {
                 const char *tail = date ? "{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}]"
                                         : "-0.0000034383767646628397]";
@@ -1286,14 +1229,14 @@ static void test_short_strings(void)
                     memcpy(s + sl, odd[o].bytes, ol);
                     sl += ol;
                     for (size_t i = j; i < n; i++) s[sl++] = (char)('A' + i);
-                    put8(&t, as == 0 ? DK_T_ARRAY : DK_T_OBJECT);
-                    put32(&t, as == 0 ? 2 : 1);
-                    if (as == 0) put8(&t, DK_T_STR);
-                    put32(&t, (uint32_t)sl << DK_STR_SHIFT);
-                    put(&t, s, sl);
-                    put8(&t, DK_T_STR);
-                    put32(&t, (uint32_t)(sizeof tail - 1) << DK_STR_SHIFT | DK_STR_ASCII);
-                    put(&t, tail, sizeof tail - 1);
+                    tb_op(&t, as == 0 ? DK_T_ARRAY : DK_T_OBJECT);
+                    tb_u32(&t, as == 0 ? 2 : 1);
+                    if (as == 0) tb_op(&t, DK_T_STR);
+                    tb_u32(&t, (uint32_t)sl << DK_STR_SHIFT);
+                    tb_raw(&t, s, sl);
+                    tb_op(&t, DK_T_STR);
+                    tb_u32(&t, (uint32_t)(sizeof tail - 1) << DK_STR_SHIFT | DK_STR_ASCII);
+                    tb_raw(&t, tail, sizeof tail - 1);
                     want[wl++] = as == 0 ? '[' : '{';
                     want[wl++] = '"';
                     if (as == 2) {
@@ -1366,6 +1309,5 @@ int main(void)
     test_short_strings();
     test_tag_first();
     test_format_room();
-    printf("c-json: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return test_report("c-json");
 }

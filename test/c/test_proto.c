@@ -1,5 +1,5 @@
 /*
- * test_proto.c - native tests of the protobuf format (wasm/dk_proto.c), run
+ * test_proto.c - native tests of the protobuf format (wasm/dk_pb_*.c), run
  * by `make test` under ASan/UBSan and as -m32.
  *
  *   test_proto                      run the tests; last line "c-proto: N passed, M failed"
@@ -15,104 +15,22 @@
 #include "darmok.h"
 #include "dk_internal.h"
 #include "test_rng.h"
+#include "test_util.h"
 #include "darmok.pb-c.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                   \
-    do {                                                   \
-        if (cond) {                                        \
-            passed++;                                      \
-        } else {                                           \
-            failed++;                                      \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);    \
-            printf(__VA_ARGS__);                           \
-            printf("\n");                                  \
-        }                                                  \
-    } while (0)
-
-/* ---- tape builder ------------------------------------------------------ */
-
-typedef struct tb {
-    uint8_t *p;
-    size_t n, cap;
-} tb;
-
-static void tb_raw(tb *t, const void *p, size_t n)
-{
-    if (t->n + n > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->n + n)
-            cap *= 2;
-        t->p = realloc(t->p, cap);
-        if (t->p == NULL)
-            abort();
-        t->cap = cap;
-    }
-    if (n)
-        memcpy(t->p + t->n, p, n);
-    t->n += n;
-}
-
-static void tb_op(tb *t, int op)
-{
-    uint8_t b = (uint8_t)op;
-    tb_raw(t, &b, 1);
-}
-
-static void tb_u32(tb *t, uint32_t v)
-{
-    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-    tb_raw(t, b, 4);
-}
-
-static void tb_bits(tb *t, uint64_t u)
-{
-    uint8_t b[8];
-    int i;
-    for (i = 0; i < 8; i++)
-        b[i] = (uint8_t)(u >> (8 * i));
-    tb_raw(t, b, 8);
-}
-
-/* A tape str with canonical flags: ASCII when all bytes < 0x80, WTF8 when an
- * ED A0..BF sequence is present. */
-static void tb_strn(tb *t, const char *s, size_t n)
-{
-    uint32_t flags = DK_STR_ASCII;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        uint8_t c = (uint8_t)s[i];
-        if (c >= 0x80)
-            flags &= ~DK_STR_ASCII;
-        if (c == 0xED && i + 1 < n && (uint8_t)s[i + 1] >= 0xA0)
-            flags |= DK_STR_WTF8;
-    }
-    tb_u32(t, (uint32_t)n << DK_STR_SHIFT | flags);
-    tb_raw(t, s, n);
-}
-
 #define S(lit) lit, sizeof(lit) - 1
-static void tb_f64(tb *t, double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, 8);
-    tb_bits(t, u);
-}
-
-static void tb_str(tb *t, const char *s, size_t n) { tb_strn(t, s, n); }
-static void v_str(tb *t, const char *s, size_t n) { tb_op(t, DK_T_STR); tb_strn(t, s, n); }
-static void v_int(tb *t, int32_t i) { tb_op(t, DK_T_INT); tb_u32(t, (uint32_t)i); }
-static void v_f64(tb *t, double x) { tb_op(t, DK_T_F64); tb_f64(t, x); }
-static void v_hdr(tb *t, int op, uint32_t n) { tb_op(t, op); tb_u32(t, n); }
-static void v_inst(tb *t, const char *key, size_t kn, uint32_t version, uint32_t n)
+static void tb_str(dk_buf *t, const char *s, size_t n) { tb_strn(t, s, n); }
+static void v_str(dk_buf *t, const char *s, size_t n) { tb_op(t, DK_T_STR); tb_strn(t, s, n); }
+static void v_int(dk_buf *t, int32_t i) { tb_op(t, DK_T_INT); tb_u32(t, (uint32_t)i); }
+static void v_f64(dk_buf *t, double x) { tb_op(t, DK_T_F64); tb_f64(t, x); }
+static void v_hdr(dk_buf *t, int op, uint32_t n) { tb_op(t, op); tb_u32(t, n); }
+static void v_inst(dk_buf *t, const char *key, size_t kn, uint32_t version, uint32_t n)
 {
     tb_op(t, DK_T_INSTANCE);
     tb_strn(t, key, kn);
     tb_u32(t, version);
     tb_u32(t, n);
 }
-static void tb_free(tb *t) { free(t->p); memset(t, 0, sizeof *t); }
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -197,28 +115,28 @@ static void json_identity(const char *name, const uint8_t *pb, size_t pb_len)
 
 /* tape -> pb -> tape (identical) -> pb (identical); and, unless via_json
  * is 0, pb -> JSON -> pb identical. */
-static void roundtrip_x(const char *name, const tb *t, int via_json);
-static void roundtrip(const char *name, const tb *t)
+static void roundtrip_x(const char *name, const dk_buf *t, int via_json);
+static void roundtrip(const char *name, const dk_buf *t)
 {
     roundtrip_x(name, t, 1);
 }
 
-static void roundtrip_x(const char *name, const tb *t, int via_json)
+static void roundtrip_x(const char *name, const dk_buf *t, int via_json)
 {
     const uint8_t *pb, *tape2, *pb2;
     size_t pb_len, tape2_len, pb2_len;
     dk_err err;
     uint8_t *pbc;
-    dk_code rc = t_encode(t->p, t->n, 0, &pb, &pb_len, &err);
+    dk_code rc = t_encode(t->data, t->len, 0, &pb, &pb_len, &err);
     CHECK(rc == DK_OK, "%s: encode: code %d %s at %zu", name, rc, err.msg, err.pos);
     if (rc != DK_OK)
         return;
     pbc = dup(pb, pb_len);
     {
         /* with its strings trusted (as from JS), the same bytes */
-        uint8_t *tc = dup(t->p, t->n);
+        uint8_t *tc = dup(t->data, t->len);
         dk_arena_reset(&enc_side.arena);
-        rc = (dk_code)dk_pb_write_ex(tc, t->n, NULL, DK_WRITE_TRUSTED_TEXT, &enc_side.arena,
+        rc = (dk_code)dk_pb_write_ex(tc, t->len, NULL, DK_WRITE_TRUSTED_TEXT, &enc_side.arena,
                             &enc_side.out, &err);
         CHECK(rc == DK_OK && enc_side.out.len == pb_len && memcmp(enc_side.out.data, pbc, pb_len) == 0,
               "%s: trusted-text encode differs (code %d)", name, rc);
@@ -227,8 +145,8 @@ static void roundtrip_x(const char *name, const tb *t, int via_json)
     rc = t_decode(pbc, pb_len, 0, 0, &tape2, &tape2_len, &err);
     CHECK(rc == DK_OK, "%s: decode: code %d %s at %zu", name, rc, err.msg, err.pos);
     if (rc == DK_OK) {
-        CHECK(tape2_len == t->n && memcmp(tape2, t->p, t->n) == 0,
-              "%s: tape differs after round trip (%zu vs %zu bytes)", name, tape2_len, t->n);
+        CHECK(tape2_len == t->len && memcmp(tape2, t->data, t->len) == 0,
+              "%s: tape differs after round trip (%zu vs %zu bytes)", name, tape2_len, t->len);
         rc = t_encode(tape2, tape2_len, 0, &pb2, &pb2_len, &err);
         CHECK(rc == DK_OK && pb2_len == pb_len && memcmp(pb2, pbc, pb_len) == 0,
               "%s: protobuf differs on re-encode", name);
@@ -257,13 +175,13 @@ static void expect_decode(const char *name, const uint8_t *p, size_t n, uint32_t
     free(copy);
 }
 
-static void expect_encode(const char *name, const tb *t, uint32_t depth, dk_code want, long want_pos)
+static void expect_encode(const char *name, const dk_buf *t, uint32_t depth, dk_code want, long want_pos)
 {
     const uint8_t *out;
     size_t out_len;
     dk_err err;
-    uint8_t *copy = dup(t->p, t->n);
-    dk_code rc = t_encode(copy, t->n, depth, &out, &out_len, &err);
+    uint8_t *copy = dup(t->data, t->len);
+    dk_code rc = t_encode(copy, t->len, depth, &out, &out_len, &err);
     CHECK(rc == want && (want_pos < 0 || err.pos == (size_t)want_pos),
           "%s: encode gave code %d (%s) at %zu, want %d at %ld", name, rc,
           err.msg ? err.msg : "-", err.pos, want, want_pos);
@@ -285,7 +203,7 @@ static uint8_t *pack_doc(const Darmok__Document *doc, size_t *n)
 /* ---- the Foo/Bar/Baz sample ---------------------------------------------- */
 
 /* One Foo, as in docs/FORMAT.md's example; node indexes start at base. */
-static void sample_foo(tb *t, uint32_t base, int i, FILE *json)
+static void sample_foo(dk_buf *t, uint32_t base, int i, FILE *json)
 {
     char name[32];
     int n = snprintf(name, sizeof name, "foo%d", i);
@@ -315,7 +233,7 @@ static void sample_foo(tb *t, uint32_t base, int i, FILE *json)
 }
 
 /* count == 1: a single Foo at the root; else an array of count Foos. */
-static void sample(tb *t, int count, FILE *json)
+static void sample(dk_buf *t, int count, FILE *json)
 {
     int i;
     if (count == 1) {
@@ -442,19 +360,19 @@ static void test_scalars(void)
         {S("a\0b"), "nul"}, {S("\0\xed\xa0\x80"), "nul+surrogate"}, {S("\x7f\xef\xbf\xbf"), "del+U+FFFF"},
     };
     size_t i;
-    tb t = {0};
+    dk_buf t = {0};
     for (i = 0; i < sizeof ops / sizeof *ops; i++) {
-        t.n = 0;
+        t.len = 0;
         tb_op(&t, ops[i]);
         roundtrip("special", &t);
     }
     for (i = 0; i < sizeof ints / sizeof *ints; i++) {
-        t.n = 0;
+        t.len = 0;
         v_int(&t, ints[i]);
         roundtrip("int", &t);
     }
     for (i = 0; i < sizeof nums / sizeof *nums; i++) {
-        t.n = 0;
+        t.len = 0;
         v_f64(&t, nums[i]);
         roundtrip("f64", &t);
     }
@@ -470,34 +388,34 @@ static void test_scalars(void)
         uint8_t *want;
         dk_err err;
         for (i = 0; i < 3; i++) {
-            t.n = 0;
+            t.len = 0;
             tb_op(&t, DK_T_F64);
             tb_bits(&t, bits[i]);
             roundtrip("f64 special bits", &t);
         }
-        t.n = 0;
+        t.len = 0;
         tb_op(&t, DK_T_F64);
         tb_bits(&t, bits[0]);
-        CHECK(t_encode(t.p, t.n, 0, &pb, &want_len, &err) == DK_OK, "canonical NaN encodes");
+        CHECK(t_encode(t.data, t.len, 0, &pb, &want_len, &err) == DK_OK, "canonical NaN encodes");
         want = dup(pb, want_len);
         for (i = 0; i < 4; i++) {
-            t.n = 0;
+            t.len = 0;
             tb_op(&t, DK_T_F64);
             tb_bits(&t, nans[i]);
-            CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK && pb_len == want_len &&
+            CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK && pb_len == want_len &&
                       memcmp(pb, want, want_len) == 0,
                   "NaN %016llx: written as the canonical NaN", (unsigned long long)nans[i]);
         }
         free(want);
     }
     for (i = 0; i < sizeof bigints / sizeof *bigints; i++) {
-        t.n = 0;
+        t.len = 0;
         tb_op(&t, DK_T_BIGINT);
         tb_strn(&t, bigints[i], strlen(bigints[i]));
         roundtrip("bigint", &t);
     }
     for (i = 0; i < sizeof strs / sizeof *strs; i++) {
-        t.n = 0;
+        t.len = 0;
         v_str(&t, strs[i].s, strs[i].n);
         roundtrip(strs[i].what, &t);
     }
@@ -506,20 +424,20 @@ static void test_scalars(void)
 
 static void test_containers(void)
 {
-    tb t = {0};
+    dk_buf t = {0};
     int k;
 
     /* arrays, holes */
     v_hdr(&t, DK_T_ARRAY, 0);
     roundtrip("empty array", &t);
-    t.n = 0;
+    t.len = 0;
     v_hdr(&t, DK_T_ARRAY, 5);
     v_int(&t, 1);
     v_hdr(&t, DK_T_HOLE, 2);
     tb_op(&t, DK_T_UNDEF);
     v_hdr(&t, DK_T_HOLE, 1);
     roundtrip("array with holes", &t);
-    t.n = 0;
+    t.len = 0;
     v_hdr(&t, DK_T_ARRAY, 1000000);
     v_hdr(&t, DK_T_HOLE, 1000000);
     roundtrip("sparse array", &t);
@@ -537,7 +455,7 @@ static void test_containers(void)
             {"C5", 1, "ab"}, {"C1", 1, "a"}, {"C", 1, "ab"}, {"C2", 1, "ba"}, {"C", 2, "ab"},
         };
         const size_t nv = sizeof v / sizeof v[0];
-        t.n = 0;
+        t.len = 0;
         v_hdr(&t, DK_T_ARRAY, (uint32_t)nv + 1);
         for (size_t j = 0; j < nv; j++) {
             size_t nk = strlen(v[j].keys);
@@ -561,7 +479,7 @@ static void test_containers(void)
 
         /* a class key interned after 40 other keys: the table of class
            keys' last shapes grows past its first 16 entries, twice */
-        t.n = 0;
+        t.len = 0;
         v_hdr(&t, DK_T_ARRAY, 4);
         v_hdr(&t, DK_T_OBJECT, 40);
         for (int q = 0; q < 40; q++) {
@@ -582,10 +500,10 @@ static void test_containers(void)
     }
 
     /* objects: empty, keys needing raw strings, nested */
-    t.n = 0;
+    t.len = 0;
     v_hdr(&t, DK_T_OBJECT, 0);
     roundtrip("empty object", &t);
-    t.n = 0;
+    t.len = 0;
     v_hdr(&t, DK_T_OBJECT, 5);
     tb_str(&t, S("a"));
     v_int(&t, 1);
@@ -605,7 +523,7 @@ static void test_containers(void)
     roundtrip("objects", &t);
 
     /* null-proto, instances, shape reuse across classes and objects */
-    t.n = 0;
+    t.len = 0;
     v_hdr(&t, DK_T_ARRAY, 6);
     v_hdr(&t, DK_T_NULLPROTO, 1);
     tb_str(&t, S("x"));
@@ -628,7 +546,7 @@ static void test_containers(void)
     roundtrip("instances", &t);
 
     /* Map with object keys, Set */
-    t.n = 0;
+    t.len = 0;
     v_hdr(&t, DK_T_MAP, 3);
     v_str(&t, S("a"));
     v_int(&t, 1);
@@ -641,12 +559,12 @@ static void test_containers(void)
     tb_u32(&t, 0);
     tb_op(&t, DK_T_UNDEF);
     roundtrip("map and set", &t);
-    t.n = 0;
+    t.len = 0;
     v_hdr(&t, DK_T_MAP, 0);
     roundtrip("empty map", &t);
 
     /* Date, RegExp */
-    t.n = 0;
+    t.len = 0;
     v_hdr(&t, DK_T_ARRAY, 5);
     tb_op(&t, DK_T_DATE);
     tb_f64(&t, 1577836800000.0);
@@ -665,7 +583,7 @@ static void test_containers(void)
     /* every binary kind */
     for (k = 0; k < DK_BYTES_KIND_COUNT; k++) {
         static const uint8_t data[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 255};
-        t.n = 0;
+        t.len = 0;
         v_hdr(&t, DK_T_ARRAY, 2);
         tb_op(&t, DK_T_BYTES);
         tb_op(&t, k);
@@ -678,7 +596,7 @@ static void test_containers(void)
     }
 
     /* Error with cause, errors and an extra property */
-    t.n = 0;
+    t.len = 0;
     v_hdr(&t, DK_T_ERROR, 6);
     tb_str(&t, S("name"));
     v_str(&t, S("TypeError"));
@@ -696,7 +614,7 @@ static void test_containers(void)
     roundtrip("error", &t);
 
     /* cycles and shared references */
-    t.n = 0;
+    t.len = 0;
     v_hdr(&t, DK_T_ARRAY, 2);
     tb_op(&t, DK_T_REF);
     tb_u32(&t, 0);
@@ -709,10 +627,10 @@ static void test_containers(void)
     tb_u32(&t, 0);
     roundtrip("cycles", &t);
 
-    t.n = 0;
+    t.len = 0;
     sample(&t, 1, NULL);
     roundtrip("Foo/Bar/Baz", &t);
-    t.n = 0;
+    t.len = 0;
     sample(&t, 50, NULL);
     roundtrip("50 Foos", &t);
     tb_free(&t);
@@ -720,7 +638,7 @@ static void test_containers(void)
 
 static void test_depth(void)
 {
-    tb t = {0};
+    dk_buf t = {0};
     int i;
     const uint8_t *pb;
     size_t pb_len;
@@ -734,14 +652,14 @@ static void test_depth(void)
     expect_encode("depth limit on encode", &t, 10, DK_ERR_DEPTH, 50);
     expect_encode("depth exactly max", &t, 999, DK_OK, -1);
 
-    if (t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK) {
+    if (t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK) {
         copy = dup(pb, pb_len);
         expect_decode("depth limit on decode", copy, pb_len, 10, 0, DK_ERR_DEPTH, -1);
         expect_decode("depth at max on decode", copy, pb_len, 999, 0, DK_OK, -1);
         expect_decode("depth one below", copy, pb_len, 998, 0, DK_ERR_DEPTH, -1);
         free(copy);
     }
-    t.n = 0;
+    t.len = 0;
     for (i = 0; i < 1001; i++)
         v_hdr(&t, DK_T_ARRAY, 1);
     v_int(&t, 7);
@@ -751,7 +669,7 @@ static void test_depth(void)
 
 static void test_bad_tapes(void)
 {
-    tb t = {0};
+    dk_buf t = {0};
     size_t i;
     const uint8_t *out;
     size_t out_len;
@@ -760,8 +678,8 @@ static void test_bad_tapes(void)
 
     /* every proper prefix of a valid tape is an error (TAPE) */
     sample(&t, 3, NULL);
-    for (i = 0; i < t.n; i++) {
-        uint8_t *copy = dup(t.p, i);
+    for (i = 0; i < t.len; i++) {
+        uint8_t *copy = dup(t.data, i);
         dk_code rc = t_encode(copy, i, 0, &out, &out_len, &err);
         if (rc != DK_ERR_TAPE || err.msg == NULL || err.pos > i) {
             all_clean = 0;
@@ -773,7 +691,7 @@ static void test_bad_tapes(void)
 
 #define BAD_TAPE(name, pos, ...)            \
     do {                                    \
-        t.n = 0;                            \
+        t.len = 0;                            \
         __VA_ARGS__;                        \
         expect_encode(name, &t, 0, DK_ERR_TAPE, pos); \
     } while (0)
@@ -787,12 +705,12 @@ static void test_bad_tapes(void)
     BAD_TAPE("hole past length", 5, v_hdr(&t, DK_T_ARRAY, 2); v_hdr(&t, DK_T_HOLE, 3));
     BAD_TAPE("hole 0", 5, v_hdr(&t, DK_T_ARRAY, 2); v_hdr(&t, DK_T_HOLE, 0));
     /* str flags are hints (as for the JSON writer): wrong ones are fine */
-    t.n = 0;
+    t.len = 0;
     tb_op(&t, DK_T_STR);
     tb_u32(&t, 2u << 2 | DK_STR_ASCII);
     tb_raw(&t, "\xc3\xa9", 2);
     expect_encode("ascii flag wrong", &t, 0, DK_OK, -1);
-    t.n = 0;
+    t.len = 0;
     tb_op(&t, DK_T_STR);
     tb_u32(&t, 3u << 2);
     tb_raw(&t, "\xed\xa0\x80", 3);
@@ -806,7 +724,7 @@ static void test_bad_tapes(void)
         size_t back_len;
         dk_arena_reset(&enc_side.arena);
         memset(&err, 0, sizeof err);
-        dk_code rc = (dk_code)dk_pb_write_ex(t.p, t.n, NULL, DK_WRITE_TRUSTED_TEXT,
+        dk_code rc = (dk_code)dk_pb_write_ex(t.data, t.len, NULL, DK_WRITE_TRUSTED_TEXT,
                                              &enc_side.arena, &enc_side.out, &err);
         CHECK(rc == DK_OK, "trusted text is not checked: code %d", rc);
         if (rc == DK_OK) {
@@ -1199,7 +1117,7 @@ static void test_json_transcode(void)
 /* Raw wire bytes. */
 static void test_wire(void)
 {
-    tb t = {0};
+    dk_buf t = {0};
     const uint8_t *pb;
     size_t pb_len, i;
     dk_err err;
@@ -1351,7 +1269,7 @@ static void test_wire(void)
 
     /* every proper prefix of a valid document fails cleanly */
     sample(&t, 3, NULL);
-    if (t_encode(t.p, t.n, 0, &pb, &pb_len, &err) != DK_OK) {
+    if (t_encode(t.data, t.len, 0, &pb, &pb_len, &err) != DK_OK) {
         CHECK(0, "encode sample");
         return;
     }
@@ -1399,21 +1317,21 @@ static void test_wire(void)
  * calls do not keep allocating. */
 static void test_reuse(void)
 {
-    tb t = {0};
+    dk_buf t = {0};
     int i, ok = 1;
     const uint8_t *pb, *out;
     size_t pb_len, out_len;
     dk_err err;
     uint8_t *good;
     sample(&t, 20, NULL);
-    if (t_encode(t.p, t.n, 0, &pb, &pb_len, &err) != DK_OK)
+    if (t_encode(t.data, t.len, 0, &pb, &pb_len, &err) != DK_OK)
         return;
     good = dup(pb, pb_len);
     for (i = 0; i < 2000; i++) {
         dk_code rc = t_decode(good, i % 2 ? pb_len : pb_len / 2, 0, 0, &out, &out_len, &err);
         if ((i % 2) != (rc == DK_OK))
             ok = 0;
-        if (i % 2 && (out_len != t.n || memcmp(out, t.p, t.n) != 0))
+        if (i % 2 && (out_len != t.len || memcmp(out, t.data, t.len) != 0))
             ok = 0;
     }
     CHECK(ok, "2000 alternating good/bad decodes on one context");
@@ -1430,10 +1348,10 @@ static void test_dates(void)
     size_t out_len, i;
     dk_err err;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        tb t = {0};
+        dk_buf t = {0};
         tb_op(&t, DK_T_DATE);
         tb_f64(&t, bad[i]);
-        CHECK(t_encode(t.p, t.n, 0, &out, &out_len, &err) == DK_ERR_TAPE && err.pos == 0,
+        CHECK(t_encode(t.data, t.len, 0, &out, &out_len, &err) == DK_ERR_TAPE && err.pos == 0,
               "date %g: encoder refuses it", bad[i]);
         tb_free(&t);
     }
@@ -1441,7 +1359,7 @@ static void test_dates(void)
 
     {
         /* -0 and any NaN payload come out canonical: 0 and the JSON reader's NaN */
-        tb t = {0}, want = {0};
+        dk_buf t = {0}, want = {0};
         const uint8_t *pb;
         size_t pb_len;
         double nan = (double)NAN;
@@ -1458,10 +1376,10 @@ static void test_dates(void)
         tb_op(&want, DK_T_DATE);
         tb_bits(&want, bits);
         uint8_t *copy;
-        CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "canonical dates encode");
+        CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "canonical dates encode");
         copy = dup(pb, pb_len);
         CHECK(t_decode(copy, pb_len, 0, 0, &out, &out_len, &err) == DK_OK &&
-                  out_len == want.n && memcmp(out, want.p, want.n) == 0,
+                  out_len == want.len && memcmp(out, want.data, want.len) == 0,
               "-0 and NaN dates decode canonical");
         free(copy);
         tb_free(&t);
@@ -1483,7 +1401,7 @@ static void test_string_refs(void)
     for (li = 0; li < sizeof lens / sizeof lens[0]; li++) {
         size_t n = lens[li], i, j;
         char s[400];
-        tb t = {0};
+        dk_buf t = {0};
         const uint8_t *pb, *out;
         size_t pb_len, out_len;
         dk_err err;
@@ -1503,7 +1421,7 @@ static void test_string_refs(void)
         }
         v_str(&t, S("x"));
         v_str(&t, s, n);
-        CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "string refs %zu: encodes", n);
+        CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "string refs %zu: encodes", n);
         doc = darmok__document__unpack(NULL, pb_len, pb);
         CHECK(doc != NULL && doc->n_kinds == 6, "string refs %zu: unpacks", n);
         if (doc != NULL && doc->n_kinds == 6) {
@@ -1519,14 +1437,14 @@ static void test_string_refs(void)
         darmok__document__free_unpacked(doc, NULL);
         CHECK(t_decode(pb, pb_len, 0, 0, &out, &out_len, &err) == DK_OK, "string refs %zu: decodes", n);
         {
-            tb want = {0};
+            dk_buf want = {0};
             v_hdr(&want, DK_T_ARRAY, 5);
             v_str(&want, s, n);
             v_str(&want, s, n);
             v_str(&want, s, n);
             v_str(&want, S("x"));
             v_str(&want, s, n);
-            CHECK(out_len == want.n && memcmp(out, want.p, want.n) == 0, "string refs %zu: same strings back", n);
+            CHECK(out_len == want.len && memcmp(out, want.data, want.len) == 0, "string refs %zu: same strings back", n);
             tb_free(&want);
         }
         tb_free(&t);
@@ -1547,7 +1465,7 @@ static void test_short_string_refs(void)
     for (n = 0; n <= 17; n++) {
         for (k = 0; k < (n ? n : 1); k++) {
             char s[32], s2[32];
-            tb t = {0};
+            dk_buf t = {0};
             const uint8_t *pb;
             size_t pb_len, i;
             dk_err err;
@@ -1565,8 +1483,8 @@ static void test_short_string_refs(void)
             v_str(&t, s, n);
             v_str(&t, s2, n);
             v_str(&t, s, n);
-            copy = dup(t.p, t.n);
-            CHECK(t_encode(copy, t.n, 0, &pb, &pb_len, &err) == DK_OK, "short refs %zu/%zu: encodes", n, k);
+            copy = dup(t.data, t.len);
+            CHECK(t_encode(copy, t.len, 0, &pb, &pb_len, &err) == DK_OK, "short refs %zu/%zu: encodes", n, k);
             doc = darmok__document__unpack(NULL, pb_len, pb);
             CHECK(doc != NULL && doc->n_kinds == 6, "short refs %zu/%zu: unpacks", n, k);
             if (doc != NULL && doc->n_kinds == 6) {
@@ -1599,7 +1517,7 @@ static void test_short_string_refs(void)
  */
 static void test_stream_caps(void)
 {
-    tb t = {0};
+    dk_buf t = {0};
     size_t i;
     v_hdr(&t, DK_T_OBJECT, 300);
     for (i = 0; i < 300; i++) {
@@ -1627,7 +1545,7 @@ static void test_one_char_refs(void)
     size_t bi;
     for (bi = 0; bi < sizeof before / sizeof before[0]; bi++) {
         size_t nb = before[bi], i;
-        tb t = {0};
+        dk_buf t = {0};
         const uint8_t *pb;
         size_t pb_len;
         dk_err err;
@@ -1648,7 +1566,7 @@ static void test_one_char_refs(void)
         tb_op(&t, DK_T_STR16);
         tb_u32(&t, 1);
         tb_raw(&t, x16, 2);
-        CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "one-char refs %zu: encodes", nb);
+        CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "one-char refs %zu: encodes", nb);
         doc = darmok__document__unpack(NULL, pb_len, pb);
         CHECK(doc != NULL && doc->n_kinds == nb + 6 && doc->n_texts == nb + 2 && doc->n_counts == 4,
               "one-char refs %zu: unpacks, two new texts", nb);
@@ -1666,7 +1584,7 @@ static void test_one_char_refs(void)
         {
             const uint8_t *out;
             size_t out_len;
-            tb want = {0};
+            dk_buf want = {0};
             static const char xyxyx[] = "xyxyx";
             CHECK(t_decode(pb, pb_len, 0, 0, &out, &out_len, &err) == DK_OK, "one-char refs %zu: decodes", nb);
             v_hdr(&want, DK_T_ARRAY, (uint32_t)nb + 5);
@@ -1676,7 +1594,7 @@ static void test_one_char_refs(void)
             }
             for (i = 0; i < 5; i++)
                 v_str(&want, xyxyx + i, 1);
-            CHECK(out_len == want.n && memcmp(out, want.p, want.n) == 0, "one-char refs %zu: same strings back", nb);
+            CHECK(out_len == want.len && memcmp(out, want.data, want.len) == 0, "one-char refs %zu: same strings back", nb);
             tb_free(&want);
         }
         tb_free(&t);
@@ -1684,7 +1602,7 @@ static void test_one_char_refs(void)
 }
 
 /*
- * max_out bounds the tape alone (dk_proto.c, dec_entry_room: the side
+ * max_out bounds the tape alone (dk_pb_read.c, dec_entry_room: the side
  * table is not charged): a document ending in a tape write after a
  * side-table entry decodes at exactly its tape's size and fails one byte
  * under it, at every bound in between too, with the same outcome with a
@@ -1694,7 +1612,7 @@ static void test_budget_with_table(void)
 {
     unsigned c;
     for (c = 0; c < 3; c++) {
-        tb t = {0};
+        dk_buf t = {0};
         const uint8_t *pb;
         size_t pb_len, total = 0, m;
         dk_err err;
@@ -1720,7 +1638,7 @@ static void test_budget_with_table(void)
             tb_op(&t, DK_T_NULL);
             break;
         }
-        CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "budget %u: encodes", c);
+        CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "budget %u: encodes", c);
         copy = dup(pb, pb_len);
         dk_buf_init(&u16);
         for (m = 0; m <= 64; m++) {
@@ -1766,7 +1684,7 @@ static void test_budget_with_table(void)
 static void test_table_bound(void)
 {
     enum { N = 20000, L = 60, UNITS = L - 1 };
-    tb t = {0};
+    dk_buf t = {0};
     char s[L];
     const uint8_t *pb;
     size_t pb_len, i, p, entries = 0, bound, tape_len = 0;
@@ -1782,10 +1700,10 @@ static void test_table_bound(void)
     v_hdr(&t, DK_T_ARRAY, N);
     for (i = 0; i < N; i++)
         v_str(&t, s, L);
-    CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "entries: encodes");
+    CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "entries: encodes");
     copy = dup(pb, pb_len);
     bound = pb_len * DK_PB_EXPANSION + DK_PB_EXPANSION_FLOOR;
-    CHECK(pb_len < 50000 && t.n < bound && t.n + (size_t)N * (8 + 2 * UNITS) > bound,
+    CHECK(pb_len < 50000 && t.len < bound && t.len + (size_t)N * (8 + 2 * UNITS) > bound,
           "entries: %zu bytes of protobuf, a charged table would pass the bound", pb_len);
     dk_buf_init(&u16);
     for (k = 0; k < 3; k++) {
@@ -1805,7 +1723,7 @@ static void test_table_bound(void)
         if (rc != DK_OK)
             break;
         tape_len = dec_side.out.len;
-        CHECK(dec_side.out.len == t.n && memcmp(dec_side.out.data, t.p, t.n) == 0, "entries: the same tape");
+        CHECK(dec_side.out.len == t.len && memcmp(dec_side.out.data, t.data, t.len) == 0, "entries: the same tape");
         /* the k-th str's header: after the array's 5 bytes, 1 + 4 + L a str */
         for (p = 0, entries = 0; u16.len - p >= 8; entries++) {
             if (dk_rd32(u16.data + p) != 6 + (5 + L) * entries || dk_rd32(u16.data + p + 4) != UNITS ||
@@ -1827,7 +1745,7 @@ static void test_table_bound(void)
 
 /*
  * The encoder reserves an upper bound on the packed size (pb_bound in
- * dk_proto.c) and lets protobuf-c pack into it; these test builds define
+ * dk_pb_write.c) and lets protobuf-c pack into it; these test builds define
  * DK_CHECK_PB_BOUND, which aborts the write when the bound is below
  * protobuf-c's exact size. Each document here is dominated by one part of
  * the Document, at its widest items (2-byte field indexes, 8-byte
@@ -1839,7 +1757,7 @@ static void test_pb_bound(void)
     static const char *what[] = {"keys", "binary", "numbers", "dates", "counts", "kinds", "shapes"};
     unsigned c;
     for (c = 0; c < sizeof what / sizeof what[0]; c++) {
-        tb t = {0};
+        dk_buf t = {0};
         const uint8_t *pb;
         size_t pb_len;
         dk_err err;
@@ -1908,7 +1826,7 @@ static void test_pb_bound(void)
             }
             break;
         }
-        CHECK(t_encode(t.p, t.n, 0, &pb, &pb_len, &err) == DK_OK, "bound, %s: packs within it (%s)", what[c],
+        CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "bound, %s: packs within it (%s)", what[c],
               err.msg ? err.msg : "ok");
         tb_free(&t);
     }
@@ -1941,7 +1859,7 @@ static void test_key_compare(void)
     };
     size_t i;
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        tb t = {0};
+        dk_buf t = {0};
         size_t n = strlen(keys[i][0]);
         v_hdr(&t, DK_T_ARRAY, 4);
         /* two instances of one class, the key differing */
@@ -2294,7 +2212,7 @@ int main(int argc, char **argv)
 {
 
     if (argc >= 3 && strcmp(argv[1], "--sample") == 0) {
-        tb t = {0};
+        dk_buf t = {0};
         char jpath[4096];
         FILE *j, *f;
         const uint8_t *pb;
@@ -2305,12 +2223,12 @@ int main(int argc, char **argv)
         j = fopen(jpath, "wb");
         sample(&t, count, j);
         fclose(j);
-        if (t_encode(t.p, t.n, 0, &pb, &pb_len, &err) != DK_OK)
+        if (t_encode(t.data, t.len, 0, &pb, &pb_len, &err) != DK_OK)
             return 1;
         f = fopen(argv[2], "wb");
         fwrite(pb, 1, pb_len, f);
         fclose(f);
-        printf("tape %zu bytes, protobuf %zu bytes\n", t.n, pb_len);
+        printf("tape %zu bytes, protobuf %zu bytes\n", t.len, pb_len);
         tb_free(&t);
     } else if (argc >= 3 && strcmp(argv[1], "--decode") == 0) {
         uint8_t *p;
@@ -2326,7 +2244,7 @@ int main(int argc, char **argv)
         else
             print_tape(out, out_len);
         free(p);
-        failed = rc != DK_OK;
+        test_failed = rc != DK_OK;
     } else {
         test_scalars();
         test_containers();
@@ -2348,7 +2266,7 @@ int main(int argc, char **argv)
         test_table_bound();
         test_key_compare();
         test_pb_bound();
-        printf("c-proto: %d passed, %d failed\n", passed, failed);
+        test_report("c-proto");
     }
     dk_arena_free(&enc_side.arena);
     dk_arena_free(&dec_side.arena);
@@ -2357,5 +2275,5 @@ int main(int argc, char **argv)
     dk_buf_free(&dec_side.out);
     dk_buf_free(&json_side.out);
     dk_buf_free(&json_side.tape);
-    return failed != 0;
+    return test_failed != 0;
 }

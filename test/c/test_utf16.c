@@ -14,22 +14,11 @@
 #include "dk_internal.h"
 #include "test_rng.h"
 #include "tape_walk.h"
+#include "test_util.h"
 
-static int failures, checks;
 
 /* The longest string check_str16 and check_utf8 take, in units. */
 #define STR16_TEST_MAX 1100
-
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        checks++;                                                              \
-        if (!(cond)) {                                                         \
-            failures++;                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);               \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-        }                                                                      \
-    } while (0)
 
 /*
  * Appends code point cp (a lone surrogate allowed) as WTF-8; returns length.
@@ -567,37 +556,36 @@ static void check_wide_write(const uint8_t *tape, size_t len, const char *what)
     dk_arena_free(&a);
 }
 
-/* Tape building for check_wide_write. */
-typedef struct { uint8_t *p; size_t n; } tb;
-static void tb_u8(tb *t, uint8_t v) { t->p[t->n++] = v; }
-static void tb_u32(tb *t, uint32_t v) { dk_wr32(t->p + t->n, v); t->n += 4; }
-/* A DK_T_STR of the code points cps[0..k) (lone surrogates as WTF-8). */
-static void tb_str(tb *t, const uint32_t *cps, size_t k)
+/* A DK_T_STR's length word and bytes of the code points cps[0..k) (lone
+ * surrogates as WTF-8). */
+static void tb_cps(dk_buf *t, const uint32_t *cps, size_t k)
 {
-    size_t at = t->n, n = 0;
+    size_t at = t->len, n = 0;
     int ascii = 1, lone = 0;
 
-    t->n += 4;
+    tb_u32(t, 0);
     for (size_t i = 0; i < k; i++) {
-        n += put_wtf8(t->p + at + 4 + n, cps[i]);
+        uint8_t b[4];
+        size_t m = put_wtf8(b, cps[i]);
+        tb_raw(t, b, m);
+        n += m;
         ascii &= cps[i] < 0x80;
         lone |= cps[i] >= 0xD800 && cps[i] <= 0xDFFF;
     }
-    dk_wr32(t->p + at, (uint32_t)n << DK_STR_SHIFT | (ascii ? DK_STR_ASCII : 0) | (lone ? DK_STR_WTF8 : 0));
-    t->n += n;
+    dk_wr32(t->data + at, (uint32_t)n << DK_STR_SHIFT | (ascii ? DK_STR_ASCII : 0) | (lone ? DK_STR_WTF8 : 0));
 }
 /* A DK_T_STR16 of the code points cps[0..k) (a lone surrogate as one unit). */
-static void tb_str16(tb *t, const uint32_t *cps, size_t k)
+static void tb_str16(dk_buf *t, const uint32_t *cps, size_t k)
 {
     uint16_t u[2 * 64];
     size_t n = 0;
 
     for (size_t i = 0; i < k; i++) n += put_units(u + n, cps[i]);
-    tb_u8(t, DK_T_STR16);
+    tb_op(t, DK_T_STR16);
     tb_u32(t, (uint32_t)n);
     for (size_t i = 0; i < n; i++) {
-        t->p[t->n++] = (uint8_t)u[i];
-        t->p[t->n++] = (uint8_t)(u[i] >> 8);
+        tb_op(t, u[i] & 0xFF);
+        tb_op(t, u[i] >> 8);
     }
 }
 
@@ -607,16 +595,15 @@ static void check_wide_writes(void)
     static const uint32_t palette[] = {'a', 'b', ' ', 'z', '0', '"', '\\', '\n', 0x01, 0x1F, 0x7F,
                                        0xE9, 0xFC, 0x7FF, 0x800, 0x6771, 0xFFFF, 0x1F680, 0x10FFFF,
                                        0xD800, 0xDBFF, 0xDC00, 0xDFFF};
-    static uint8_t buf[1 << 16];
     uint32_t rng = 0x5eed16;
 
     for (int doc = 0; doc < 4000; doc++) {
-        tb t = {buf, 0};
+        dk_buf t = {0};
         uint32_t items = 1 + xorshift32(&rng) % 12;
         /* mostly ASCII, or mostly not */
         uint32_t odd = xorshift32(&rng) % 3 == 0 ? 50 : 4;
 
-        tb_u8(&t, DK_T_ARRAY);
+        tb_op(&t, DK_T_ARRAY);
         tb_u32(&t, items);
         for (uint32_t it = 0; it < items; it++) {
             uint32_t cps[64];
@@ -634,41 +621,109 @@ static void check_wide_writes(void)
             switch (xorshift32(&rng) % 7) {
             case 0: tb_str16(&t, cps, k); break;
             case 1:
-                tb_u8(&t, DK_T_STR);
-                tb_str(&t, cps, k);
+                tb_op(&t, DK_T_STR);
+                tb_cps(&t, cps, k);
                 break;
             case 2: /* an object: a key of these code points (its first
                        '$' escaped as "$$" half the time), a STR16 value */
                 if (k > 0 && xorshift32(&rng) % 2) cps[0] = '$';
-                tb_u8(&t, DK_T_OBJECT);
+                tb_op(&t, DK_T_OBJECT);
                 tb_u32(&t, 1);
-                tb_str(&t, cps, k < 20 ? k : 20);
+                tb_cps(&t, cps, k < 20 ? k : 20);
                 tb_str16(&t, cps, k);
                 break;
             case 3:
-                tb_u8(&t, DK_T_INT);
+                tb_op(&t, DK_T_INT);
                 tb_u32(&t, xorshift32(&rng));
                 break;
             case 4:
-                tb_u8(&t, DK_T_F64);
-                dk_wrf64(t.p + t.n, (double)xorshift32(&rng) / 7.0);
-                t.n += 8;
+                tb_op(&t, DK_T_F64);
+                tb_f64(&t, (double)xorshift32(&rng) / 7.0);
                 break;
             case 5:
-                tb_u8(&t, DK_T_DATE);
-                dk_wrf64(t.p + t.n, (double)(xorshift32(&rng) % 100000) * 1e7);
-                t.n += 8;
+                tb_op(&t, DK_T_DATE);
+                tb_f64(&t, (double)(xorshift32(&rng) % 100000) * 1e7);
                 break;
             default:
-                tb_u8(&t, DK_T_BYTES);
-                tb_u8(&t, DK_BYTES_BUFFER);
+                tb_op(&t, DK_T_BYTES);
+                tb_op(&t, DK_BYTES_BUFFER);
                 tb_u32(&t, (uint32_t)k);
-                for (size_t i = 0; i < k; i++) tb_u8(&t, (uint8_t)cps[i]);
+                for (size_t i = 0; i < k; i++) tb_op(&t, (int)(cps[i] & 0xFF));
             }
         }
-        check_wide_write(buf, t.n, "random document");
+        check_wide_write(t.data, t.len, "random document");
         /* and cut short: the same tape errors at the same offsets */
-        if (t.n > 1) check_wide_write(buf, xorshift32(&rng) % t.n, "cut document");
+        if (t.len > 1) check_wide_write(t.data, xorshift32(&rng) % t.len, "cut document");
+        tb_free(&t);
+    }
+}
+
+/*
+ * The sequence at b[0..4) by first principles: its length from the lead
+ * byte, continuation bytes, and valid exactly when dk_put_utf8 writes the
+ * same bytes back for its code point (no overlong form) and that code point
+ * is at most U+10FFFF and, unless lone_ok, not a surrogate. *bad is the
+ * first byte no valid sequence can have there. Returns the length, 0 when
+ * invalid.
+ */
+static size_t ref_seq(const uint8_t *b, int lone_ok, size_t *bad)
+{
+    size_t len = b[0] >= 0xC0 && b[0] <= 0xDF ? 2 : b[0] >= 0xE0 && b[0] <= 0xEF ? 3
+               : b[0] >= 0xF0 && b[0] <= 0xF7 ? 4 : 0;
+    uint32_t cp;
+    uint8_t back[4];
+
+    if (len == 0 || (len == 2 && b[0] < 0xC2) || (len == 4 && b[0] > 0xF4)) {
+        *bad = 0;
+        return 0;
+    }
+    if ((b[1] & 0xC0) != 0x80) {
+        *bad = 1;
+        return 0;
+    }
+    /* overlong forms, the range and surrogates depend on b[0..2) alone */
+    cp = len == 2 ? (b[0] & 0x1Fu) << 6 | (b[1] & 0x3Fu)
+       : len == 3 ? (b[0] & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6
+                  : (b[0] & 0x07u) << 18 | (b[1] & 0x3Fu) << 12;
+    if (cp > 0x10FFFF || dk_put_utf8(back, cp) != len || (!lone_ok && cp >= 0xD800 && cp <= 0xDFFF)) {
+        *bad = 1;
+        return 0;
+    }
+    for (size_t i = 2; i < len; i++) {
+        if ((b[i] & 0xC0) != 0x80) {
+            *bad = i;
+            return 0;
+        }
+    }
+    return len;
+}
+
+/* dk_wtf8_seq against ref_seq for every lead and second byte, with
+ * continuation and other bytes after, both modes, and cut at every n. */
+static void check_wtf8_seq(void)
+{
+    static const uint8_t tails[] = {0x80, 0xBF, 0x9F, 0x00, 0x7F, 0xC0, 0xFF};
+    for (unsigned b0 = 0x80; b0 <= 0xFF; b0++) {
+        for (unsigned b1 = 0; b1 <= 0xFF; b1++) {
+            for (size_t t2 = 0; t2 < sizeof tails; t2++) {
+                for (size_t t3 = 0; t3 < sizeof tails; t3++) {
+                    uint8_t b[4] = {(uint8_t)b0, (uint8_t)b1, tails[t2], tails[t3]};
+                    for (int lone_ok = 0; lone_ok <= 1; lone_ok++) {
+                        size_t bad = 99, want_bad = 99, n;
+                        int sur = -1;
+                        size_t want = ref_seq(b, lone_ok, &want_bad);
+                        size_t got = dk_wtf8_seq(b, 4, lone_ok, &bad, &sur);
+                        CHECK(got == want && (got != 0 || bad == want_bad) &&
+                                  sur == (got == 3 && b0 == 0xED && b1 >= 0xA0),
+                              "%02x %02x %02x %02x lone_ok %d: %zu (bad %zu, sur %d), want %zu (bad %zu)",
+                              b0, b1, b[2], b[3], lone_ok, got, bad, sur, want, want_bad);
+                        for (n = 1; want != 0 && n < want; n++)
+                            CHECK(dk_wtf8_seq(b, n, lone_ok, &bad, &sur) == 0 && bad == n && sur == 0,
+                                  "%02x %02x cut at %zu: accepted", b0, b1, n);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -683,6 +738,7 @@ int main(void)
     CHECK(dk_wtf8_to_utf16((const uint8_t *)"", 0, (uint8_t *)cps) == 0,
           "empty");
     check_wide_writes();
+    check_wtf8_seq();
     /* DK_READ_VALID_UTF8: a string that ends in a block with non-ASCII
        bytes after its closing quote is still ASCII (as without the flag);
        and the public entry points never pass the flag on */
@@ -1117,6 +1173,5 @@ int main(void)
         }
         dk_arena_free(&a);
     }
-    printf("c-utf16: %d passed, %d failed\n", checks - failures, failures);
-    return failures != 0;
+    return test_report("c-utf16");
 }

@@ -1,0 +1,929 @@
+/*
+ * dk_pb_read.c - darmok's protobuf reader: darmok.Document bytes -> tape
+ * (dk_pb_read_opts, dk_pb_read_ex).
+ *
+ * Check the wire bytes ourselves first (so errors carry byte offsets and
+ * protobuf-c never sees malformed data), unpack with protobuf-c into the
+ * arena, then walk the kinds stream iteratively, validating as we go, and
+ * write the tape. Byte offsets of stream entries are found again in the
+ * input only when an error is reported (pb_elem_at).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dk_pb.h"
+
+/*
+ * pb_text_scan of an entry protobuf-c copied into the arena (readable
+ * DK_ARENA_SLACK >= DK_PLAIN_RUN bytes past its end, see pb_pc_alloc),
+ * without its call when the entry is short and ASCII, as most keys and
+ * many values are: one mask of the bytes in place of the call, its set-up
+ * and a byte loop, since typical texts and strings are a few bytes. Same
+ * results and, with d, same writes (none for ASCII).
+ */
+static DK_INLINE unsigned pb_text_class(const ProtobufCBinaryData *b, uint8_t *d, size_t *units)
+{
+    size_t n = b->len;
+    if (n - 1 < DK_PLAIN_RUN) {
+        dk_runmask m = dk_ascii_mask(b->data);
+        if (n < DK_PLAIN_RUN) m = dk_mask_before(m, (unsigned)n);
+        if (m == 0) return PB_TX_ASCII;
+    }
+    return pb_text_scan(b->data, n, d, units);
+}
+
+/* Deepest message nesting the schema allows is 2 (Document > Shape); a
+ * margin for future revisions. */
+#define PB_SCAN_NEST 4
+
+typedef struct pb_dec_frame {
+    Darmok__Kind kind;          /* the container's Kind */
+    const Darmok__Shape *shape; /* records */
+    uint64_t left;              /* array: slots; records, set: values; map: 2 x pairs */
+    size_t field;               /* records: the next field */
+    size_t ki;                  /* its kinds index, for errors */
+} pb_dec_frame;
+
+typedef struct pb_dec {
+    dk_arena *a;
+    dk_err *err;
+    dk_buf *out;
+    const uint8_t *in;
+    size_t len;
+    uint32_t max_depth;
+    uint32_t max_length; /* counts: array slots, Map/Set sizes, members */
+    uint32_t max_str;    /* bytes entries: max_length, capped by the tape */
+    size_t max_out;      /* tape bytes allowed: the amplification bound */
+    size_t room_end;     /* the tape length both the budget and out's capacity
+                      * allow: min(out->cap, max_out); out->len never
+                      * passes it (dec_room_set) */
+    dk_buf *u16;         /* UTF-16 side table (dk_pb_read_ex), or NULL; not
+                     * charged to max_out (dec_entry_room) */
+    uint32_t *key_js;    /* DK_READ_KEYREFS: per strings entry, its member key
+                       * index once written in full (UINT32_MAX before) */
+    uint32_t n_keys;     /* member keys written in full */
+
+    const Darmok__Document *doc;
+    uint8_t *str_f;  /* tape str flags of each strings entry */
+    uint8_t *text_f; /* and of each texts entry, once dec_text read it */
+
+    /* Stream cursors: the next entry of each. */
+    size_t ki, ci, ii, ni, ti, bki, bi;
+    uint32_t n_refs; /* values with identity met so far */
+    uint32_t keep;   /* the highest REF index so far + 1; 0: none */
+    pb_dec_frame *frames;
+    size_t n_frames, cap_frames;
+} pb_dec;
+
+static int dec_fail(pb_dec *d, dk_code code, const char *msg, size_t at)
+{
+    return dk_fail(d->err, code, msg, at);
+}
+
+/* Parse a varint of at most max bytes at in[*pos..end). 0: ok, *pos past it. */
+static int pb_varint(const uint8_t *in, size_t *pos, size_t end, unsigned max, uint64_t *v)
+{
+    uint64_t r = 0;
+    unsigned i;
+    /* one byte: nearly every tag and length of a document */
+    if (*pos < end && in[*pos] < 0x80) {
+        *v = in[(*pos)++];
+        return 0;
+    }
+    for (i = 0; i < max && *pos + i < end; i++) {
+        uint8_t b = in[*pos + i];
+        r |= (uint64_t)(b & 0x7F) << (7 * i);
+        if ((b & 0x80) == 0) {
+            *pos += i + 1;
+            *v = r;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int pb_is_varint_type(ProtobufCType t)
+{
+    return t == PROTOBUF_C_TYPE_INT32 || t == PROTOBUF_C_TYPE_SINT32 ||
+           t == PROTOBUF_C_TYPE_UINT32 || t == PROTOBUF_C_TYPE_INT64 ||
+           t == PROTOBUF_C_TYPE_SINT64 || t == PROTOBUF_C_TYPE_UINT64 ||
+           t == PROTOBUF_C_TYPE_BOOL || t == PROTOBUF_C_TYPE_ENUM;
+}
+
+static int pb_is_fixed32_type(ProtobufCType t)
+{
+    return t == PROTOBUF_C_TYPE_FIXED32 || t == PROTOBUF_C_TYPE_SFIXED32 ||
+           t == PROTOBUF_C_TYPE_FLOAT;
+}
+
+static int pb_is_fixed64_type(ProtobufCType t)
+{
+    return t == PROTOBUF_C_TYPE_FIXED64 || t == PROTOBUF_C_TYPE_SFIXED64 ||
+           t == PROTOBUF_C_TYPE_DOUBLE;
+}
+
+/*
+ * A varint v for a 32-bit field. protobuf-c keeps the low 32 bits of a
+ * longer one without a word; we refuse it instead, except the sign-extended
+ * 10-byte form protobuf writes for a negative int32 or enum.
+ */
+static int pb_fits_32(ProtobufCType t, uint64_t v)
+{
+    if (t == PROTOBUF_C_TYPE_UINT32 || t == PROTOBUF_C_TYPE_SINT32 || t == PROTOBUF_C_TYPE_BOOL)
+        return v <= UINT32_MAX;
+    if (t == PROTOBUF_C_TYPE_INT32 || t == PROTOBUF_C_TYPE_ENUM)
+        return v <= UINT32_MAX || v >= 0xFFFFFFFF80000000u;
+    return 1;
+}
+
+/*
+ * The descriptor of field `id` of desc, or NULL. Generated descriptors list
+ * fields by number, so for a schema numbered 1, 2, 3... (ours) field id is
+ * at index id - 1, checked; protobuf-c's lookup (a binary search over
+ * ranges, and a call) otherwise, which would run once per tag.
+ */
+static const ProtobufCFieldDescriptor *pb_field(const ProtobufCMessageDescriptor *desc, uint64_t id)
+{
+    if (id - 1 < desc->n_fields && desc->fields[id - 1].id == id) return &desc->fields[id - 1];
+    return protobuf_c_message_descriptor_get_field(desc, (unsigned)id);
+}
+
+/*
+ * Check the wire bytes against the descriptors, as protobuf-c will read
+ * them, before protobuf-c does: every tag, varint and length in bounds, wire
+ * types matching known fields, varints of 32-bit fields in range, packed
+ * runs well-formed and not empty, no groups, bytes fields at most
+ * max_length bytes. (The schema has no `string` fields: protobuf-c would
+ * neither check their UTF-8 nor keep a U+0000 in them.) Iterative;
+ * sub-messages nest at most PB_SCAN_NEST deep.
+ *
+ * After this passes, protobuf-c's unpack can only fail for lack of memory.
+ */
+static DK_MUST int dec_scan(pb_dec *d)
+{
+    struct {
+        const ProtobufCMessageDescriptor *desc;
+        size_t end;
+        uint64_t seen; /* singular message fields met, by field index */
+    } st[PB_SCAN_NEST];
+    size_t depth = 1, pos = 0;
+    const uint8_t *in = d->in;
+
+    st[0].desc = &darmok__document__descriptor;
+    st[0].end = d->len;
+    st[0].seen = 0;
+    while (depth > 0) {
+        const ProtobufCMessageDescriptor *desc = st[depth - 1].desc;
+        size_t end = st[depth - 1].end, at = pos;
+        const ProtobufCFieldDescriptor *fd;
+        uint64_t tag, v;
+        unsigned wt;
+
+        if (pos == end) {
+            depth--;
+            continue;
+        }
+        if (pb_varint(in, &pos, end, 5, &tag) != 0 || tag > UINT32_MAX)
+            return dec_fail(d, DK_ERR_SYNTAX, "bad protobuf tag", at);
+        wt = (unsigned)(tag & 7);
+        if ((tag >> 3) == 0) return dec_fail(d, DK_ERR_SYNTAX, "protobuf field number 0", at);
+        fd = pb_field(desc, tag >> 3);
+
+        switch (wt) {
+        case 0: /* varint */
+            if (pb_varint(in, &pos, end, 10, &v) != 0)
+                return dec_fail(d, DK_ERR_SYNTAX, "bad protobuf varint", pos);
+            if (fd != NULL && !pb_is_varint_type(fd->type))
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
+                                at);
+            if (fd != NULL && !pb_fits_32(fd->type, v))
+                return dec_fail(d, DK_ERR_SYNTAX, "varint out of range for a 32-bit field", at);
+            break;
+        case 1: /* 64-bit */
+            if (end - pos < 8)
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf input ends inside a field", pos);
+            if (fd != NULL && !pb_is_fixed64_type(fd->type))
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
+                                at);
+            pos += 8;
+            break;
+        case 5: /* 32-bit */
+            if (end - pos < 4)
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf input ends inside a field", pos);
+            if (fd != NULL && !pb_is_fixed32_type(fd->type))
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
+                                at);
+            pos += 4;
+            break;
+        case 2: { /* length-delimited */
+            size_t start, n;
+            if (pb_varint(in, &pos, end, 5, &v) != 0)
+                return dec_fail(d, DK_ERR_SYNTAX, "bad protobuf length", pos);
+            if (v > (uint64_t)(end - pos))
+                return dec_fail(d, DK_ERR_SYNTAX,
+                                "protobuf length runs past the end of its message", at);
+            start = pos;
+            n = (size_t)v;
+            pos += n;
+            if (fd == NULL) break;
+            if (fd->type == PROTOBUF_C_TYPE_STRING) {
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf string fields are not supported", at);
+            } else if (fd->type == PROTOBUF_C_TYPE_BYTES) {
+                if (n > d->max_str)
+                    return dec_fail(d, DK_ERR_TOO_LARGE, "string or binary longer than max_length",
+                                    at);
+            } else if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
+                /* A singular message field given twice is merged by
+                 * protobuf-c, and 1.4.1's merge can fail. darmok never
+                 * writes a field twice: refuse. */
+                size_t fi = (size_t)(fd - desc->fields);
+                if (fd->label != PROTOBUF_C_LABEL_REPEATED &&
+                    !(fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && fi < 64) {
+                    if (st[depth - 1].seen & ((uint64_t)1 << fi))
+                        return dec_fail(d, DK_ERR_FORMAT, "message field given twice", at);
+                    st[depth - 1].seen |= (uint64_t)1 << fi;
+                }
+                if (depth == PB_SCAN_NEST)
+                    return dec_fail(d, DK_ERR_DEPTH, "protobuf messages nested too deeply", at);
+                st[depth].desc = fd->descriptor;
+                st[depth].end = pos;
+                st[depth].seen = 0;
+                depth++;
+                pos = start;
+            } else if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
+                /* A packed run of scalars. Encoders never write an empty
+                 * one, and protobuf-c 1.4.1 then does arithmetic on a NULL
+                 * array (undefined behaviour): refuse. */
+                size_t p = start, e0;
+                if (n == 0) return dec_fail(d, DK_ERR_FORMAT, "empty packed field", at);
+                if (pb_is_varint_type(fd->type)) {
+                    while (p < pos) {
+                        /* A byte < 0x80 is a one-byte varint, in range
+                         * for every type: most Kinds, counts and ints.
+                         * Skipped a run at a time while all are. */
+                        if (pos - p >= DK_PLAIN_RUN && dk_ascii_mask(in + p) == 0) {
+                            p += DK_PLAIN_RUN;
+                            continue;
+                        }
+                        e0 = p;
+                        if (pb_varint(in, &p, pos, 10, &v) != 0)
+                            return dec_fail(d, DK_ERR_SYNTAX, "bad varint in a packed field", e0);
+                        if (!pb_fits_32(fd->type, v))
+                            return dec_fail(d, DK_ERR_SYNTAX,
+                                            "varint out of range for a 32-bit field", e0);
+                    }
+                } else if ((pb_is_fixed32_type(fd->type) && n % 4 != 0) ||
+                           (pb_is_fixed64_type(fd->type) && n % 8 != 0)) {
+                    return dec_fail(d, DK_ERR_SYNTAX,
+                                    "packed field length is not a multiple of its element", at);
+                }
+            } else {
+                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
+                                at);
+            }
+            break;
+        }
+        default:
+            return dec_fail(d, DK_ERR_SYNTAX,
+                            "protobuf groups and wire types 6, 7 are not supported", at);
+        }
+    }
+    return 0;
+}
+
+/*
+ * The byte offset of element i of the Document's repeated field `field`, as
+ * protobuf-c counted it: packed runs element by element, other occurrences
+ * one each, in wire order. Only for error reports, after dec_scan has
+ * passed (hence _unsafe: it trusts the wire structure, though every read is
+ * still bounded). d->len when there is no such element.
+ */
+static size_t pb_elem_at_unsafe(const pb_dec *d, unsigned field, size_t i)
+{
+    const uint8_t *in = d->in;
+    const ProtobufCFieldDescriptor *fd =
+        protobuf_c_message_descriptor_get_field(&darmok__document__descriptor, field);
+    size_t pos = 0, k = 0;
+    while (pos < d->len) {
+        size_t at = pos, end;
+        uint64_t tag, v;
+        if (pb_varint(in, &pos, d->len, 5, &tag) != 0) break;
+        switch (tag & 7) {
+        case 0:
+            if (pb_varint(in, &pos, d->len, 10, &v) != 0) return d->len;
+            break;
+        case 1: pos += 8; break;
+        case 5: pos += 4; break;
+        case 2:
+            if (pb_varint(in, &pos, d->len, 5, &v) != 0 || v > d->len - pos) return d->len;
+            end = pos + (size_t)v;
+            if ((tag >> 3) == field && fd != NULL && fd->label == PROTOBUF_C_LABEL_REPEATED &&
+                fd->type != PROTOBUF_C_TYPE_BYTES && fd->type != PROTOBUF_C_TYPE_MESSAGE) {
+                size_t step = pb_is_fixed64_type(fd->type)   ? 8
+                              : pb_is_fixed32_type(fd->type) ? 4
+                                                             : 0;
+                while (pos < end) {
+                    if (k++ == i) return pos;
+                    if (step != 0)
+                        pos += step;
+                    else if (pb_varint(in, &pos, end, 10, &v) != 0)
+                        return d->len;
+                }
+                continue;
+            }
+            pos = end;
+            if ((tag >> 3) == field && k++ == i) return at;
+            continue;
+        default: return d->len;
+        }
+        if ((tag >> 3) == field && k++ == i) return at;
+    }
+    return d->len;
+}
+
+/* A document-level failure at element i of a Document field. */
+static int dec_bad(pb_dec *d, dk_code code, const char *msg, unsigned field, size_t i)
+{
+    return dk_fail(d->err, code, msg, pb_elem_at_unsafe(d, field, i));
+}
+
+/* The same, at the Kind being decoded (d->ki has moved past it). */
+static int dec_bad_here(pb_dec *d, dk_code code, const char *msg)
+{
+    return dec_bad(d, code, msg, PB_F_KINDS, d->ki - 1);
+}
+
+/* --- tape output ------------------------------------------------------- */
+
+/* n more tape bytes within max_out (<= DK_PB_MAX_OUT): a document whose
+ * string table or back-references make it expand past that fails here. */
+static DK_MUST int dec_budget(pb_dec *d, size_t n)
+{
+    size_t used = d->out->len;
+    if (used > d->max_out || n > d->max_out - used)
+        return dec_bad_here(d, DK_ERR_TOO_LARGE,
+                            "decoded document too large for its size (string table amplification)");
+    return DK_OK;
+}
+
+/* d->room_end again, after out's capacity changed. out->len <= room_end
+ * holds after: out->len <= out->cap, and out->len <= max_out (dec_budget
+ * was checked for every byte written). */
+static void dec_room_set(pb_dec *d)
+{
+    d->room_end = d->out->cap < d->max_out ? d->out->cap : d->max_out;
+}
+
+/* dec_room's step when the budget or the capacity may be short: the
+ * checks again, in their order, and the failure or the growth. */
+static DK_COLD DK_MUST int dec_room_slow(pb_dec *d, size_t n)
+{
+    DK_TRY(dec_budget(d, n));
+    if (d->out->cap - d->out->len < n) DK_TRY(dk_buf_reserve(d->out, n, d->err, 0));
+    dec_room_set(d);
+    return DK_OK;
+}
+
+/* Room for n more tape bytes, within the budget. Every value asks, so the
+ * common case (within both: one comparison against room_end, where the two
+ * checks were six loads and three branches) is inline and the rest a
+ * call. */
+static DK_MUST DK_INLINE int dec_room(pb_dec *d, size_t n)
+{
+    if (n <= d->room_end - d->out->len) return DK_OK;
+    return dec_room_slow(d, n);
+}
+
+/* Writers below assume dec_room was called for their bytes. */
+static DK_INLINE void dec_u8_unsafe(pb_dec *d, unsigned v)
+{
+    d->out->data[d->out->len++] = (uint8_t)v;
+}
+
+static DK_INLINE void dec_u32_unsafe(pb_dec *d, uint32_t v)
+{
+    dk_wr32(d->out->data + d->out->len, v);
+    d->out->len += 4;
+}
+
+/* Doubles travel by address, never by value: on i386 a double passed by
+ * value may go through the x87 stack, which changes bits, and the tape
+ * promises every bit pattern survives (NaN's aside: the number Kind makes
+ * every NaN the canonical one before it gets here; dates have their own
+ * canonical form). */
+static DK_INLINE void dec_f64_unsafe(pb_dec *d, const double *x)
+{
+    uint64_t u;
+    uint8_t *p = d->out->data + d->out->len; /* once: a byte store may alias d->out */
+    memcpy(&u, x, sizeof u);
+    dk_wr64(p, u);
+    d->out->len += 8;
+}
+
+static DK_MUST DK_INLINE int dec_op(pb_dec *d, unsigned op)
+{
+    DK_TRY(dec_room(d, 1));
+    dec_u8_unsafe(d, op);
+    return 0;
+}
+
+static DK_MUST DK_INLINE int dec_op_u32(pb_dec *d, unsigned op, uint32_t v)
+{
+    DK_TRY(dec_room(d, 5));
+    dec_u8_unsafe(d, op);
+    dec_u32_unsafe(d, v);
+    return 0;
+}
+
+static DK_MUST DK_INLINE int dec_op_f64(pb_dec *d, unsigned op, const double *x)
+{
+    DK_TRY(dec_room(d, 9));
+    dec_u8_unsafe(d, op);
+    dec_f64_unsafe(d, x);
+    return 0;
+}
+
+/* The tape str (header + bytes) of b, flags f, in room dec_room made.
+ * protobuf-c's copy of the bytes is in the arena (pb_pc_alloc): readable
+ * DK_ARENA_SLACK bytes past its end, so a short one goes as 16 bytes. */
+static DK_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
+{
+    dec_u32_unsafe(d, (uint32_t)b->len << DK_STR_SHIFT | f);
+    if (b->len != 0) dk_put_short(d->out, b->data, b->len, b->len + DK_ARENA_SLACK);
+}
+
+/*
+ * Side-table entries (dk_pb_read_ex) are made in two steps: memory for the
+ * largest entry a str of len bytes can need (8 + 2 len) past the table's
+ * end, where its units are written; then the entry is committed at its
+ * real size.
+ *
+ * Entries are not charged to max_out: they only save JS work (it makes
+ * every string from the tape bytes without them), so they must not fail
+ * a document that decodes without them. Charged, they failed documents
+ * darmok itself writes: a string reference is ~2 bytes of protobuf and
+ * the encoder shares strings of up to 64 bytes, so one 60-byte string
+ * 20,000 times (40 KB) asked for 3.9 MB of tape and table where the
+ * default bound allows 3.6 MB (its tape: 1.3 MB). The table has a bound
+ * of its own instead, half of max_out (PB_U16_SHARE): a str whose entry
+ * could pass it gets none (*units_at NULL), and JS makes it from its
+ * bytes. Without it, hostile input (a text and 100,000 references to
+ * it) took up to three times the bound in WebAssembly memory: 1.2 MB of
+ * input 522 MB, where 138 MB when the table was charged.
+ */
+#define PB_U16_SHARE 2
+static DK_MUST int dec_entry_room(pb_dec *d, size_t len, uint8_t **units_at)
+{
+    dk_buf *u = d->u16;
+    size_t cap = d->max_out / PB_U16_SHARE;
+    *units_at = NULL;
+    if (cap < 8 || len > (cap - 8) / 2 || u->len > cap - 8 - 2 * len) return 0;
+    if (u->cap - u->len < 8 + 2 * len) DK_TRY(dk_buf_reserve(u, 8 + 2 * len, d->err, 0));
+    *units_at = u->data + u->len + 8;
+    return 0;
+}
+
+/* Commit the entry of the str at tape offset at, whose units are written. */
+static void dec_entry_commit(pb_dec *d, size_t at, size_t units)
+{
+    dk_buf *u = d->u16;
+    dk_wr32(u->data + u->len, (uint32_t)at);
+    dk_wr32(u->data + u->len + 4, (uint32_t)units);
+    u->len += 8 + 2 * units;
+}
+
+/* A tape str (header + bytes), and its side-table entry when it is not
+ * ASCII and a table is made; f: its tape flags. b->len is at most
+ * max_str (checked by dec_scan): max_length capped at the tape's 2^30 - 1. */
+static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
+{
+    size_t at = d->out->len;
+    uint8_t *units_at;
+    DK_TRY(dec_room(d, 4 + b->len));
+    dec_str_unsafe(d, b, f);
+    if (d->u16 == NULL || (f & DK_STR_ASCII)) return 0;
+    DK_TRY(dec_entry_room(d, b->len, &units_at));
+    if (units_at != NULL) dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
+    return 0;
+}
+
+/* --- the streams ----------------------------------------------------------- */
+
+static DK_MUST DK_INLINE int dec_count(pb_dec *d, uint32_t *v)
+{
+    if (d->ci == d->doc->n_counts)
+        return dec_bad_here(d, DK_ERR_FORMAT, "counts stream ends early");
+    *v = d->doc->counts[d->ci++];
+    return 0;
+}
+
+static DK_MUST DK_INLINE int dec_int(pb_dec *d, int64_t *v)
+{
+    if (d->ii == d->doc->n_ints) return dec_bad_here(d, DK_ERR_FORMAT, "ints stream ends early");
+    *v = d->doc->ints[d->ii++];
+    return 0;
+}
+
+/*
+ * The next texts entry as a tape str. Texts are read in order, each once
+ * (a STRING_REF names one already read, and unused entries fail the
+ * document), so each is checked as WTF-8 here, on first use: with a side
+ * table, in the same pass that writes its UTF-16 units.
+ */
+static DK_MUST int dec_text(pb_dec *d)
+{
+    const ProtobufCBinaryData *b;
+    size_t i = d->ti, at = d->out->len, units = 0;
+    uint8_t *units_at = NULL;
+    unsigned f;
+    if (i == d->doc->n_texts) return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
+    b = &d->doc->texts[i];
+    /* the same steps, in the same order, with a table or without: the
+     * outcome of a document never depends on whether JS asked for one */
+    DK_TRY(dec_room(d, 4 + b->len));
+    if (d->u16 != NULL) DK_TRY(dec_entry_room(d, b->len, &units_at));
+    f = pb_text_class(b, units_at, &units);
+    if (f & PB_TX_BAD) return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", PB_F_TEXTS, i);
+    d->text_f[i] = (uint8_t)f;
+    d->ti++;
+    dec_str_unsafe(d, b, f);
+    if (units_at != NULL && !(f & PB_TX_ASCII)) dec_entry_commit(d, at, units);
+    return 0;
+}
+
+/* --- validation of the tables -------------------------------------------- */
+
+/* Classify a table of WTF-8 byte strings into tape flags; FORMAT at the
+ * first entry that is not WTF-8. */
+static DK_MUST int dec_wtf8(pb_dec *d, const ProtobufCBinaryData *s, size_t n, unsigned field,
+                            uint8_t **flags)
+{
+    size_t i;
+    if (n == 0) return 0;
+    *flags = dk_arena_alloc(d->a, n);
+    if (*flags == NULL) return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
+    for (i = 0; i < n; i++) {
+        unsigned f = pb_text_class(&s[i], NULL, NULL);
+        if (f & PB_TX_BAD) return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", field, i);
+        (*flags)[i] = (uint8_t)f;
+    }
+    return 0;
+}
+
+/* Room for the flags of the texts entries, set by dec_text as each is read. */
+static DK_MUST int dec_text_flags(pb_dec *d)
+{
+    if (d->doc->n_texts == 0) return 0;
+    d->text_f = dk_arena_alloc(d->a, d->doc->n_texts);
+    if (d->text_f == NULL) return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
+    return 0;
+}
+
+static DK_MUST int dec_shapes(pb_dec *d)
+{
+    const Darmok__Document *doc = d->doc;
+    size_t i, j;
+    for (i = 0; i < doc->n_shapes; i++) {
+        const Darmok__Shape *s = doc->shapes[i];
+        if (s->version == 0 && s->class_key != 0)
+            return dec_bad(d, DK_ERR_FORMAT, "key-only shape with a class key", PB_F_SHAPES, i);
+        if (s->version != 0 && s->class_key >= doc->n_strings)
+            return dec_bad(d, DK_ERR_FORMAT, "shape class key out of range", PB_F_SHAPES, i);
+        for (j = 0; j < s->n_fields; j++)
+            if (s->fields[j] >= doc->n_strings)
+                return dec_bad(d, DK_ERR_FORMAT, "shape field name out of range", PB_F_SHAPES, i);
+    }
+    return 0;
+}
+
+static int dec_key_is(const pb_dec *d, uint32_t i, const char *lit)
+{
+    size_t k = strlen(lit);
+    return d->doc->strings[i].len == k && memcmp(d->doc->strings[i].data, lit, k) == 0;
+}
+
+/* --- the walk ------------------------------------------------------------ */
+
+/* Open a container of n children (slots for an array): its frame. */
+static DK_MUST int dec_push(pb_dec *d, Darmok__Kind k, uint64_t n, const Darmok__Shape *shape)
+{
+    pb_dec_frame *f;
+    if (d->n_frames >= d->max_depth)
+        return dec_bad_here(d, DK_ERR_DEPTH, "nesting deeper than max_depth");
+    if (d->n_frames == d->cap_frames) {
+        void *arr = pb_more(d->a, d->frames, d->n_frames, &d->cap_frames, sizeof *d->frames);
+        if (arr == NULL) return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
+        d->frames = arr;
+    }
+    f = &d->frames[d->n_frames++];
+    f->kind = k;
+    f->shape = shape;
+    f->left = n;
+    f->field = 0;
+    f->ki = d->ki - 1;
+    return 0;
+}
+
+/* The member key or class key strings[key]: in full, or as a key reference
+ * (dk_tape.h) when they are asked for and it was written in full before. */
+static DK_MUST DK_INLINE int dec_key(pb_dec *d, uint32_t key)
+{
+    if (d->key_js != NULL) {
+        uint32_t k = d->key_js[key];
+        if (k != UINT32_MAX) {
+            DK_TRY(dec_room(d, 4));
+            dec_u32_unsafe(d, k << DK_STR_SHIFT | DK_STR_KEYREF);
+            return 0;
+        }
+        d->key_js[key] = d->n_keys++;
+    }
+    return dec_str(d, &d->doc->strings[key], d->str_f[key]);
+}
+
+/* A record Kind: its shape, checked against the Kind, its op and header. */
+static DK_MUST int dec_record(pb_dec *d, Darmok__Kind k)
+{
+    const Darmok__Shape *shape;
+    uint32_t s = 0;
+    int is_class = k == DARMOK__KIND__KIND_INSTANCE;
+    DK_TRY(dec_count(d, &s));
+    if (s >= d->doc->n_shapes)
+        return dec_bad(d, DK_ERR_FORMAT, "record shape out of range", PB_F_COUNTS, d->ci - 1);
+    shape = d->doc->shapes[s];
+    if (is_class != (shape->version != 0))
+        return dec_bad_here(d, DK_ERR_FORMAT,
+                            is_class ? "instance with a key-only shape"
+                                     : "object or Error with a class shape");
+    if (k == DARMOK__KIND__KIND_ERROR &&
+        (shape->n_fields < 2 || !dec_key_is(d, shape->fields[0], "name") ||
+         !dec_key_is(d, shape->fields[1], "message")))
+        return dec_bad_here(d, DK_ERR_FORMAT, "Error must start with name and message");
+    if (shape->n_fields > d->max_length)
+        return dec_bad_here(d, DK_ERR_TOO_LARGE, "more members than max_length");
+    if (is_class) {
+        DK_TRY(dec_op(d, DK_T_INSTANCE));
+        DK_TRY(dec_key(d, shape->class_key));
+        DK_TRY(dec_room(d, 8));
+        dec_u32_unsafe(d, shape->version);
+        dec_u32_unsafe(d, (uint32_t)shape->n_fields);
+    } else {
+        unsigned op = k == DARMOK__KIND__KIND_OBJECT       ? DK_T_OBJECT
+                      : k == DARMOK__KIND__KIND_NULL_PROTO ? DK_T_NULLPROTO
+                                                           : DK_T_ERROR;
+        DK_TRY(dec_op_u32(d, op, (uint32_t)shape->n_fields));
+    }
+    return dec_push(d, k, shape->n_fields, shape);
+}
+
+/* A value with identity: it takes the next REF index. */
+static DK_MUST DK_INLINE int dec_ident(pb_dec *d)
+{
+    if (d->n_refs == UINT32_MAX) return dec_bad_here(d, DK_ERR_TOO_LARGE, "too many objects");
+    d->n_refs++;
+    return 0;
+}
+
+/* Write the value of Kind k (just taken from the stream) to the tape;
+ * containers push a frame for their children. */
+static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
+{
+    const Darmok__Document *doc = d->doc;
+    uint32_t c = 0;
+    int64_t v = 0;
+
+    switch (k) {
+    case DARMOK__KIND__KIND_UNDEFINED: return dec_op(d, DK_T_UNDEF);
+    case DARMOK__KIND__KIND_NULL: return dec_op(d, DK_T_NULL);
+    case DARMOK__KIND__KIND_FALSE: return dec_op(d, DK_T_FALSE);
+    case DARMOK__KIND__KIND_TRUE: return dec_op(d, DK_T_TRUE);
+    case DARMOK__KIND__KIND_INT:
+        DK_TRY(dec_int(d, &v));
+        if (v < INT32_MIN || v > INT32_MAX)
+            return dec_bad(d, DK_ERR_FORMAT, "KIND_INT out of int32 range", PB_F_INTS, d->ii - 1);
+        return dec_op_u32(d, DK_T_INT, (uint32_t)(int32_t)v);
+    case DARMOK__KIND__KIND_NUMBER: {
+        double x;
+        if (d->ni == doc->n_numbers)
+            return dec_bad_here(d, DK_ERR_FORMAT, "numbers stream ends early");
+        memcpy(&x, &doc->numbers[d->ni++], sizeof x); /* bits, not a value: see dec_f64_unsafe */
+        pb_nan_canon(&x); /* the tape is canonical, as the encoder writes */
+        return dec_op_f64(d, DK_T_F64, &x);
+    }
+    case DARMOK__KIND__KIND_STRING: DK_TRY(dec_op(d, DK_T_STR)); return dec_text(d);
+    case DARMOK__KIND__KIND_STRING_REF:
+        DK_TRY(dec_count(d, &c));
+        if (c >= d->ti)
+            return dec_bad(d, DK_ERR_FORMAT, "string reference to a texts entry not yet read",
+                           PB_F_COUNTS, d->ci - 1);
+        DK_TRY(dec_op(d, DK_T_STR));
+        return dec_str(d, &doc->texts[c], d->text_f[c]);
+    case DARMOK__KIND__KIND_BIGINT:
+        if (d->ti == doc->n_texts) return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
+        if (!dk_bigint_ok(doc->texts[d->ti].data, doc->texts[d->ti].len))
+            return dec_bad(d, DK_ERR_FORMAT, "BigInt is not a decimal integer", PB_F_TEXTS, d->ti);
+        DK_TRY(dec_op(d, DK_T_BIGINT));
+        return dec_text(d);
+    case DARMOK__KIND__KIND_ARRAY:
+        DK_TRY(dec_ident(d));
+        DK_TRY(dec_count(d, &c));
+        if (c > d->max_length)
+            return dec_bad_here(d, DK_ERR_TOO_LARGE, "array longer than max_length");
+        DK_TRY(dec_op_u32(d, DK_T_ARRAY, c));
+        return dec_push(d, k, c, NULL);
+    case DARMOK__KIND__KIND_OBJECT:
+    case DARMOK__KIND__KIND_NULL_PROTO:
+    case DARMOK__KIND__KIND_INSTANCE:
+    case DARMOK__KIND__KIND_ERROR: DK_TRY(dec_ident(d)); return dec_record(d, k);
+    case DARMOK__KIND__KIND_MAP:
+    case DARMOK__KIND__KIND_SET:
+        DK_TRY(dec_ident(d));
+        DK_TRY(dec_count(d, &c));
+        if (c > d->max_length)
+            return dec_bad_here(d, DK_ERR_TOO_LARGE, "Map or Set larger than max_length");
+        DK_TRY(dec_op_u32(d, k == DARMOK__KIND__KIND_MAP ? DK_T_MAP : DK_T_SET, c));
+        return dec_push(d, k, k == DARMOK__KIND__KIND_MAP ? 2 * (uint64_t)c : c, NULL);
+    case DARMOK__KIND__KIND_DATE:
+    case DARMOK__KIND__KIND_INVALID_DATE: {
+        double ms = (double)NAN;
+        DK_TRY(dec_ident(d));
+        if (k == DARMOK__KIND__KIND_DATE) {
+            DK_TRY(dec_int(d, &v));
+            if (v < -(int64_t)DK_DATE_MAX_MS || v > (int64_t)DK_DATE_MAX_MS)
+                return dec_bad(d, DK_ERR_FORMAT, "date out of range", PB_F_INTS, d->ii - 1);
+            ms = (double)v;
+        }
+        return dec_op_f64(d, DK_T_DATE, &ms);
+    }
+    case DARMOK__KIND__KIND_REGEXP:
+        DK_TRY(dec_ident(d));
+        DK_TRY(dec_op(d, DK_T_REGEXP));
+        DK_TRY(dec_text(d));
+        return dec_text(d);
+    case DARMOK__KIND__KIND_BINARY: {
+        const ProtobufCBinaryData *b;
+        unsigned kind;
+        DK_TRY(dec_ident(d));
+        if (d->bki == doc->n_binary_kinds || d->bi == doc->n_binaries)
+            return dec_bad_here(d, DK_ERR_FORMAT, "binary streams end early");
+        kind = (unsigned)doc->binary_kinds[d->bki++];
+        b = &doc->binaries[d->bi++];
+        if (kind >= DK_BYTES_KIND_COUNT)
+            return dec_bad(d, DK_ERR_FORMAT, "unknown binary kind", PB_F_BINARY_KINDS, d->bki - 1);
+        if (b->len % dk_bytes_size[kind] != 0)
+            return dec_bad(d, DK_ERR_FORMAT, "binary length not a multiple of its element size",
+                           PB_F_BINARIES, d->bi - 1);
+        DK_TRY(dec_room(d, 6 + b->len));
+        dec_u8_unsafe(d, DK_T_BYTES);
+        dec_u8_unsafe(d, kind);
+        dec_u32_unsafe(d, (uint32_t)b->len);
+        if (b->len != 0) memcpy(d->out->data + d->out->len, b->data, b->len);
+        d->out->len += b->len;
+        return 0;
+    }
+    case DARMOK__KIND__KIND_REF:
+        DK_TRY(dec_count(d, &c));
+        if (c >= d->n_refs)
+            return dec_bad(d, DK_ERR_FORMAT, "reference to a value not yet met", PB_F_COUNTS,
+                           d->ci - 1);
+        if (c >= d->keep) d->keep = c + 1; /* c < n_refs <= UINT32_MAX */
+        return dec_op_u32(d, DK_T_REF, c);
+    case DARMOK__KIND__KIND_HOLES: return dec_bad_here(d, DK_ERR_FORMAT, "holes outside an array");
+    default: return dec_bad_here(d, DK_ERR_FORMAT, "unknown Kind");
+    }
+}
+
+/* Walk the kinds stream from the root until every container is closed,
+ * then check that every stream is used up. */
+static DK_MUST int dec_walk(pb_dec *d)
+{
+    const Darmok__Document *doc = d->doc;
+    if (doc->n_kinds == 0)
+        return dec_fail(d, DK_ERR_FORMAT, "document without a value (empty kinds stream)", 0);
+    for (;;) {
+        pb_dec_frame *f = NULL;
+        Darmok__Kind k;
+        if (d->n_frames > 0) {
+            f = &d->frames[d->n_frames - 1];
+            if (f->left == 0) {
+                d->n_frames--;
+                continue;
+            }
+        } else if (d->ki > 0) {
+            break; /* the root is complete */
+        }
+        if (d->ki == doc->n_kinds)
+            return dec_bad(d, DK_ERR_FORMAT, "kinds stream ends inside a container", PB_F_KINDS,
+                           f != NULL ? f->ki : 0);
+        k = doc->kinds[d->ki++];
+        if (k == DARMOK__KIND__KIND_HOLES && f != NULL && f->kind == DARMOK__KIND__KIND_ARRAY) {
+            uint32_t c = 0;
+            DK_TRY(dec_count(d, &c));
+            if (c == 0 || c > f->left)
+                return dec_bad(d, DK_ERR_FORMAT, "hole run empty or past the array's length",
+                               PB_F_COUNTS, d->ci - 1);
+            f->left -= c;
+            DK_TRY(dec_op_u32(d, DK_T_HOLE, c));
+            continue;
+        }
+        if (f != NULL) {
+            f->left--;
+            if (f->kind != DARMOK__KIND__KIND_ARRAY && f->kind != DARMOK__KIND__KIND_MAP &&
+                f->kind != DARMOK__KIND__KIND_SET) {
+                DK_TRY(dec_key(d, f->shape->fields[f->field++]));
+            }
+        }
+        /* dec_value may push frames and move d->frames: f is dead now. */
+        DK_TRY(dec_value(d, k));
+    }
+    if (d->ki != doc->n_kinds)
+        return dec_bad(d, DK_ERR_FORMAT, "values after the root", PB_F_KINDS, d->ki);
+    if (d->ci != doc->n_counts)
+        return dec_bad(d, DK_ERR_FORMAT, "unused counts entries", PB_F_COUNTS, d->ci);
+    if (d->ii != doc->n_ints)
+        return dec_bad(d, DK_ERR_FORMAT, "unused ints entries", PB_F_INTS, d->ii);
+    if (d->ni != doc->n_numbers)
+        return dec_bad(d, DK_ERR_FORMAT, "unused numbers entries", PB_F_NUMBERS, d->ni);
+    if (d->ti != doc->n_texts)
+        return dec_bad(d, DK_ERR_FORMAT, "unused texts entries", PB_F_TEXTS, d->ti);
+    if (d->bki != doc->n_binary_kinds)
+        return dec_bad(d, DK_ERR_FORMAT, "unused binary_kinds entries", PB_F_BINARY_KINDS, d->bki);
+    if (d->bi != doc->n_binaries)
+        return dec_bad(d, DK_ERR_FORMAT, "unused binaries entries", PB_F_BINARIES, d->bi);
+    return 0;
+}
+
+/* Document bytes -> tape; see darmok.h. */
+int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_out,
+                    dk_arena *scratch, dk_buf *tape_out, dk_err *err)
+{
+    return dk_pb_read_ex(pb, len, lim, max_out, 0, scratch, tape_out, NULL, NULL, err);
+}
+
+/* The same, with the UTF-16 side table; see dk_internal.h. */
+int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_out,
+                  uint32_t flags, dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out,
+                  uint32_t *keep_out, dk_err *err)
+{
+    pb_dec d;
+    pb_alloc_ctx ac;
+    ProtobufCAllocator alloc;
+    Darmok__Document *doc;
+
+    err->code = DK_OK; /* zeroed now; the first failure fills it */
+    err->msg = NULL;
+    err->pos = 0;
+
+    tape_out->len = 0;
+    if (u16_out) u16_out->len = 0;
+    if (keep_out) *keep_out = 0;
+    memset(&d, 0, sizeof d);
+    d.u16 = u16_out;
+    d.a = scratch;
+    d.err = err;
+    d.out = tape_out;
+    d.in = pb;
+    d.len = len;
+    d.max_depth = dk_max_depth(lim);
+    d.max_length = dk_max_length(lim);
+    d.max_str = d.max_length < DK_DEFAULT_MAX_LENGTH ? d.max_length : DK_DEFAULT_MAX_LENGTH;
+    if (len > DK_PB_MAX_OUT) return dec_fail(&d, DK_ERR_TOO_LARGE, "input too large", 0);
+    if (max_out == 0) /* len < 2^31: no overflow in 64 bits */
+        max_out = (size_t)((uint64_t)len * DK_PB_EXPANSION < DK_PB_MAX_OUT - DK_PB_EXPANSION_FLOOR
+                               ? (uint64_t)len * DK_PB_EXPANSION + DK_PB_EXPANSION_FLOOR
+                               : DK_PB_MAX_OUT);
+    d.max_out = max_out < DK_PB_MAX_OUT ? max_out : DK_PB_MAX_OUT;
+    DK_TRY(dec_scan(&d));
+    dec_room_set(&d);
+
+    ac.a = scratch;
+    ac.failed = 0;
+    ac.next = NULL;
+    ac.left = 0;
+    alloc.alloc = pb_pc_alloc;
+    alloc.free = pb_pc_free;
+    alloc.allocator_data = &ac;
+    doc = darmok__document__unpack(&alloc, len, pb);
+    if (doc == NULL)
+        return dec_fail(&d, ac.failed ? DK_ERR_MEMORY : DK_ERR_SYNTAX,
+                        ac.failed ? "out of memory" : "protobuf-c rejected the input", 0);
+    d.doc = doc;
+    if (doc->format != DK_PB_FORMAT)
+        return dec_fail(&d, DK_ERR_FORMAT, "unsupported darmok protobuf format revision", 0);
+    if (doc->n_strings > PB_TABLE_MAX || doc->n_shapes > PB_TABLE_MAX ||
+        doc->n_texts > PB_TABLE_MAX)
+        return dec_fail(&d, DK_ERR_TOO_LARGE, "too many strings or shapes", 0);
+    if ((flags & DK_READ_KEYREFS) && doc->n_strings != 0) {
+        d.key_js = dk_arena_alloc(scratch, doc->n_strings * sizeof *d.key_js);
+        if (d.key_js == NULL) return dec_fail(&d, DK_ERR_MEMORY, "out of memory", 0);
+        memset(d.key_js, 0xFF, doc->n_strings * sizeof *d.key_js);
+    }
+    if (dec_wtf8(&d, doc->strings, doc->n_strings, PB_F_STRINGS, &d.str_f) != DK_OK ||
+        dec_text_flags(&d) != DK_OK || dec_shapes(&d) != DK_OK || dec_walk(&d) != DK_OK) {
+        tape_out->len = 0; /* a failure leaves no partial tape */
+        if (u16_out) u16_out->len = 0;
+        return (int)err->code;
+    }
+    if (keep_out) *keep_out = d.keep;
+    return DK_OK;
+}

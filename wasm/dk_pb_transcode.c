@@ -1,0 +1,38 @@
+/*
+ * dk_pb_transcode.c - JSON <-> darmok protobuf through a tape
+ * (dk_pb_from_json_opts, dk_pb_to_json_opts).
+ */
+#include "dk_pb.h"
+
+/*
+ * A failure of the second step concerns a tape the first step wrote, not
+ * the caller's input: only MEMORY, TOO_LARGE and DEPTH can happen there,
+ * and they are reported at input offset 0.
+ */
+static int pb_second_step(int rc, dk_err *err)
+{
+    if (rc != DK_OK) err->pos = 0;
+    return rc;
+}
+
+int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
+                         dk_arena *scratch, dk_buf *tape, dk_buf *out, dk_err *err)
+{
+    out->len = 0;
+    err->code = DK_OK;
+    err->msg = NULL;
+    err->pos = 0;
+    DK_TRY(dk_json_read_opts(json, len, flags, lim, scratch, tape, err));
+    return pb_second_step(dk_pb_write_opts(tape->data, tape->len, lim, scratch, out, err), err);
+}
+
+int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim, dk_arena *scratch,
+                       dk_buf *tape, dk_buf *out, dk_err *err)
+{
+    out->len = 0;
+    err->code = DK_OK;
+    err->msg = NULL;
+    err->pos = 0;
+    DK_TRY(dk_pb_read_opts(pb, len, lim, 0, scratch, tape, err));
+    return pb_second_step(dk_json_write_opts(tape->data, tape->len, lim, scratch, out, err), err);
+}
