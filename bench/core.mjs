@@ -177,7 +177,7 @@ function main() {
   const dk = require(path.join(ROOT, 'js', 'index.cjs'));
   const { acquire } = require(path.join(ROOT, 'js', 'encode.cjs'));
   const { Decoder } = require(path.join(ROOT, 'js', 'decode.cjs'));
-  const { readerOverOutput, outputText, outputBytes, READ_KEYREFS } = require(path.join(ROOT, 'js', 'core.cjs'));
+  const { readerOverOutput, outputText, outputBytes, PB_READ } = require(path.join(ROOT, 'js', 'core.cjs'));
   const wasmBytes = readFileSync(WASM);
 
   // Compile and instantiate cost, each on its own, fresh every time.
@@ -256,7 +256,7 @@ function main() {
       const tapeIn = () => { const q = ex.dk_ctx_input(ctx, tape.length) >>> 0; core.u8().set(tape, q); };
       const jsonWriteCall = () => ex.dk_json_encode_ctx(ctx, tape.length, 1000);
       const pbWriteCall = () => ex.dk_pb_encode_ctx(ctx, tape.length, 1000);
-      const pbReadCall = () => ex.dk_pb_decode_ctx(ctx, pbBuf.length, 1000, 0x3fffffff, READ_KEYREFS);
+      const pbReadCall = () => ex.dk_pb_decode_ctx(ctx, pbBuf.length, 1000, 0x3fffffff, PB_READ);
       tapeIn();
       if (jsonWriteCall() !== 0) throw new Error(`${id}: core encode failed (code ${word(0)})`);
       // The core's output is UTF-8 while ASCII, else UTF-16 units (its

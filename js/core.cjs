@@ -30,8 +30,11 @@ const utf16Decoder = new TextDecoder('utf-16le');
  */
 const {
   RES_OFFSET, RES_OUT, RES_OUT_LEN, RES_MSG, RES_MSG_LEN, RES_U16, RES_U16_LEN, RES_IN_LEN, RES_KEEP,
-  READ_KEYREFS
+  READ_KEYREFS, READ_STRREFS
 } = require('./dk_abi.cjs');
+
+/* What a protobuf decode for JS asks for: key and string references. */
+const PB_READ = READ_KEYREFS | READ_STRREFS;
 
 /* Bytes of input shown on each side of an error offset. */
 const EXCERPT = 20;
@@ -168,7 +171,7 @@ function warmUp() {
     const pb = heap.slice(word(RES_OUT), word(RES_OUT) + word(RES_OUT_LEN));
     p = input(pb.length);
     heap.set(pb, p);
-    wasm.dk_pb_decode_ctx(ctx, pb.length, 0, 0, READ_KEYREFS);
+    wasm.dk_pb_decode_ctx(ctx, pb.length, 0, 0, PB_READ);
   } catch {
     // The core reports its own failures on real calls.
   }
@@ -425,10 +428,10 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
  * call left in memory heap (view: a DataView over it; word(i): result word
  * i of that call): with the call's UTF-16 side table when it made one
  * (text: the JSON string decoded, for entries that point into it) and
- * reading key references when keyrefs. Returns the reader. Also for
+ * reading key and string references when refs. Returns the reader. Also for
  * bench/core.mjs, which times the rebuild alone on an instance of its own.
  */
-function readerOverOutput(reader, heap, view, word, text, keyrefs) {
+function readerOverOutput(reader, heap, view, word, text, refs) {
   const out = word(RES_OUT);
   const end = out + word(RES_OUT_LEN);
   if (reader === null) reader = new TapeReader(heap, view, out, end);
@@ -436,7 +439,7 @@ function readerOverOutput(reader, heap, view, word, text, keyrefs) {
   reader.refKeep = word(RES_KEEP);
   const u16 = word(RES_U16);
   if (u16 !== 0) reader.useUtf16(out, u16, u16 + word(RES_U16_LEN), text);
-  if (keyrefs === true) reader.useKeyrefs();
+  if (refs === true) reader.useRefs();
   return reader;
 }
 
@@ -444,13 +447,13 @@ function readerOverOutput(reader, heap, view, word, text, keyrefs) {
  * After a decode call: rebuild(reader) over the tape in the output, with the
  * core's UTF-16 side table of its strings when there is one (text: the
  * JSON string decoded, for entries that point into it),
- * and reading key references when the call wrote them (keyrefs). No
+ * and reading key and string references when the call wrote them (refs). No
  * call into the core may happen meanwhile (it would reuse the memory).
  */
-function rebuildOutput(rebuild, keyrefs, text) {
+function rebuildOutput(rebuild, refs, text) {
   rebuilding = true;
   try {
-    reader = readerOverOutput(reader, heap, heapView, word, text, keyrefs);
+    reader = readerOverOutput(reader, heap, heapView, word, text, refs);
     return rebuild(reader);
   } finally {
     reader.release(); // the text and strings are not kept alive by the reader
@@ -551,7 +554,7 @@ function pbDecode(bytes, maxDepth, maxLength, maxBytes, rebuild) {
   ready();
   const p = putBytes(bytes, maxBytes);
   const len = bytes.length;
-  const code = wasm.dk_pb_decode_ctx(ctx, len, maxDepth, maxLength, READ_KEYREFS);
+  const code = wasm.dk_pb_decode_ctx(ctx, len, maxDepth, maxLength, PB_READ);
   views();
   if (code !== 0) {
     throw pbFailure(code, p, len, maxDepth, maxLength);
@@ -562,6 +565,8 @@ function pbDecode(bytes, maxDepth, maxLength, maxBytes, rebuild) {
 /*
  * JSON text -> protobuf bytes (toProtobuf) or protobuf bytes -> JSON text,
  * inside the core: no JS value is built. Errors point into the input.
+ * maxBytes bounds the input, and the JSON text too: what decodeEntity
+ * would read back (string references can make it many times the input).
  */
 function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes) {
   ready();
@@ -574,7 +579,7 @@ function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes) {
   }
   const code = toProtobuf
     ? wasm.dk_pb_from_json_ctx(ctx, len, maxDepth, maxLength)
-    : wasm.dk_pb_to_json_ctx(ctx, len, maxDepth, maxLength);
+    : wasm.dk_pb_to_json_ctx(ctx, len, maxDepth, maxLength, maxBytes);
   views();
   if (code !== 0) {
     throw toProtobuf ? failure(code, p, len, 'decode', false, maxDepth, maxLength) : pbFailure(code, p, len, maxDepth, maxLength);
@@ -615,5 +620,5 @@ loadSync();
 
 module.exports = {
   init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, wasmMemory, exportsForTest, useExportsForTest,
-  readerOverOutput, outputText, outputBytes, READ_KEYREFS
+  readerOverOutput, outputText, outputBytes, PB_READ
 };

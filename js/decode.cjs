@@ -258,6 +258,7 @@ class Decoder {
     switch (op) {
       case T.T_STR: return r.str();
       case T.T_STR16: return r.str16(); // JS-written tapes only (decodeTape)
+      case T.T_STRREF: return r.strRef(); // protobuf decode tapes only
       case T.T_INT: return r.i32();
       case T.T_OBJECT: return this.plain();
       case T.T_ARRAY: return this.array();
@@ -532,6 +533,9 @@ class Decoder {
         if (op === T.T_STR) {
           r.pos++;
           k = r.str();
+        } else if (op === T.T_STRREF) { // a key repeated across Maps, in protobuf
+          r.pos++;
+          k = r.strRef();
         } else {
           k = this.value();
           hashed = typeof k === 'number' || typeof k === 'bigint';
@@ -616,9 +620,10 @@ class Decoder {
     let name = 'Error';
     const mark = r.pos;
     const keysAt = r.keys === null ? 0 : r.keys.length;
-    if (n > 0 && r.key() === 'name' && r.buf[r.pos] === T.T_STR) {
+    const op = n > 0 && r.key() === 'name' ? r.buf[r.pos] : 0;
+    if (op === T.T_STR || op === T.T_STRREF) {
       r.pos++;
-      name = r.str();
+      name = op === T.T_STR ? r.str() : r.strRef();
       i = 1;
     } else {
       r.pos = mark;

@@ -14,7 +14,7 @@
 const {
   T_UNDEF, T_NULL, T_FALSE, T_TRUE, T_INT, T_F64, T_BIGINT, T_STR, T_ARRAY,
   T_HOLE, T_OBJECT, T_NULLPROTO, T_INSTANCE, T_MAP, T_SET, T_DATE, T_REGEXP,
-  T_BYTES, T_ERROR, T_REF, T_STR16,
+  T_BYTES, T_ERROR, T_REF, T_STR16, T_STRREF,
   STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT, STR_MAX,
   BYTES_BUFFER, BYTES_ARRAYBUFFER, BYTES_DATAVIEW, BYTES_INT8, BYTES_UINT8,
   BYTES_UINT8C, BYTES_INT16, BYTES_UINT16, BYTES_INT32, BYTES_UINT32,
@@ -455,6 +455,9 @@ const KEEP_ALL = 0xFFFFFFFF;
  * same ArrayBuffer. The tape is trusted: the core validated it, or this
  * process wrote it. Reads do not check bounds.
  */
+/* A latinLast no string is near: a small integer, as the field's others are. */
+const FAR_BACK = -0x3fffffff;
+
 class TapeReader {
   constructor(buf, view, pos, end) {
     this.buf = buf;
@@ -482,8 +485,12 @@ class TapeReader {
     /* Where the last long ASCII string read from the tape ended. */
     this.latinLast = -LATIN_NEAR_BYTES - 1;
     /* The member keys read in full so far, when the tape has key
-       references (useKeyrefs); else null. */
+       references (useRefs); else null. */
     this.keys = null;
+    /* The strings T_STRREF named so far, by the tape offset they name
+       (see useRefs), or null. tapeAt: where the tape starts in buf. */
+    this.named = null;
+    this.tapeAt = 0;
     /* How many of the tape's referenceable values its references need
        (the highest index one names, plus one; 0: none), when the core
        that wrote it said so (its result word); KEEP_ALL when not known. */
@@ -515,6 +522,7 @@ class TapeReader {
   /* Let go of every string the reader holds (after a decode). */
   release() {
     this.keys = null;
+    this.named = null;
     this.text = '';
     this.chunk = '';
     this.chunkEnd = 0;
@@ -522,9 +530,35 @@ class TapeReader {
     this.latinEnd = 0;
   }
 
-  /* The tape may hold key references (dk_tape.h): see key(). */
-  useKeyrefs() {
+  /* The tape may hold key and string references (dk_tape.h): see key()
+     and strRef(). */
+  useRefs() {
     this.keys = [];
+    this.tapeAt = this.pos;
+  }
+
+  /*
+   * A T_STRREF payload (u32 tape offset of an earlier str): that str's
+   * string, made once for all the references to it, so a document of
+   * many references to one long text costs one string, not one each.
+   */
+  strRef() {
+    const at = this.u32();
+    if (this.named === null) this.named = new Map(); // on the first: most tapes have none
+    let s = this.named.get(at);
+    if (s === undefined) {
+      const pos = this.pos;
+      const latinLast = this.latinLast;
+      this.pos = this.tapeAt + at;
+      // Not near the last one (see fromLatin1): an earlier string outside
+      // the stretch is sliced alone, and the stretch stays.
+      this.latinLast = FAR_BACK;
+      s = this.str();
+      this.pos = pos;
+      this.latinLast = latinLast;
+      this.named.set(at, s);
+    }
+    return s;
   }
 
   /*
@@ -746,7 +780,7 @@ function backslashesBefore(text, i) {
 module.exports = {
   T_UNDEF, T_NULL, T_FALSE, T_TRUE, T_INT, T_F64, T_BIGINT, T_STR, T_ARRAY,
   T_HOLE, T_OBJECT, T_NULLPROTO, T_INSTANCE, T_MAP, T_SET, T_DATE, T_REGEXP,
-  T_BYTES, T_ERROR, T_REF, T_STR16,
+  T_BYTES, T_ERROR, T_REF, T_STR16, T_STRREF,
   STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT, STR_MAX, SHORT_MAX,
   BYTES_BUFFER, BYTES_ARRAYBUFFER, BYTES_DATAVIEW, BYTES_INT8, BYTES_UINT8,
   BYTES_UINT8C, BYTES_INT16, BYTES_UINT16, BYTES_INT32, BYTES_UINT32,

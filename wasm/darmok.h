@@ -197,7 +197,10 @@ int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags,
                          const dk_limits *lim, dk_arena *scratch, dk_buf *tape,
                          dk_buf *out, dk_err *err);
 
-/* darmok.Document -> JSON text through tape, likewise (default max_out). */
+/* darmok.Document -> JSON text through tape, likewise. The tape keeps each
+ * text once (string references, dk_tape.h), and the JSON text, which
+ * holds every copy, may not pass the default max_out bound either
+ * (DK_ERR_TOO_LARGE). */
 int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
                        dk_arena *scratch, dk_buf *tape, dk_buf *out,
                        dk_err *err);

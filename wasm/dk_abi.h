@@ -62,14 +62,18 @@
  *                                       (proto/darmok.proto): a
  *                                       darmok.Document instead of JSON.
  *                                       flags: DK_READ_KEYREFS for key
- *                                       references (dk_tape.h) in the
- *                                       tape, or 0.
+ *                                       references, DK_READ_STRREFS for
+ *                                       string references (dk_tape.h)
+ *                                       in the tape, or 0.
  *   int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len,
  *                           uint32_t max_depth, uint32_t max_length);
  *   int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len,
- *                         uint32_t max_depth, uint32_t max_length);
+ *                         uint32_t max_depth, uint32_t max_length,
+ *                         uint32_t max_json);
  *                                       transcoding inside the core: JSON
- *                                       text -> Document bytes, and back.
+ *                                       text -> Document bytes, and back
+ *                                       (JSON text of at most max_json
+ *                                       bytes, else DK_ERR_TOO_LARGE).
  *
  * Every call fills the result words (below; zero except as stated) and
  * returns the code of dk_code (darmok.h: 0 is success). The output stays

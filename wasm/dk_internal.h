@@ -608,6 +608,11 @@ DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
 /* dk_pb_read_ex flag: repeated member keys as key references (dk_tape.h). */
 #define DK_READ_KEYREFS 2u
 
+/* dk_pb_read_ex flag: a STRING_REF Kind naming a text that is not ASCII or
+ * has DK_U16_SRC_ASCII_MIN (25) bytes or more as DK_T_STRREF (dk_tape.h),
+ * not a copy of it. */
+#define DK_READ_STRREFS 16u
+
 /*
  * dk_pb_read_opts plus the UTF-16 side table of dk_json_read_ex for the
  * non-ASCII strs of the tape (u16_out NULL: none). The
@@ -616,7 +621,8 @@ DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
  * of max_out: a str whose entry would pass it has none (JS makes it from
  * its bytes).
  * flags: DK_READ_KEYREFS for a tape JS rebuilds from (the writers do not
- * read key references), or 0. keep_out as for dk_json_read_ex.
+ * read key references), DK_READ_STRREFS for one JS rebuilds from or
+ * dk_json_write_refs writes, or 0. keep_out as for dk_json_read_ex.
  */
 int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
                   size_t max_out, uint32_t flags, dk_arena *scratch,
@@ -652,6 +658,34 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
  * NULL) says which output it wrote, on success. */
 int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
                      dk_arena *scratch, dk_buf *out, int *form, dk_err *err);
+
+/*
+ * The longest string value the protobuf encoder shares (KIND_STRING_REF):
+ * repeated values are short (names, tags, enum-like words); every string
+ * value it looks up costs a hash of its bytes and a probe of a table that
+ * grows with the document, a cost long unrepeated values (bodies of text)
+ * would pay for nothing.
+ */
+#define DK_PB_REF_MAX_BYTES 64
+
+/*
+ * dk_json_write_opts of a tape dk_pb_read_ex wrote with DK_READ_STRREFS:
+ * each DK_T_STRREF is written as the string it names. The copies of texts
+ * longer than DK_PB_REF_MAX_BYTES, which only a document darmok did not
+ * write names, may not take more than max_out bytes of JSON
+ * (DK_ERR_TOO_LARGE): a small document can name one long text many times.
+ * Copies of shorter ones (at most 6 * 64 + 2 bytes of JSON for 2 bytes of
+ * protobuf) and keys (bounded by the tape's bound) are not counted, so
+ * every document darmok writes transcodes.
+ */
+int dk_json_write_refs(const uint8_t *tape, size_t len, const dk_limits *lim, size_t max_out,
+                       size_t max_json, dk_arena *scratch, dk_buf *out, dk_err *err);
+
+/* dk_pb_to_json_opts with a bound on the JSON text: over max_json bytes
+ * (SIZE_MAX: none) it fails with DK_ERR_TOO_LARGE. dk_pb_to_json_ctx
+ * passes the caller's maxBytes: what decodeEntity would read back. */
+int dk_pb_to_json_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_json,
+                     dk_arena *scratch, dk_buf *tape, dk_buf *out, dk_err *err);
 
 /* dk_pb_write_opts with flags (DK_WRITE_TRUSTED_TEXT, or 0). */
 int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,

@@ -39,6 +39,10 @@ typedef struct writer {
     uint32_t sp, cap; /* open containers; stack capacity */
     uint32_t max_depth;
     uint64_t refs; /* referenceable values met so far */
+    size_t max_out;   /* JSON bytes copies of long texts may take (dk_json_write_refs) */
+    size_t copied;    /* JSON bytes they took so far */
+    size_t max_json;  /* the JSON text's bound (dk_json_write_refs); else SIZE_MAX */
+    uint8_t strrefs;  /* the tape may hold DK_T_STRREF (dk_json_write_refs) */
     uint8_t may_wide; /* DK_WRITE_MAY_WIDE */
     uint8_t wide;     /* the output is UTF-16 (LE) units from here on */
     uint8_t high;     /* UTF-8 output: a byte >= 0x80 was written */
@@ -51,6 +55,26 @@ _Static_assert(DK_NUM_MAX <= 48 && 10 + DK_ISO_MAX + 2 <= 48, "writer.num holds 
 static int bad_tape(writer *w, const char *msg, size_t pos)
 {
     return dk_fail(w->err, DK_ERR_TAPE, msg, pos);
+}
+
+
+/*
+ * The JSON text passed max_json. Checked where a tape value can write a
+ * string the tape holds once for many: a string reference, a member key,
+ * a class key; and at the end.
+ */
+DK_MUST static int json_bound(writer *w, size_t at)
+{
+    if (w->out->len > w->max_json)
+        return dk_fail(w->err, DK_ERR_TOO_LARGE, "JSON text over its bound (maxBytes)", at);
+    return DK_OK;
+}
+
+/* The copies of long texts of a dk_json_write_refs tape passed max_out. */
+static int ref_too_large(writer *w, size_t at)
+{
+    return dk_fail(w->err, DK_ERR_TOO_LARGE,
+                   "JSON text too large for the document's size (string references)", at);
 }
 
 /* Checks that n more tape bytes exist. */
@@ -716,6 +740,24 @@ DK_MUST static int write_value(writer *w)
         w->pos += (size_t)u * 2;
         return put_str16(w, t, u, at + 5);
     }
+    case DK_T_STRREF: {
+        size_t back;
+        if (!w->strrefs) return bad_tape(w, "string reference in a tape without them", at);
+        DK_TRY(read_u32(w, &u));
+        if (u >= at) return bad_tape(w, "string reference does not point back", at);
+        back = w->pos;
+        w->pos = u;
+        DK_TRY(read_str(w, &s, &n, &sat));
+        w->pos = back;
+        DK_TRY(json_bound(w, at));
+        if (n <= DK_PB_REF_MAX_BYTES) return put_str(w, s, n, 0, sat);
+        /* a long text named again: only a document from elsewhere does it */
+        back = w->out->len;
+        if (w->copied > w->max_out || n > w->max_out - w->copied) return ref_too_large(w, at);
+        DK_TRY(put_str(w, s, n, 0, sat));
+        w->copied += w->out->len - back;
+        return w->copied > w->max_out ? ref_too_large(w, at) : DK_OK;
+    }
     case DK_T_HOLE: return bad_tape(w, "hole outside an array", at);
     case DK_T_REF:
         DK_TRY(read_u32(w, &u));
@@ -769,6 +811,7 @@ DK_MUST static int write_value(writer *w)
         DK_TRY(read_u32(w, &ver));
         if (ver == 0) return bad_tape(w, "instance version 0", at);
         DK_TRY(read_u32(w, &u));
+        DK_TRY(json_bound(w, at));
         DK_TRY(push(w, op, u, at));
         w->stack[w->sp - 1].comma = 1;
         DK_TRY(PUT_LIT(w, "{\"$\":"));
@@ -791,6 +834,7 @@ DK_MUST static int write_key(writer *w, wframe *f)
     size_t n, sat;
     int dollar;
 
+    DK_TRY(json_bound(w, w->pos));
     DK_TRY(read_str(w, &s, &n, &sat));
     if (f->op == DK_T_ERROR && f->seen < 2) {
         const char *want = f->seen == 0 ? "name" : "message";
@@ -889,6 +933,23 @@ DK_MUST static int write_all(writer *w)
     }
 }
 
+/* The writer over tape[0..len), writing into out. */
+static void writer_init(writer *w, const uint8_t *tape, size_t len, const dk_limits *lim,
+                        dk_arena *scratch, dk_buf *out, dk_err *err)
+{
+    memset(err, 0, sizeof *err);
+    memset(w, 0, sizeof *w);
+    w->tape = tape;
+    w->len = len;
+    w->out = out;
+    w->err = err;
+    w->arena = scratch;
+    w->max_depth = dk_max_depth(lim);
+    w->max_out = SIZE_MAX;
+    w->max_json = SIZE_MAX;
+    out->len = 0;
+}
+
 /* See dk_internal.h. */
 int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
                      dk_arena *scratch, dk_buf *out, int *form, dk_err *err)
@@ -896,19 +957,28 @@ int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint
     writer w;
     int rc;
 
-    memset(err, 0, sizeof *err);
-    memset(&w, 0, sizeof w);
-    w.tape = tape;
-    w.len = len;
-    w.out = out;
-    w.err = err;
-    w.arena = scratch;
-    w.max_depth = dk_max_depth(lim);
+    writer_init(&w, tape, len, lim, scratch, out, err);
     w.may_wide = (flags & DK_WRITE_MAY_WIDE) != 0;
-    out->len = 0;
     rc = write_all(&w);
     if (rc != DK_OK) out->len = 0;
     if (form != NULL) *form = w.wide ? DK_FORM_UTF16 : w.high ? DK_FORM_UTF8 : DK_FORM_ASCII;
+    return rc;
+}
+
+/* See dk_internal.h. */
+int dk_json_write_refs(const uint8_t *tape, size_t len, const dk_limits *lim, size_t max_out,
+                       size_t max_json, dk_arena *scratch, dk_buf *out, dk_err *err)
+{
+    writer w;
+    int rc;
+
+    writer_init(&w, tape, len, lim, scratch, out, err);
+    w.strrefs = 1;
+    w.max_out = max_out;
+    w.max_json = max_json;
+    rc = write_all(&w);
+    if (rc == DK_OK) rc = json_bound(&w, len);
+    if (rc != DK_OK) out->len = 0;
     return rc;
 }
 

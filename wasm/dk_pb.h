@@ -23,6 +23,16 @@
 /* Largest output we produce: wasm32 cannot address more, and the tape's
  * offsets and protobuf's lengths are 32-bit. */
 #define DK_PB_MAX_OUT ((size_t)INT32_MAX)
+/* The default bound of a protobuf decode's tape, and of the JSON text a
+ * transcode writes from one: DK_PB_EXPANSION * len + DK_PB_EXPANSION_FLOOR
+ * (darmok.h), at most DK_PB_MAX_OUT. len < 2^31: no overflow in 64 bits. */
+static inline size_t dk_pb_max_out(size_t len)
+{
+    uint64_t n = (uint64_t)len * DK_PB_EXPANSION;
+    return n < DK_PB_MAX_OUT - DK_PB_EXPANSION_FLOOR ? (size_t)(n + DK_PB_EXPANSION_FLOOR)
+                                                     : DK_PB_MAX_OUT;
+}
+
 /* Most entries in the string table, the shape table or the texts stream. */
 #define PB_TABLE_MAX 0x3FFFFFFFu
 

@@ -67,6 +67,8 @@ typedef struct pb_dec {
     const Darmok__Document *doc;
     uint8_t *str_f;  /* tape str flags of each strings entry */
     uint8_t *text_f; /* and of each texts entry, once dec_text read it */
+    uint32_t *text_at; /* DK_READ_STRREFS: the tape offset of each texts
+                        * entry's str, once dec_text wrote it; else NULL */
 
     /* Stream cursors: the next entry of each. */
     size_t ki, ci, ii, ni, ti, bki, bi;
@@ -546,6 +548,7 @@ static DK_MUST int dec_text(pb_dec *d)
     f = pb_text_class(b, units_at, &units);
     if (f & PB_TX_BAD) return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", PB_F_TEXTS, i);
     d->text_f[i] = (uint8_t)f;
+    if (d->text_at != NULL) d->text_at[i] = (uint32_t)at; /* at < max_out <= INT32_MAX */
     d->ti++;
     dec_str_unsafe(d, b, f);
     if (units_at != NULL && !(f & PB_TX_ASCII)) dec_entry_commit(d, at, units);
@@ -571,12 +574,18 @@ static DK_MUST int dec_wtf8(pb_dec *d, const ProtobufCBinaryData *s, size_t n, u
     return 0;
 }
 
-/* Room for the flags of the texts entries, set by dec_text as each is read. */
-static DK_MUST int dec_text_flags(pb_dec *d)
+/* Room for the flags of the texts entries, and with DK_READ_STRREFS their
+ * tape offsets, set by dec_text as each is read. */
+static DK_MUST int dec_text_flags(pb_dec *d, uint32_t flags)
 {
-    if (d->doc->n_texts == 0) return 0;
-    d->text_f = dk_arena_alloc(d->a, d->doc->n_texts);
+    size_t n = d->doc->n_texts;
+    if (n == 0) return 0;
+    d->text_f = dk_arena_alloc(d->a, n);
     if (d->text_f == NULL) return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
+    if (flags & DK_READ_STRREFS) {
+        d->text_at = dk_arena_alloc(d->a, n * sizeof *d->text_at); /* n <= PB_TABLE_MAX */
+        if (d->text_at == NULL) return dec_fail(d, DK_ERR_MEMORY, "out of memory", 0);
+    }
     return 0;
 }
 
@@ -676,6 +685,15 @@ static DK_MUST int dec_record(pb_dec *d, Darmok__Kind k)
     return dec_push(d, k, shape->n_fields, shape);
 }
 
+/*
+ * The shortest ASCII text a STRING_REF names by DK_T_STRREF; shorter ones
+ * are copied: JS takes a short ASCII string from its bytes through a
+ * cache (one string for all the copies) faster than from a reference's
+ * Map, and a copy costs the tape at most (5 + 24) / 2 bytes per input
+ * byte, well within the bound. Other texts always go as references.
+ */
+#define PB_STRREF_MIN DK_U16_SRC_ASCII_MIN
+
 /* A value with identity: it takes the next REF index. */
 static DK_MUST DK_INLINE int dec_ident(pb_dec *d)
 {
@@ -716,6 +734,9 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         if (c >= d->ti)
             return dec_bad(d, DK_ERR_FORMAT, "string reference to a texts entry not yet read",
                            PB_F_COUNTS, d->ci - 1);
+        if (d->text_at != NULL &&
+            (doc->texts[c].len >= PB_STRREF_MIN || !(d->text_f[c] & DK_STR_ASCII)))
+            return dec_op_u32(d, DK_T_STRREF, d->text_at[c]);
         DK_TRY(dec_op(d, DK_T_STR));
         return dec_str(d, &doc->texts[c], d->text_f[c]);
     case DARMOK__KIND__KIND_BIGINT:
@@ -888,10 +909,7 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t ma
     d.max_length = dk_max_length(lim);
     d.max_str = d.max_length < DK_DEFAULT_MAX_LENGTH ? d.max_length : DK_DEFAULT_MAX_LENGTH;
     if (len > DK_PB_MAX_OUT) return dec_fail(&d, DK_ERR_TOO_LARGE, "input too large", 0);
-    if (max_out == 0) /* len < 2^31: no overflow in 64 bits */
-        max_out = (size_t)((uint64_t)len * DK_PB_EXPANSION < DK_PB_MAX_OUT - DK_PB_EXPANSION_FLOOR
-                               ? (uint64_t)len * DK_PB_EXPANSION + DK_PB_EXPANSION_FLOOR
-                               : DK_PB_MAX_OUT);
+    if (max_out == 0) max_out = dk_pb_max_out(len);
     d.max_out = max_out < DK_PB_MAX_OUT ? max_out : DK_PB_MAX_OUT;
     DK_TRY(dec_scan(&d));
     dec_room_set(&d);
@@ -919,7 +937,7 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t ma
         memset(d.key_js, 0xFF, doc->n_strings * sizeof *d.key_js);
     }
     if (dec_wtf8(&d, doc->strings, doc->n_strings, PB_F_STRINGS, &d.str_f) != DK_OK ||
-        dec_text_flags(&d) != DK_OK || dec_shapes(&d) != DK_OK || dec_walk(&d) != DK_OK) {
+        dec_text_flags(&d, flags) != DK_OK || dec_shapes(&d) != DK_OK || dec_walk(&d) != DK_OK) {
         tape_out->len = 0; /* a failure leaves no partial tape */
         if (u16_out) u16_out->len = 0;
         return (int)err->code;

@@ -1,6 +1,6 @@
 /*
  * dk_pb_transcode.c - JSON <-> darmok protobuf through a tape
- * (dk_pb_from_json_opts, dk_pb_to_json_opts).
+ * (dk_pb_from_json_opts, dk_pb_to_json_opts, dk_pb_to_json_ex).
  */
 #include "dk_pb.h"
 
@@ -26,13 +26,21 @@ int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags, const 
     return pb_second_step(dk_pb_write_opts(tape->data, tape->len, lim, scratch, out, err), err);
 }
 
-int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim, dk_arena *scratch,
-                       dk_buf *tape, dk_buf *out, dk_err *err)
+int dk_pb_to_json_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_json,
+                     dk_arena *scratch, dk_buf *tape, dk_buf *out, dk_err *err)
 {
     out->len = 0;
     err->code = DK_OK;
     err->msg = NULL;
     err->pos = 0;
-    DK_TRY(dk_pb_read_opts(pb, len, lim, 0, scratch, tape, err));
-    return pb_second_step(dk_json_write_opts(tape->data, tape->len, lim, scratch, out, err), err);
+    DK_TRY(dk_pb_read_ex(pb, len, lim, 0, DK_READ_STRREFS, scratch, tape, NULL, NULL, err));
+    return pb_second_step(dk_json_write_refs(tape->data, tape->len, lim, dk_pb_max_out(len),
+                                             max_json, scratch, out, err),
+                          err);
+}
+
+int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim, dk_arena *scratch,
+                       dk_buf *tape, dk_buf *out, dk_err *err)
+{
+    return dk_pb_to_json_ex(pb, len, lim, SIZE_MAX, scratch, tape, out, err);
 }

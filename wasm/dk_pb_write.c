@@ -15,14 +15,9 @@
 /* Largest output reservation made from pb_bound instead of the exact size. */
 #define PB_BOUND_MAX ((uint64_t)1 << 20)
 
-/*
- * The longest string value the encoder shares (KIND_STRING_REF): repeated
- * values are short (names, tags, enum-like words); every string value it
- * looks up costs a hash of its bytes and a probe of a table that grows with
- * the document, a cost long unrepeated values (bodies of text) would pay
- * for nothing.
- */
-#define PB_REF_MAX_BYTES 64
+/* The longest string value the encoder shares: DK_PB_REF_MAX_BYTES
+ * (dk_internal.h). */
+#define PB_REF_MAX_BYTES DK_PB_REF_MAX_BYTES
 /* A string reference is at least 2 bytes of protobuf (its kind, its index)
  * for a tape str of 5 + n bytes: every document the encoder writes stays
  * within the decode's amplification bound (darmok.h). */

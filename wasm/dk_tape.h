@@ -56,6 +56,17 @@
  *                   Only in tapes JS writes for the core to encode (the
  *                   copy of a string out of V8 that costs least); never
  *                   in the tapes the core writes.
+ *   DK_T_STRREF     u32 at: the same string value as the str whose header
+ *                   is at tape offset at (from the tape's first byte),
+ *                   earlier in this tape: the str of a STR, BIGINT or
+ *                   REGEXP op. Only in tapes the protobuf decoder writes
+ *                   when asked (DK_READ_STRREFS), for a STRING_REF Kind
+ *                   naming a text that is not ASCII or has 25 bytes or
+ *                   more (shorter ASCII ones are copied):
+ *                   the tape then holds each distinct text once, so it
+ *                   grows with the input, not with the references, and
+ *                   JS makes each such string once. Never in the tapes
+ *                   JS writes.
  *
  * Referenceable values - objects with identity - are those whose op is
  * ARRAY, OBJECT, NULLPROTO, INSTANCE, MAP, SET, DATE, REGEXP, BYTES or
@@ -103,7 +114,8 @@ enum dk_tape_op {
     DK_T_BYTES = 18,
     DK_T_ERROR = 19,
     DK_T_REF = 20,
-    DK_T_STR16 = 21 /* encode tapes only: u32 n, then n UTF-16 units (LE) */
+    DK_T_STR16 = 21, /* encode tapes only: u32 n, then n UTF-16 units (LE) */
+    DK_T_STRREF = 22 /* protobuf decode tapes only: u32 tape offset of a str */
 };
 
 /* str header flags (low two bits of the u32 header). */

@@ -219,7 +219,7 @@ EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
-    (void)dk_pb_read_ex(c->in.data, pb_len, &lim, 0, flags & DK_READ_KEYREFS,
+    (void)dk_pb_read_ex(c->in.data, pb_len, &lim, 0, flags & (DK_READ_KEYREFS | DK_READ_STRREFS),
                         &c->arena, &c->out, &c->u16, &c->res[DK_RES_KEEP], &err);
     return finish_decode(c, &err);
 }
@@ -238,15 +238,16 @@ EXPORT int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len,
     return finish(c, &err);
 }
 
-/* Transcodes the darmok.Document in the input area to JSON text. */
+/* Transcodes the darmok.Document in the input area to JSON text of at most
+ * max_json bytes. */
 EXPORT int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
-                             uint32_t max_length)
+                             uint32_t max_length, uint32_t max_json)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
-    (void)dk_pb_to_json_opts(c->in.data, pb_len, &lim, &c->arena, &c->tape,
-                             &c->out, &err);
+    (void)dk_pb_to_json_ex(c->in.data, pb_len, &lim, max_json, &c->arena, &c->tape, &c->out,
+                           &err);
     return finish(c, &err);
 }

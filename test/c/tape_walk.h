@@ -1,6 +1,6 @@
 /*
  * tape_walk.h - test helpers that walk a decode tape (wasm/dk_tape.h) the
- * way the JS rebuild reads it: key references expanded, the UTF-16 side
+ * way the JS rebuild reads it: key and string references expanded, the UTF-16 side
  * table checked entry by entry. Included by the C tests and the fuzz
  * targets; static, no state (a file may use only some of the helpers).
  */
@@ -101,6 +101,7 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, 
     uint64_t ids = 0; /* referenceable values opened so far */
     long refs = 0, rc = -1;
     int key_next = 0;
+    const uint8_t str_op = DK_T_STR;
 
     out->len = 0;
     *non_ascii = 0;
@@ -113,7 +114,8 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, 
         if (i >= n)
             goto done;
         op = t[i++];
-        if (tw_put(out, &op, 1) != 0)
+        /* a string reference expands to a STR of the str it names */
+        if (tw_put(out, op == DK_T_STRREF ? &str_op : &op, 1) != 0)
             goto done;
         if (op >= DK_T_ARRAY && op <= DK_T_ERROR && op != DK_T_HOLE)
             ids++;
@@ -137,6 +139,14 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, 
         case DK_T_BIGINT: case DK_T_STR:
             if (tw_str(t, n, &i, out, non_ascii) != 0) goto done;
             break;
+        case DK_T_STRREF: { /* to an earlier str (not counted: no entry) */
+            size_t at, none = 0;
+            if (n - i < 4) goto done;
+            at = dk_rd32(t + i);
+            if (at >= i - 1 || tw_str(t, n, &at, out, &none) != 0) goto done;
+            i += 4;
+            break;
+        }
         case DK_T_REGEXP:
             if (tw_str(t, n, &i, out, non_ascii) != 0 || tw_str(t, n, &i, out, non_ascii) != 0)
                 goto done;
@@ -199,8 +209,8 @@ done:
     return rc;
 }
 
-/* tw_walk without looking at T_REFs. */
-static long tw_expand_keyrefs(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii)
+/* tw_walk without looking at T_REFs: key and string references expanded. */
+static long tw_expand_refs(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii)
 {
     return tw_walk(t, n, out, non_ascii, NULL);
 }

@@ -1447,6 +1447,66 @@ static void test_string_refs(void)
             CHECK(out_len == want.len && memcmp(out, want.data, want.len) == 0, "string refs %zu: same strings back", n);
             tb_free(&want);
         }
+        /* With DK_READ_STRREFS, each STRING_REF to an ASCII text of 25
+         * bytes or more a DK_T_STRREF to its str (texts[0] at tape offset 6: after
+         * the array's 5 bytes and the STR op), not a copy. */
+        {
+            dk_buf want = {0}, u16 = {0};
+            uint8_t *copy = dup(pb, pb_len);
+            int as_ref = want_ref && n >= DK_U16_SRC_ASCII_MIN;
+            int rc;
+            v_hdr(&want, DK_T_ARRAY, 5);
+            v_str(&want, s, n);
+            for (j = 0; j < 3; j++) {
+                if (j == 2) v_str(&want, S("x"));
+                if (as_ref) {
+                    tb_op(&want, DK_T_STRREF);
+                    tb_u32(&want, 6);
+                } else {
+                    v_str(&want, s, n);
+                }
+            }
+            dk_arena_reset(&dec_side.arena);
+            rc = dk_pb_read_ex(copy, pb_len, NULL, 0, DK_READ_STRREFS, &dec_side.arena,
+                               &dec_side.out, &u16, NULL, &err);
+            CHECK(rc == DK_OK && dec_side.out.len == want.len &&
+                      memcmp(dec_side.out.data, want.data, want.len) == 0,
+                  "string refs %zu: DK_T_STRREF with DK_READ_STRREFS (code %d)", n, rc);
+            /* the JSON writer takes them only where it was told to */
+            if (as_ref) {
+                const uint8_t *json;
+                size_t json_len;
+                rc = dk_json_write_opts(dec_side.out.data, dec_side.out.len, NULL, &json_side.arena,
+                                        &json_side.out, &err);
+                CHECK(rc == DK_ERR_TAPE, "string refs %zu: dk_json_write_opts refuses STRREF", n);
+                rc = dk_json_write_refs(dec_side.out.data, dec_side.out.len, NULL, SIZE_MAX, SIZE_MAX,
+                                        &json_side.arena, &json_side.out, &err);
+                CHECK(rc == DK_OK, "string refs %zu: dk_json_write_refs writes them", n);
+                {
+                    uint8_t *refs_json = dup(json_side.out.data, json_side.out.len);
+                    size_t refs_len = json_side.out.len;
+                    rc = (int)t_transcode(0, pb, pb_len, &json, &json_len, &err);
+                    CHECK(rc == DK_OK && json_len == refs_len && memcmp(json, refs_json, refs_len) == 0,
+                          "string refs %zu: transcode writes the same JSON", n);
+                    /* a reference forward, or to itself, is a bad tape */
+                    dk_wr32(dec_side.out.data + 5 + 5 + n + 1, (uint32_t)(5 + 5 + n));
+                    rc = dk_json_write_refs(dec_side.out.data, dec_side.out.len, NULL, SIZE_MAX, SIZE_MAX,
+                                            &json_side.arena, &json_side.out, &err);
+                    CHECK(rc == DK_ERR_TAPE, "string refs %zu: a reference to itself: code %d", n, rc);
+                    rc = (int)t_decode(pb, pb_len, 0, 0, &out, &out_len, &err);
+                    rc = rc != DK_OK ? rc
+                                     : dk_json_write_opts(out, out_len, NULL, &json_side.arena,
+                                                          &json_side.out, &err);
+                    CHECK(rc == DK_OK && json_side.out.len == refs_len &&
+                              memcmp(json_side.out.data, refs_json, refs_len) == 0,
+                          "string refs %zu: as the tape of copies does", n);
+                    free(refs_json);
+                }
+            }
+            free(copy);
+            tb_free(&want);
+            dk_buf_free(&u16);
+        }
         tb_free(&t);
     }
 }
@@ -1969,6 +2029,87 @@ static void test_fuzz_fixtures(void)
 
 /* ---- decode amplification ------------------------------------------------ */
 
+/* [text, then `refs` STRING_REFs to it]: 2 bytes of protobuf a reference. */
+static uint8_t *refs_doc(const char *text, size_t len, size_t refs, size_t *n)
+{
+    Darmok__Document doc = DARMOK__DOCUMENT__INIT;
+    Darmok__Kind *kinds = malloc((refs + 2) * sizeof *kinds);
+    uint32_t *counts = calloc(refs + 1, sizeof *counts);
+    ProtobufCBinaryData str;
+    uint8_t *p;
+    size_t i;
+    if (!kinds || !counts) abort();
+    str.data = (uint8_t *)(uintptr_t)text;
+    str.len = len;
+    kinds[0] = DARMOK__KIND__KIND_ARRAY;
+    kinds[1] = DARMOK__KIND__KIND_STRING;
+    counts[0] = (uint32_t)(refs + 1);
+    for (i = 0; i < refs; i++) kinds[2 + i] = DARMOK__KIND__KIND_STRING_REF; /* counts: 0 */
+    doc.format = 1;
+    doc.n_kinds = refs + 2;
+    doc.kinds = kinds;
+    doc.n_counts = refs + 1;
+    doc.counts = counts;
+    doc.n_texts = 1;
+    doc.texts = &str;
+    p = pack_doc(&doc, n);
+    free(kinds);
+    free(counts);
+    return p;
+}
+
+/*
+ * References to one long text: with DK_READ_STRREFS the tape holds it
+ * once (5 bytes a reference), so it decodes where a tape of copies passes
+ * the bound; its JSON holds every copy and is bounded like the tape.
+ */
+static void test_strref_bound(void)
+{
+    static char text[4096];
+    size_t n, refs = 100000, out_len;
+    const uint8_t *out, *json;
+    size_t json_len;
+    dk_buf u16 = {0};
+    dk_err err;
+    dk_code rc;
+    uint8_t *pb;
+    memset(text, 'a', sizeof text);
+    pb = refs_doc(text, sizeof text, refs, &n);
+    CHECK(n < 3 * refs, "refs document: %zu bytes", n);
+    rc = t_decode(pb, n, 0, 0, &out, &out_len, &err);
+    CHECK(rc == DK_ERR_TOO_LARGE, "copies pass the tape bound: code %d", rc);
+    dk_arena_reset(&dec_side.arena);
+    rc = (dk_code)dk_pb_read_ex(pb, n, NULL, 0, DK_READ_STRREFS, &dec_side.arena, &dec_side.out,
+                                &u16, NULL, &err);
+    CHECK(rc == DK_OK && dec_side.out.len == 5 + 5 + sizeof text + 5 * refs,
+          "references fit: code %d, tape %zu", rc, dec_side.out.len);
+    rc = t_transcode(0, pb, n, &json, &json_len, &err);
+    CHECK(rc == DK_ERR_TOO_LARGE && json_len == 0 && err.msg != NULL &&
+              strstr(err.msg, "string references") != NULL,
+          "its JSON passes the bound: code %d", rc);
+    free(pb);
+    /* within the bound: 64 bytes, 10,000 times (JSON 660 KB, under the
+     * 1 MiB floor) */
+    pb = refs_doc(text, 64, 10000, &n);
+    rc = t_transcode(0, pb, n, &json, &json_len, &err);
+    CHECK(rc == DK_OK && json_len == 2 + 66 * 10001 + 10000, "64 x 10,000: code %d, %zu bytes", rc,
+          json_len);
+    /* and the whole JSON text has the caller's bound (maxBytes) */
+    {
+        size_t want = json_len;
+        dk_arena_reset(&json_side.arena);
+        rc = (dk_code)dk_pb_to_json_ex(pb, n, NULL, want - 1, &json_side.arena, &json_side.tape,
+                                       &json_side.out, &err);
+        CHECK(rc == DK_ERR_TOO_LARGE && json_side.out.len == 0, "max_json one under: code %d", rc);
+        dk_arena_reset(&json_side.arena);
+        rc = (dk_code)dk_pb_to_json_ex(pb, n, NULL, want, &json_side.arena, &json_side.tape,
+                                       &json_side.out, &err);
+        CHECK(rc == DK_OK && json_side.out.len == want, "max_json exactly the text: code %d", rc);
+    }
+    free(pb);
+    dk_buf_free(&u16);
+}
+
 /* A document of `count` plain objects sharing one shape whose only key is
  * `keylen` bytes long: tiny protobuf, a tape of count x keylen bytes. */
 static uint8_t *amplifier(size_t keylen, size_t count, size_t *n)
@@ -2259,6 +2400,7 @@ int main(int argc, char **argv)
         test_amplification();
         test_texts();
         test_string_refs();
+        test_strref_bound();
         test_short_string_refs();
         test_one_char_refs();
         test_stream_caps();

@@ -459,14 +459,14 @@ static void check_pb_side_table(const char *json, long want_refs)
         dk_buf_init(&u3);
         dk_buf_init(&ex);
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, DK_READ_KEYREFS, &a, &t3, &u3, &ids, &err);
-        CHECK(rc == DK_OK, "%s: protobuf read with key references %d", json, rc);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, DK_READ_KEYREFS | DK_READ_STRREFS, &a, &t3, &u3, &ids, &err);
+        CHECK(rc == DK_OK, "%s: protobuf read with key and string references %d", json, rc);
         CHECK((long)ids == tw_ref_keep(t2.data, t2.len) && ids == ids1,
               "%s: %u referenceable values to keep, the tape's references need %ld", json, ids,
               tw_ref_keep(t2.data, t2.len));
-        refs = tw_expand_keyrefs(t3.data, t3.len, &ex, &non_ascii);
+        refs = tw_expand_refs(t3.data, t3.len, &ex, &non_ascii);
         CHECK(refs >= 0 && ex.len == t2.len && memcmp(ex.data, t2.data, ex.len) == 0,
-              "%s: key references expand to the plain tape (%ld)", json, refs);
+              "%s: key and string references expand to the plain tape (%ld)", json, refs);
         entries = tw_check_side_table(t3.data, t3.len, u3.data, u3.len, NULL, 0, NULL);
         CHECK(entries >= 0 && (size_t)entries == non_ascii,
               "%s: %ld side-table entries for %zu non-ASCII strs", json, entries, non_ascii);

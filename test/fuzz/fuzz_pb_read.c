@@ -15,8 +15,9 @@
  *    bytes converted apart, the same table the JSON reader makes for the
  *    same tape (so one entry per non-ASCII str), and a budget that counts
  *    the tape exactly and the table not at all;
- *  - with key references too (DK_READ_KEYREFS): a tape that expands to the
- *    plain one, and an entry for every non-ASCII str written in full.
+ *  - with key and string references too (DK_READ_KEYREFS | _STRREFS,
+ *    what JS decodes through): a tape that expands to the plain one, and
+ *    an entry for every non-ASCII str written in full.
  */
 #include "fuzz_common.h"
 #include "dk_internal.h"
@@ -66,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         long entries;
         FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len),
                     "the same tape with the side table");
-        FUZZ_ASSERT(tw_expand_keyrefs(tape2.data, tape2.len, &expanded, &non_ascii) == 0,
+        FUZZ_ASSERT(tw_expand_refs(tape2.data, tape2.len, &expanded, &non_ascii) == 0,
                     "a well-formed tape without key references");
         /* the table is not charged to max_out but stops at half of it: an
          * entry with the str's units for every non-ASCII str, or for the
@@ -107,11 +108,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         FUZZ_ASSERT(tape2.len == 0 && u16.len == 0, "a failure leaves no table");
     }
-    /* with key references (what JS decodes through): the same outcome,
+    /* with key and string references (what JS decodes through): the same outcome,
      * and expanded, the same tape; every full non-ASCII str has its entry */
     dk_arena_reset(&arena);
     ids = UINT32_MAX;
-    rc2 = dk_pb_read_ex(data, size, NULL, 0, DK_READ_KEYREFS, &arena, &tape3, &u3, &ids, &err2);
+    rc2 = dk_pb_read_ex(data, size, NULL, 0, DK_READ_KEYREFS | DK_READ_STRREFS, &arena, &tape3, &u3,
+                        &ids, &err2);
     FUZZ_ASSERT(rc2 == rc || rc2 == DK_ERR_TOO_LARGE || rc == DK_ERR_TOO_LARGE,
                 "key references change no outcome but the budget's");
     FUZZ_ASSERT(rc2 == DK_OK || ids == 0, "a failed read keeps no referenceable value");
@@ -119,9 +121,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t non_ascii = 0;
         FUZZ_ASSERT((long)ids == tw_ref_keep(tape.data, tape.len),
                     "the referenceable values to keep are what the tape's references need");
-        FUZZ_ASSERT(tw_expand_keyrefs(tape3.data, tape3.len, &expanded, &non_ascii) >= 0 &&
+        FUZZ_ASSERT(tw_expand_refs(tape3.data, tape3.len, &expanded, &non_ascii) >= 0 &&
                         fuzz_same(expanded.data, expanded.len, tape.data, tape.len),
-                    "key references expand to the plain tape");
+                    "key and string references expand to the plain tape");
         long entries = tw_check_side_table(tape3.data, tape3.len, u3.data, u3.len, NULL, 0, NULL);
         FUZZ_ASSERT(entries >= 0 && (size_t)entries <= non_ascii &&
                         ((size_t)entries == non_ascii || 2 * tape3.len > default_max_out(size) / 2),

@@ -96,7 +96,9 @@ test('js/ takes every constant from the generated module', () => {
     assert.ok(name in tape, `js/tape.cjs exports ${name}`);
   }
   assert.equal(tape.SHORT_MAX, abi.U16_SRC_ASCII_MIN - 1);
-  assert.equal(core.READ_KEYREFS, abi.READ_KEYREFS);
+  assert.equal(core.PB_READ, abi.READ_KEYREFS | abi.READ_STRREFS);
+  assert.ok(abi.READ_STRREFS > 0 && (abi.READ_STRREFS & abi.READ_KEYREFS) === 0);
+  assert.equal(tape.T_STRREF, abi.T_STRREF);
   // The very array of the generated module, not a copy of it.
   assert.equal(errors.CORE_CODES, abi.CORE_CODES);
   codes.forEach((code, n) => assert.equal(errors.coreCode(n), n === 0 ? 'ERR_INTERNAL' : code));

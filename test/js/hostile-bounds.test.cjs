@@ -33,7 +33,10 @@ const ATTACKS = [
   ['setDoubles', 25000, 4000], // was: 100,000 -> 10.9 s
   ['mapInts', 16000, 3000], // was: 64,000 -> 5.0 s
   ['setBigInts', 10000, 3000], // was: 40,000 -> ~6 s
-  ['tanagraMapDoubles', 10000, 3000]
+  ['tanagraMapDoubles', 10000, 3000],
+  ['pbRefsAscii', 256, 3000], // KiB of string references to one text
+  ['pbRefsLong', 256, 3000],
+  ['pbRefsTranscode', 256, 5000]
 ];
 
 for (const [name, n, ceiling] of ATTACKS) {
@@ -54,7 +57,24 @@ test('attack outcomes: collisions and refused RegExps are DarmokErrors, 1,500 ne
   assert.strictEqual(run('regexpWordClass', 16).outcome, 'value'); // 16,000 characters: within the default
 });
 
-test('memory comes back: after the worst protobuf document, ordinary decodes bring RSS under 256 MB', { skip }, () => {
+test('protobuf string references: the tape and the JSON text stay within a bound per input byte', { skip }, () => {
+  // Each reference is a tape op of 5 bytes naming the text once written
+  // (DK_T_STRREF), not a copy: 1 MiB of references to one 4,096-byte text
+  // took 263 MiB of WebAssembly memory when each was a copy (then
+  // ERR_TOO_LARGE), and decodes now.
+  for (const name of ['pbRefsAscii', 'pbRefsWide', 'pbRefsLong']) {
+    const r = run(name, 1024);
+    assert.strictEqual(r.outcome, 'value', name);
+    assert.ok(r.wasmMB < 32, `${name}: ${r.wasmMB} MiB of WebAssembly memory for 1 MiB`);
+  }
+  // The JSON text holds every copy: at most 64 times the input plus 1 MiB
+  // (then ERR_TOO_LARGE), where 1,095 MiB of memory was reached before.
+  const t = run('pbRefsTranscode', 1024);
+  assert.strictEqual(t.outcome, 'DarmokError ERR_TOO_LARGE');
+  assert.ok(t.wasmMB < 320, `transcode: ${t.wasmMB} MiB of WebAssembly memory for 1 MiB`);
+});
+
+test('memory comes back: after the worst protobuf transcodes, ordinary decodes bring RSS under 256 MB', { skip }, () => {
   // No gc() of our own: the garbage collection that ordinary work
   // triggers must be enough to give the attack's memory back.
   const script = `
@@ -63,22 +83,27 @@ test('memory comes back: after the worst protobuf document, ordinary decodes bri
     const core = require(${JSON.stringify(path.join(__dirname, '../../js/core.cjs'))});
     let peak = 0;
     let peakRss = 0;
-    for (const len of [4096, 120]) {
-      try { p.decodeEntity(pbStringRefs(1 << 20, len, '\\u00e9')); } catch (e) { if (!(e instanceof p.DarmokError)) throw e; }
+    // references to a long text and to a short one, each escaped 6 bytes a
+    // byte: the JSON text passes its bounds (ERR_TOO_LARGE) at 64 MiB
+    for (const len of [120, 64]) {
+      try { p.transcode(pbStringRefs(1 << 20, len, '\\u0001'), { from: 'protobuf', to: 'json' }); } catch (e) { if (!(e instanceof p.DarmokError)) throw e; }
       peak = Math.max(peak, core.wasmMemory().buffer.byteLength);
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     }
-    const small = p.encodeEntity({ a: [1, 'x'], s: 'hello'.repeat(10) });
+    // a server's work: decodes whose values it keeps a while (the last
+    // 200, as a cache would), so its heap ages and V8 collects it whole
+    const small = p.encodeEntity(Array.from({ length: 500 }, (_, i) => ({ id: i, name: 'item ' + i, tags: ['a', 'b'] })));
+    const kept = new Array(200);
     let calls = 0;
     let rss = process.memoryUsage().rss;
-    const until = Date.now() + 20000;
+    const until = Date.now() + 40000;
     while ((rss > 256 * 2 ** 20 || rss > peakRss - peak / 2) && Date.now() < until) {
-      for (let i = 0; i < 1000; i++) p.decodeEntity(small);
-      calls += 1000;
+      for (let i = 0; i < 100; i++) kept[(calls + i) % kept.length] = p.decodeEntity(small);
+      calls += 100;
       rss = process.memoryUsage().rss;
     }
     console.log(JSON.stringify({ peak, peakRss, wasm: core.wasmMemory().buffer.byteLength, rss, calls }));`;
-  const r = spawnSync(process.execPath, ['--max-old-space-size=512', '-e', script], { encoding: 'utf8', timeout: 60000 });
+  const r = spawnSync(process.execPath, ['--max-old-space-size=512', '-e', script], { encoding: 'utf8', timeout: 90000 });
   assert.strictEqual(r.status, 0, r.stderr);
   const m = JSON.parse(r.stdout);
   assert.ok(m.peak > 128 * 2 ** 20, `the worst document grew memory to ${m.peak}`);

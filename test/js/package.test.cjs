@@ -30,7 +30,10 @@ test('npm pack ships the core; an installed copy works from require and import',
     const app = path.join(dir, 'app');
     fs.mkdirSync(app);
     fs.writeFileSync(path.join(app, 'package.json'), '{"name":"app","version":"1.0.0","private":true}');
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(dir, packed[0].filename)],
+    // --prefer-offline, not --offline: npm ci caches the tarball of the
+    // runtime dependency but not its registry entry, which a fresh
+    // machine's cache lacks.
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(dir, packed[0].filename)],
       { cwd: app, stdio: 'ignore' });
 
     // The .d.ts default export, as TypeScript's CommonJS output without

@@ -162,8 +162,9 @@ for (const input of ['protobuf', 'json-buffer', 'json-string']) test(`long ASCII
   // digits, the RegExp source, the Error's message and stack: 12. Then in
   // JSON each instance's class key and L25 key (4); in protobuf the class
   // key once, the instances' L25 key being a key reference to the member
-  // key read in full before.
-  const want = format === 'protobuf' ? 13 : 16;
+  // key read in full before, and the Map key L25 none: a string reference
+  // to the text the member value L25 (the first reference) made.
+  const want = format === 'protobuf' ? 12 : 16;
   const blob = codec.encodeEntity(value);
   const decode = () => codec.decodeEntity(input === 'json-buffer' ? Buffer.from(blob) : blob);
   let back;
@@ -180,7 +181,9 @@ for (const input of ['protobuf', 'json-buffer', 'json-string']) test(`long ASCII
   }
   // The long ASCII strings the tape holds from two latin1Slice calls: the
   // first string alone, then a stretch of 4 KiB from the next, which
-  // follows it closely, for all the others.
+  // follows it closely, for all the others; in protobuf a third, the first
+  // string again for the string references to it (made once, alone: the
+  // stretch stays).
   const slice = Buffer.prototype.latin1Slice;
   let calls = 0;
   Buffer.prototype.latin1Slice = function (...args) { calls++; return slice.apply(this, args); };
@@ -189,7 +192,7 @@ for (const input of ['protobuf', 'json-buffer', 'json-string']) test(`long ASCII
   } finally {
     Buffer.prototype.latin1Slice = slice;
   }
-  assert.ok(calls <= 2, `${calls} latin1Slice calls`);
+  assert.ok(calls <= (format === 'protobuf' ? 3 : 2), `${calls} latin1Slice calls`);
   assert.equal(back[9].message, err.message);
   assert.deepEqual(back.slice(0, 9), value.slice(0, 9));
   assert.ok(back[3] instanceof Long && back[4] instanceof Long);
