@@ -112,6 +112,22 @@ function onlyFunction(fn, what, prototypeKeys = ['constructor']) {
   }
 }
 
+test('every entry point of package.json exports what its .d.ts declares, from CommonJS and ESM', async () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  for (const [entry, conditions] of Object.entries(pkg.exports)) {
+    if (typeof conditions === 'string') continue; // ./package.json
+    const cjs = require(path.join(ROOT, conditions.require));
+    const esm = await import(path.join(ROOT, conditions.import));
+    for (const file of typesOf(conditions)) {
+      const declared = [...declaredNames(path.join(ROOT, file))].sort();
+      assert.deepStrictEqual(Reflect.ownKeys(cjs).sort(), declared, `${entry}: CommonJS and ${file}`);
+      assert.deepStrictEqual(Object.keys(esm).sort(), declared, `${entry}: ESM and ${file}`);
+      assert.strictEqual(cjs.default, cjs, `${entry}: default is the exports themselves`);
+    }
+    for (const [k, v] of Object.entries(cjs)) if (typeof v === 'function' && k !== 'DarmokError') onlyFunction(v, `${entry} ${k}`);
+  }
+});
+
 /*
  * What the public functions hand out - codecs, registries, serializers,
  * caches, errors, decorators - exposes no more than the .d.ts declares:
