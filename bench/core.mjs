@@ -177,6 +177,7 @@ function main() {
   const dk = require(path.join(ROOT, 'js', 'index.cjs'));
   const { acquire } = require(path.join(ROOT, 'js', 'encode.cjs'));
   const { Decoder } = require(path.join(ROOT, 'js', 'decode.cjs'));
+  const { registryOf } = require(path.join(ROOT, 'js', 'internal.cjs'));
   const { readerOverOutput, outputText, outputBytes, PB_READ } = require(path.join(ROOT, 'js', 'core.cjs'));
   const wasmBytes = readFileSync(WASM);
 
@@ -224,11 +225,12 @@ function main() {
       if (!w) throw new Error(`unknown workload ${id}`);
       // Each workload's classes in a registry of their own: the Post
       // workloads define classes of the same names.
-      const registry = dk.createRegistry();
-      const jc = dk.createCodec({ format: 'json', registry });
-      const pc = dk.createCodec({ format: 'protobuf', registry });
+      const handle = dk.createRegistry();
+      const registry = registryOf(handle);
+      const jc = dk.createCodec({ format: 'json', registry: handle });
+      const pc = dk.createCodec({ format: 'protobuf', registry: handle });
       decoder = new Decoder(false, registry, false);
-      const model = w.model(registry.serializable);
+      const model = w.model(handle.serializable);
       const value = w.build(model);
       const controlValue = w.control ? w.control(model) : value;
       const controlJson = JSON.stringify(controlValue);

@@ -13,7 +13,7 @@ const core = require('./core.cjs');
 const { acquire } = require('./encode.cjs');
 const { Decoder, MAX_REGEXP_LENGTH } = require('./decode.cjs');
 const { DarmokError } = require('./errors.cjs');
-const { Registry, defaultRegistry, createRegistry, configure } = require('./registry.cjs');
+const { registryOf, defaultRegistry, createRegistry, configure } = require('./registry.cjs');
 const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
 const { checkNames, unknownOption } = require('./options.cjs');
 const { withFormatHint, wrongBlob } = require('./sniff.cjs');
@@ -153,12 +153,12 @@ function createCodec(options) {
     if (typeof options !== 'object') throw new DarmokError('ERR_INVALID_OPTION', 'createCodec takes { format, registry }');
     checkNames(options, CODEC_OPTIONS, 'createCodec');
     if (options.format !== undefined) format = options.format;
-    if (options.registry !== undefined) registry = options.registry;
+    if (options.registry !== undefined) registry = registryOf(options.registry);
   }
   if (typeof format !== 'string' || !Object.prototype.hasOwnProperty.call(FORMATS, format)) {
     throw new DarmokError('ERR_INVALID_OPTION', `unknown format ${JSON.stringify(format)}: one of ${Object.keys(FORMATS).join(', ')}`);
   }
-  if (!(registry instanceof Registry)) {
+  if (registry === undefined) {
     throw new DarmokError('ERR_INVALID_OPTION', 'registry must come from createRegistry()');
   }
   const impl = FORMATS[format];
@@ -364,7 +364,7 @@ function createCodec(options) {
 
   return Object.freeze({
     format,
-    registry,
+    registry: registry.handle,
     encodeEntity,
     decodeEntity,
     toPlain,
@@ -435,7 +435,7 @@ function warmUp(format) {
  * point shares.
  */
 function entryPoint(format) {
-  const codec = createCodec({ format, registry: defaultRegistry });
+  const codec = createCodec({ format });
   warmUp(format);
   const api = {
     encodeEntity: codec.encodeEntity,

@@ -11,8 +11,9 @@
  * ERR_UNREGISTERED_CLASS instead of becoming a plain object.
  *
  * Identity: every object with identity gets the next referenceable index;
- * an object met again is written as T_REF to it (see Encoder). The input is
- * only read, never changed.
+ * an object met again is written as T_REF to it (identity.cjs). Which
+ * built-in an object is, and its state, come from builtins.cjs. The input
+ * is only read, never changed.
  *
  * The walk recurses once per container level, bounded by maxDepth, which is
  * checked before each container is entered.
@@ -25,123 +26,25 @@
 
 const T = require('./tape.cjs');
 const { TapeWriter } = T;
-const { DarmokError, addSegment, rawSegment, finishPath, pathError, stackDepthError } = require('./errors.cjs');
+const { addSegment, rawSegment, finishPath, pathError, stackDepthError } = require('./errors.cjs');
+const { defaultRegistry } = require('./registry.cjs');
+const { makeEncodeShape, missed, offer } = require('./shapes.cjs');
+const { Identities } = require('./identity.cjs');
+const {
+  isExactBuiltin, writtenAsBuiltin, isStandardError, isMap, isSet, isArrayBuffer, isRegExp, timeOf, mapCopy,
+  looksBoxed, isBoxed, isUnsupported, byteKind, isArray, describe
+} = require('./builtins.cjs');
 
 /* Nesting from which a RangeError in the walk is taken for the JS stack. */
 const STACK_DEPTH = 64;
-const { defaultRegistry } = require('./registry.cjs');
-const { makeEncodeShape, missed, offer } = require('./shapes.cjs');
 
 const hasOwn = Object.prototype.hasOwnProperty;
-const dateGetTime = Date.prototype.getTime;
 const DATE_PROTO = Date.prototype;
 const MAP_PROTO = Map.prototype;
-const mapEntries = Map.prototype.entries;
 const SET_PROTO = Set.prototype;
-const objectToString = Object.prototype.toString;
-
-/* Byte kinds by exact prototype; subclasses fall back to instanceof. */
-const BYTE_KINDS = new Map([
-  [Int8Array.prototype, T.BYTES_INT8],
-  [Uint8Array.prototype, T.BYTES_UINT8],
-  [Uint8ClampedArray.prototype, T.BYTES_UINT8C],
-  [Int16Array.prototype, T.BYTES_INT16],
-  [Uint16Array.prototype, T.BYTES_UINT16],
-  [Int32Array.prototype, T.BYTES_INT32],
-  [Uint32Array.prototype, T.BYTES_UINT32],
-  [Float32Array.prototype, T.BYTES_FLOAT32],
-  [Float64Array.prototype, T.BYTES_FLOAT64],
-  [BigInt64Array.prototype, T.BYTES_BIGINT64],
-  [BigUint64Array.prototype, T.BYTES_BIGUINT64],
-  [DataView.prototype, T.BYTES_DATAVIEW]
-]);
-const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
-if (NodeBuffer !== null) BYTE_KINDS.set(NodeBuffer.prototype, T.BYTES_BUFFER);
-
-/*
- * The prototypes builtin() writes exactly; an instance of a subclass of
- * one of them (writtenAsBuiltin) would come back as the built-in.
- */
-const EXACT_BUILTINS = new Set([Date.prototype, Map.prototype, Set.prototype, RegExp.prototype,
-  ArrayBuffer.prototype, ...BYTE_KINDS.keys()]);
-
-function writtenAsBuiltin(v) {
-  return v instanceof Date || v instanceof Map || v instanceof Set || v instanceof RegExp ||
-    v instanceof ArrayBuffer || ArrayBuffer.isView(v);
-}
-
-/* The Error prototypes decoded as themselves (by name): strict mode takes these. */
-const STANDARD_ERRORS = new Set([Error, EvalError, RangeError, ReferenceError, SyntaxError,
-  TypeError, URIError, typeof AggregateError === 'function' ? AggregateError : Error]
-  .map((C) => C.prototype));
-
-/*
- * Whether v has the internal slots getter (a built-in's brand-checking
- * getter) reads. An object whose prototype is Map.prototype need not be a
- * Map: a Proxy of one is not, and Map's methods throw a TypeError on it.
- * timeOf: a Date's time, or undefined without a Date's slots.
- */
-const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
-const setSize = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
-const bufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
-const regexpSource = Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get;
-function hasSlots(getter, v) {
-  try {
-    getter.call(v);
-    return true;
-  } catch (e) {
-    return false;
-  }
-}
-function timeOf(v) {
-  try {
-    return dateGetTime.call(v);
-  } catch (e) {
-    return undefined;
-  }
-}
-
-/*
- * The brand-checking valueOf of the boxed primitive v claims to be (by its
- * prototype chain): hasSlots() with it tells a real one from a Proxy of
- * one, without running anything of v's own.
- */
-const numberValueOf = Number.prototype.valueOf;
-const stringValueOf = String.prototype.valueOf;
-const booleanValueOf = Boolean.prototype.valueOf;
-const bigintValueOf = BigInt.prototype.valueOf;
-const symbolValueOf = Symbol.prototype.valueOf;
-function boxedValueOf(v) {
-  if (v instanceof Number) return numberValueOf;
-  if (v instanceof String) return stringValueOf;
-  if (v instanceof Boolean) return booleanValueOf;
-  if (v instanceof BigInt) return bigintValueOf;
-  return symbolValueOf;
-}
-
-/* Built-ins that hold state darmok cannot read or rebuild. */
-const UNSUPPORTED = [
-  typeof WeakMap === 'function' ? WeakMap : null,
-  typeof WeakSet === 'function' ? WeakSet : null,
-  typeof WeakRef === 'function' ? WeakRef : null,
-  typeof FinalizationRegistry === 'function' ? FinalizationRegistry : null,
-  typeof Promise === 'function' ? Promise : null,
-  typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null
-].filter((C) => C !== null);
 
 /* Error fields written first, in this order; the rest follow as extras. */
 const ERROR_FIXED = new Set(['name', 'message', 'stack', 'cause', 'errors']);
-
-function byteKind(v, proto) {
-  const kind = BYTE_KINDS.get(proto);
-  if (kind !== undefined) return kind;
-  if (NodeBuffer !== null && NodeBuffer.isBuffer(v)) return T.BYTES_BUFFER;
-  if (v instanceof DataView) return T.BYTES_DATAVIEW;
-  for (let k = T.BYTES_INT8; k < T.BYTES_KIND_COUNT; k++) {
-    if (v instanceof T.TYPED_ARRAYS[k]) return k;
-  }
-  return -1;
-}
 
 /* Slots probed one by one before a run of holes is looked up by key. */
 const HOLE_PROBE = 32;
@@ -174,55 +77,14 @@ function isIndex(k) {
 }
 
 /*
- * Array.isArray(v), or ERR_UNSUPPORTED_TYPE for a revoked Proxy: the one
- * object on which it throws, and of which nothing can be read. (It is the
- * first thing the walk asks of an object.)
+ * Encoder: the state of one walk, its identity table (identity.cjs)
+ * included. A module-level instance is reused by calls that do not
+ * overlap; a call made while it is busy (a getter that calls
+ * encodeEntity) gets a fresh one, so nothing shared is overwritten.
  */
-function isArray(v) {
-  try {
-    return Array.isArray(v);
-  } catch {
-    throw pathError('ERR_UNSUPPORTED_TYPE', 'cannot encode a revoked Proxy');
-  }
-}
-
-function describe(v) {
-  if (typeof v === 'function') return 'a function';
-  if (typeof v === 'symbol') return 'a symbol';
-  const tag = objectToString.call(v).slice(8, -1);
-  return `a ${tag === 'Object' ? 'class instance' : tag}`;
-}
-
-/*
- * Encoder: the state of one walk. A module-level instance is reused by
- * calls that do not overlap; a call made while it is busy (a getter that
- * calls encodeEntity) gets a fresh one, so nothing shared is overwritten.
- */
-/*
- * Identity: the first FEW_OBJECTS values with identity of a walk are kept
- * in an array, found by a scan (a Map or Set starts small at every walk and
- * regrows, which cost ~50 ns per object on graphs like the tanagra
- * article's Foo, 16 objects). Past that every object goes into a Set, in
- * index order: one add, whose size tells whether it was there, is one hash
- * operation where a Map's get and set were two, and its table is two words
- * an entry where a Map's is three (the table's regrowth was most of a
- * 100-Post encode's garbage). An object met again in the Set is written as
- * T_REF with its index left for later (unless it is one of the first
- * FEW_OBJECTS): resolve() finds the indexes in one pass over the Set once
- * the walk is done, so a graph without sharing never looks one up.
- */
-const FEW_OBJECTS = 32;
-
-class Encoder {
+class Encoder extends Identities {
   constructor() {
-    this.w = new TapeWriter();
-    /* objects 0..few.length-1 by index (at most FEW_OBJECTS) */
-    this.few = [];
-    /* every object with an index, in index order, once next > FEW_OBJECTS */
-    this.seen = new Set();
-    /* pairs (object, tape offset of a T_REF's index) for resolve() */
-    this.later = [];
-    this.next = 0;
+    super(new TapeWriter());
     this.depth = 0;
     this.maxDepth = 1000;
     this.strict = false;
@@ -252,7 +114,6 @@ class Encoder {
     this.strict = strict;
     this.maxDepth = maxDepth;
     this.depth = 0;
-    this.next = 0;
     this.w.pos = 0;
     try {
       const t = typeof value;
@@ -262,7 +123,7 @@ class Encoder {
       } else {
         this.value(value);
       }
-      if (this.later.length !== 0) this.resolve();
+      this.resolve();
     } catch (err) {
       // A RangeError deep inside the walk is the JS stack running out (a
       // getter throwing one 64 levels down is the only other way).
@@ -272,17 +133,7 @@ class Encoder {
   }
 
   release() {
-    // Setting an array's length is a runtime call (~30 ns even on an empty
-    // array): a tenth of the encode of a lone number or string.
-    if (this.few.length !== 0) this.few.length = 0;
-    if (this.later.length !== 0) this.later.length = 0;
-    // A new Set, not clear(): V8 allocates a Set's next table in the old
-    // generation once its table is there (a cleared table idle between
-    // walks is soon promoted), so every regrowth of a long-lived Set was
-    // an old-generation allocation, its entries written through the write
-    // barrier, and its garbage left to full collections (22 in 5 s of
-    // 100-Post protobuf round trips; none with a new Set).
-    if (this.next > FEW_OBJECTS) this.seen = new Set();
+    this.forgetAll();
     this.w.reset();
     if (this.custom) {
       this.sortKeys = false;
@@ -341,21 +192,7 @@ class Encoder {
   }
 
   object(v) {
-    if (this.next > FEW_OBJECTS) {
-      const seen = this.seen;
-      const size = seen.size;
-      seen.add(v); // take() counts it; a path that does not must delete it
-      if (seen.size === size) {
-        this.again(v);
-        return;
-      }
-    } else {
-      const i = this.fewIndex(v);
-      if (i >= 0) {
-        this.w.opU32(T.T_REF, i);
-        return;
-      }
-    }
+    if (this.met(v)) return; // else v takes an index below (take) or is forgotten
     if (isArray(v)) {
       // A subclass of Array is written as an array (its class is lost):
       // strict mode refuses that, as builtin() does for the other built-ins.
@@ -446,59 +283,6 @@ class Encoder {
     w.patchU32(at, this.pairs(v, keys, null, false, plan.naming));
     this.depth--;
     offer(plan, 'encodeShape', 'encodeSeen', keys, makeEncodeShape);
-  }
-
-  /*
-   * Give v the next referenceable index (call as its op is written, with
-   * no other object met since object(v) began: the Set's order is the
-   * indexes'). Past FEW_OBJECTS, object() has already put v in the Set.
-   */
-  take(v) {
-    const i = this.next++;
-    if (i < FEW_OBJECTS) this.few.push(v);
-    else if (i === FEW_OBJECTS) {
-      const seen = this.seen;
-      const few = this.few;
-      for (let j = 0; j < FEW_OBJECTS; j++) seen.add(few[j]);
-      seen.add(v);
-    }
-  }
-
-  /* The index of v among the first FEW_OBJECTS, or -1. */
-  fewIndex(v) {
-    const few = this.few;
-    for (let i = 0; i < few.length; i++) if (few[i] === v) return i;
-    return -1;
-  }
-
-  /* T_REF to v, met before and in the Set: its index now when it is one of
-     the first FEW_OBJECTS, else once the walk is done (resolve). */
-  again(v) {
-    const i = this.fewIndex(v);
-    this.w.opU32(T.T_REF, i >= 0 ? i : 0);
-    if (i < 0) this.later.push(v, this.w.pos - 4);
-  }
-
-  /*
-   * Write the index of every T_REF left by again(): an object's index is
-   * its position in the Set, so one pass over the Set, as far as the last
-   * object wanted, finds them all.
-   */
-  resolve() {
-    const later = this.later;
-    const want = new Map(); // object -> index, -1 until found
-    for (let j = 0; j < later.length; j += 2) want.set(later[j], -1);
-    let left = want.size;
-    let i = 0;
-    for (const o of this.seen) {
-      if (want.has(o)) {
-        want.set(o, i);
-        if (--left === 0) break;
-      }
-      i++;
-    }
-    const w = this.w;
-    for (let j = 0; j < later.length; j += 2) w.patchU32(later[j + 1], want.get(later[j]));
   }
 
   /* u32 n, then n x (key str, value): the own enumerable fields of v. */
@@ -661,11 +445,11 @@ class Encoder {
    * one), as slotless() writes it.
    */
   map(v, copy) {
-    if (!hasSlots(mapSize, v)) {
+    if (!isMap(v)) {
       this.slotless(v);
       return;
     }
-    const src = copy ? new Map(mapEntries.call(v)) : v;
+    const src = copy ? mapCopy(v) : v;
     const w = this.w;
     const at = this.openCounted(v, T.T_MAP);
     let n = 0;
@@ -673,9 +457,8 @@ class Encoder {
     let part = 0;
     try {
       // Keys, then get(): `for (const [k, x] of v)` made an entry array
-      // for every entry that V8 did not optimize away (~65 bytes of
-      // garbage an entry: 1.1 KiB of Foo's 2.0 KiB encode), where the
-      // keys iterator's results are, and a get() costs no more.
+      // for every entry that V8 did not optimize away, where the keys
+      // iterator's results are, and a get() costs no more.
       for (const k of src.keys()) {
         const x = src.get(k);
         part = 0;
@@ -711,7 +494,7 @@ class Encoder {
 
   /* The Set v; without a Set's slots (a Proxy of one), as slotless() writes it. */
   set(v) {
-    if (!hasSlots(setSize, v)) {
+    if (!isSet(v)) {
       this.slotless(v);
       return;
     }
@@ -789,7 +572,7 @@ class Encoder {
     // its built-in (its class is lost): strict mode refuses that, as it
     // refuses other unregistered classes. (Such classes cannot be
     // registered: registry.cjs.)
-    if (this.strict && !EXACT_BUILTINS.has(proto) && writtenAsBuiltin(v)) this.unregistered(proto);
+    if (this.strict && !isExactBuiltin(proto) && writtenAsBuiltin(v)) this.unregistered(proto);
     if (v instanceof Date) {
       this.date(v);
       return;
@@ -810,12 +593,12 @@ class Encoder {
         return;
       }
     }
-    if (v instanceof ArrayBuffer && hasSlots(bufferByteLength, v)) {
+    if (v instanceof ArrayBuffer && isArrayBuffer(v)) {
       this.take(v);
       this.bytes(T.BYTES_ARRAYBUFFER, new Uint8Array(v));
       return;
     }
-    if (v instanceof RegExp && hasSlots(regexpSource, v)) {
+    if (v instanceof RegExp && isRegExp(v)) {
       this.take(v);
       w.op(T.T_REGEXP);
       w.str(v.source);
@@ -825,31 +608,28 @@ class Encoder {
     if (v instanceof Error) {
       // A subclass of Error other than the standard ones comes back as an
       // Error with its name: strict mode refuses it.
-      if (this.strict && !STANDARD_ERRORS.has(proto)) this.unregistered(proto);
+      if (this.strict && !isStandardError(proto)) this.unregistered(proto);
       this.error(v);
       return;
     }
-    if (v instanceof Number || v instanceof String || v instanceof Boolean ||
-        v instanceof BigInt || v instanceof Symbol) {
+    if (looksBoxed(v)) {
       // Boxed primitives: JSON.stringify writes the primitive; so do we.
-      // They take no index: out of the Set again (see object()). A Proxy
+      // They take no index: forgotten (see object()). A Proxy
       // of one has no primitive slot: JSON.stringify writes it as an
       // object, and so do we (slotless).
-      if (!hasSlots(boxedValueOf(v), v)) {
+      if (!isBoxed(v)) {
         this.slotless(v);
         return;
       }
       if (this.strict) throw this.unsupported(v);
-      if (this.next > FEW_OBJECTS) this.seen.delete(v);
+      this.forget(v);
       this.value(v.valueOf());
       return;
     }
-    for (let i = 0; i < UNSUPPORTED.length; i++) {
-      if (v instanceof UNSUPPORTED[i]) {
-        if (this.strict) throw this.unsupported(v);
-        this.plain(v);
-        return;
-      }
+    if (isUnsupported(v)) {
+      if (this.strict) throw this.unsupported(v);
+      this.plain(v);
+      return;
     }
     if (this.strict) this.unregistered(proto);
     this.plain(v);

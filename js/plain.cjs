@@ -33,8 +33,8 @@ let tags = null;
  * registry matters.
  */
 function coreTags() {
-  const { createRegistry } = require('./registry.cjs');
-  const registry = createRegistry();
+  const { Registry } = require('./registry.cjs');
+  const registry = new Registry();
   class Probe {}
   registry.serializable(Probe, { key: 'p', version: 2 });
   const bytes = [];

@@ -2,5 +2,5 @@
 // `require` and `import` share one class registry.
 import redis from './redis.cjs';
 
-export const { createCache } = redis;
+export const { createCache, LOCK_SUFFIX, DEFAULTS } = redis;
 export default redis;

@@ -9,7 +9,8 @@
  * plan on which both take their fast path (plan.simple, plan.plainVersion).
  *
  * A Registry maps keys to plans. serializable() fills the default registry;
- * createRegistry() makes isolated ones for createCodec({ registry }).
+ * createRegistry() makes isolated ones for createCodec({ registry }), and
+ * hands out only their `handle` (registryOf finds the Registry again).
  *
  * Classes are found by prototype, never by constructor.name: an instance
  * made without the Proxy (a subclass, Object.create(Foo.prototype)) encodes
@@ -49,6 +50,13 @@ const RECENT = 4;
 
 /* Proxy made by serializable() -> the class it wraps (for every registry). */
 const proxies = new WeakMap();
+
+/*
+ * A registry as users hold it is a frozen { serializable } (index.d.ts
+ * Registry): the Registry behind it, with its maps and plans, is found
+ * here, so no caller can read or rewire another's classes.
+ */
+const handles = new WeakMap();
 
 function invalid(message) {
   return new DarmokError('ERR_INVALID_OPTION', message);
@@ -250,6 +258,9 @@ class Registry {
     this.warned = new Set();
     // The three forms of serializable(), bound to this registry.
     this.serializable = makeSerializable(this);
+    /* What createRegistry() and codec.registry hand out (registryOf). */
+    this.handle = Object.freeze({ serializable: this.serializable });
+    handles.set(this.handle, this);
     registries.push(new WeakRef(this));
   }
 
@@ -459,15 +470,6 @@ class Registry {
     return plan === undefined ? null : plan;
   }
 
-  /* For tests: forget every registration. */
-  clear() {
-    this.byKey.clear();
-    this.byAlias.clear();
-    this.byProto.clear();
-    this.warned.clear();
-    this.forgetProtos();
-  }
-
   /* Forget every prototype's plan found so far (registrations changed). */
   forgetProtos() {
     /* plan -> scopeOf(plan), which registrations change too. */
@@ -479,6 +481,11 @@ class Registry {
     this.recentPlans = new Array(RECENT).fill(null);
     this.recentNext = 0;
   }
+}
+
+/* The Registry behind handle (createRegistry()'s, codec.registry), or undefined. */
+function registryOf(handle) {
+  return handles.get(handle);
 }
 
 function unwrap(Class) {
@@ -702,9 +709,9 @@ function configure(options) {
   }
 }
 
-/* A new, empty registry for createCodec({ registry }). */
+/* A new, empty registry for createCodec({ registry }), as users hold it (registryOf). */
 function createRegistry() {
-  return new Registry();
+  return new Registry().handle;
 }
 
 /* The registry serializable() fills. */
@@ -713,6 +720,7 @@ const defaultRegistry = new Registry();
 module.exports = {
   Registry,
   createRegistry,
+  registryOf,
   defaultRegistry,
   serializable: defaultRegistry.serializable,
   unwrap,

@@ -25,4 +25,8 @@ function createSerializer(options = {}) {
 
 const serializer = createSerializer();
 
-module.exports = { createSerializer, serializer, keyvSerializer: serializer, bentoSerializer: serializer };
+const api = { createSerializer, serializer, keyvSerializer: serializer, bentoSerializer: serializer };
+// As the other entry points: TypeScript's CommonJS output without
+// esModuleInterop reads require('darmok/serializer').default.
+api.default = api;
+module.exports = api;

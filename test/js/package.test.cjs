@@ -88,6 +88,7 @@ test('npm pack --dry-run lists only what runs, and everything the entries need',
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
   const files = packed.files.map((f) => f.path);
   for (const f of files) assert.ok(SHIPPED.some((re) => re.test(f)), `${f} should not be in the tarball`);
+  assert.ok(!files.includes('js/internal.cjs'), 'the test hooks (js/internal.cjs) are not shipped');
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   const needed = [pkg.bin.darmok, 'build/darmok-inline.cjs', 'js/dk_abi.cjs', 'LICENSE'];
   for (const entry of Object.values(pkg.exports)) {

@@ -15,12 +15,14 @@ const { assert, haveWasm, sameGraph, throwsCode } = require('./helpers.cjs');
 const { formats } = require('./fixtures.cjs');
 const { createCodec, createRegistry } = require('../../js/index.cjs');
 const { SHAPE_AFTER, SHAPE_RETRY, SHAPE_MAX_MISSES } = require('../../js/shapes.cjs');
+const { registryOf } = require('../../js/internal.cjs');
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
 
+/* A codec over a registry of its own, and that registry's Registry (plans, shapes). */
 function codec(format) {
   const registry = createRegistry();
-  return { c: createCodec({ format, registry }), registry };
+  return { c: createCodec({ format, registry }), registry: registryOf(registry) };
 }
 
 /* fn() run until a class met once per call has its shape; the last result. */
@@ -627,7 +629,7 @@ test('without code generation (--disallow-code-generation-from-strings) classes 
         assert.ok(Buffer.from(codec.encodeEntity([new P(1, 2), new P(3, 4)])).equals(Buffer.from(doc)));
       }
     }
-    const { defaultRegistry } = require(${JSON.stringify(path.join(__dirname, '../../js/registry.cjs'))});
+    const { defaultRegistry } = require(${JSON.stringify(path.join(__dirname, '../../js/internal.cjs'))});
     assert.strictEqual(defaultRegistry.planByKey('P').decodeShape, false);
     assert.strictEqual(defaultRegistry.planByKey('P').encodeShape, false);
     console.log('ok');
@@ -650,7 +652,7 @@ test('instances made through serializable() and decoded instances share their hi
     const assert = require('node:assert/strict');
     const darmok = require(${JSON.stringify(path.join(__dirname, '../../js/index.cjs'))});
     const protobuf = require(${JSON.stringify(path.join(__dirname, '../../js/protobuf.cjs'))});
-    const { defaultRegistry } = require(${JSON.stringify(path.join(__dirname, '../../js/registry.cjs'))});
+    const { defaultRegistry } = require(${JSON.stringify(path.join(__dirname, '../../js/internal.cjs'))});
     class Post { constructor(id, title) { this.id = id; this.title = title; } }
     const P = darmok.serializable(Post);
     const made = [new P(1, 'a'), new P(2, 'b'), new P(3, 'c')];

@@ -12,14 +12,16 @@ const { formats, fixtures, invalid } = require('./fixtures.cjs');
 const darmok = require('../../js/index.cjs');
 const { createCodec, createRegistry, configure } = darmok;
 const { SHAPE_AFTER } = require('../../js/shapes.cjs');
+const { registryOf } = require('../../js/internal.cjs');
 const { TRANSFORMS } = require('../../js/naming.cjs');
 const { isoString } = require('../../js/plain.cjs');
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
 
+/* A codec over a registry of its own, and that registry's Registry (plans, shapes). */
 function codec(format) {
   const registry = createRegistry();
-  return { c: createCodec({ format, registry }), registry };
+  return { c: createCodec({ format, registry }), registry: registryOf(registry) };
 }
 
 /* Encode value often enough for its classes to have shapes; the last document. */

@@ -13,6 +13,7 @@ const { test } = require('node:test');
 const { assert, haveWasm, sameGraph, throwsCode } = require('./helpers.cjs');
 const { formats } = require('./fixtures.cjs');
 const darmok = require('../../js/index.cjs');
+const { registryOf } = require('../../js/internal.cjs');
 const { createCodec, createRegistry, serializable } = darmok;
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
@@ -399,13 +400,13 @@ test('registration errors: gapped chains, bad versions, bad options', () => {
   assert.throws(() => r.serializable(class Y {}, { version: 4, migrate: { 1: (d) => d, 3: (d) => d } }),
     (e) => /from version 2 to 3/.test(e.message));
   // A failed registration registers nothing.
-  assert.strictEqual(r.planByKey('X'), null);
+  assert.strictEqual(registryOf(r).planByKey('X'), null);
   throwsCode(() => createCodec({ format: 'xml' }), 'ERR_INVALID_OPTION');
   throwsCode(() => createCodec({ registry: {} }), 'ERR_INVALID_OPTION');
 });
 
 test('classes with no options keep the fast paths', () => {
-  const r = createRegistry();
+  const r = registryOf(createRegistry());
   class Plain {}
   const plan = r.register(Plain, {});
   assert.strictEqual(plan.simple, true);
