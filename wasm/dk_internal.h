@@ -145,6 +145,14 @@ static inline uint32_t dk_max_length(const dk_limits *lim)
     return lim && lim->max_length ? lim->max_length : DK_DEFAULT_MAX_LENGTH;
 }
 
+/* Bytes of one string or binary value the readers take: max_length, but
+ * never past the default, whatever lim says. */
+static inline uint32_t dk_max_str(const dk_limits *lim)
+{
+    uint32_t n = dk_max_length(lim);
+    return n < DK_DEFAULT_MAX_LENGTH ? n : DK_DEFAULT_MAX_LENGTH;
+}
+
 /*
  * The index (0..7) of the lowest byte lane of m whose top bit is set, 8 when
  * none is: the answer of the 8-bytes-at-a-time (SWAR) scans below.

@@ -1395,8 +1395,7 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
     r.arena = scratch;
     r.max_depth = dk_max_depth(lim);
     r.max_len = dk_max_length(lim);
-    r.max_str =
-        r.max_len < DK_DEFAULT_MAX_LENGTH ? r.max_len : DK_DEFAULT_MAX_LENGTH;
+    r.max_str = dk_max_str(lim);
     rc = parse(&r);
     if (rc != DK_OK) {
         tape_out->len = 0;

@@ -202,22 +202,17 @@ static DK_MUST int dec_scan(pb_dec *d)
             if (fd != NULL && !pb_fits_32(fd->type, v))
                 return dec_fail(d, DK_ERR_SYNTAX, "varint out of range for a 32-bit field", at);
             break;
-        case 1: /* 64-bit */
-            if (end - pos < 8)
+        case 1:   /* 64-bit */
+        case 5: { /* 32-bit */
+            size_t w = wt == 1 ? 8 : 4;
+            if (end - pos < w)
                 return dec_fail(d, DK_ERR_SYNTAX, "protobuf input ends inside a field", pos);
-            if (fd != NULL && !pb_is_fixed64_type(fd->type))
+            if (fd != NULL && !(wt == 1 ? pb_is_fixed64_type(fd->type) : pb_is_fixed32_type(fd->type)))
                 return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
                                 at);
-            pos += 8;
+            pos += w;
             break;
-        case 5: /* 32-bit */
-            if (end - pos < 4)
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf input ends inside a field", pos);
-            if (fd != NULL && !pb_is_fixed32_type(fd->type))
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
-                                at);
-            pos += 4;
-            break;
+        }
         case 2: { /* length-delimited */
             size_t start, n;
             if (pb_varint(in, &pos, end, 5, &v) != 0)
@@ -907,7 +902,7 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t ma
     d.len = len;
     d.max_depth = dk_max_depth(lim);
     d.max_length = dk_max_length(lim);
-    d.max_str = d.max_length < DK_DEFAULT_MAX_LENGTH ? d.max_length : DK_DEFAULT_MAX_LENGTH;
+    d.max_str = dk_max_str(lim);
     if (len > DK_PB_MAX_OUT) return dec_fail(&d, DK_ERR_TOO_LARGE, "input too large", 0);
     if (max_out == 0) max_out = dk_pb_max_out(len);
     d.max_out = max_out < DK_PB_MAX_OUT ? max_out : DK_PB_MAX_OUT;
