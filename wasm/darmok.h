@@ -63,7 +63,7 @@ typedef struct dk_limits {
 } dk_limits;
 
 #define DK_DEFAULT_MAX_DEPTH 1000u
-#define DK_DEFAULT_MAX_LENGTH 0x3FFFFFFFu /* the tape's string limit */
+#define DK_DEFAULT_MAX_LENGTH (DK_STR_MAX - 1u) /* the tape's string limit */
 
 /* Zero bytes the reader may look at past the end of a padded input. */
 #define DK_JSON_PADDING 16u
@@ -198,9 +198,12 @@ int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags,
                          dk_buf *out, dk_err *err);
 
 /* darmok.Document -> JSON text through tape, likewise. The tape keeps each
- * text once (string references, dk_tape.h), and the JSON text, which
- * holds every copy, may not pass the default max_out bound either
- * (DK_ERR_TOO_LARGE). */
+ * text once (string references, dk_tape.h); the JSON text holds every
+ * copy, and those of texts over 64 bytes (which darmok's encoder never
+ * shares) may not take more than the default max_out bound
+ * (DK_ERR_TOO_LARGE). The whole text has no bound here: a document of
+ * short texts named many times can write ~190 bytes of JSON per byte;
+ * dk_pb_to_json_ex (dk_internal.h) takes one. */
 int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
                        dk_arena *scratch, dk_buf *tape, dk_buf *out,
                        dk_err *err);

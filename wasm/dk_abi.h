@@ -12,9 +12,9 @@
  * js/ takes every one of them from js/dk_abi.cjs; test/js/abi.test.cjs
  * fails when a copy appears in js/ or the generated module drifts.
  *
- * The .wasm is built with `emcc -O3 -sSTANDALONE_WASM --no-entry
- * -sALLOW_MEMORY_GROWTH=1 -sEXPORTED_FUNCTIONS=<from wasm/exports.txt, each
- * with a leading _>` -> build/darmok.wasm. No Emscripten JS glue is used:
+ * The .wasm is built by the Makefile (WASM_FLAGS) as a standalone module
+ * exporting the functions wasm/exports.txt lists, the one list of them.
+ * No Emscripten JS glue is used:
  * js/load.cjs and js/core.cjs instantiate the module themselves and provide
  * whatever it imports (at most `emscripten_notify_memory_growth` and WASI
  * stubs; the core never prints). Exports are called directly as
@@ -73,7 +73,8 @@
  *                                       transcoding inside the core: JSON
  *                                       text -> Document bytes, and back
  *                                       (JSON text of at most max_json
- *                                       bytes, else DK_ERR_TOO_LARGE).
+ *                                       bytes, else DK_ERR_TOO_LARGE;
+ *                                       0: no bound).
  *
  * Every call fills the result words (below; zero except as stated) and
  * returns the code of dk_code (darmok.h: 0 is success). The output stays

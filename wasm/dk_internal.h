@@ -613,11 +613,18 @@ DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
  */
 #define DK_READ_RAW_WTF8 8u
 
+#ifdef DK_CHECK_PB_BOUND
+/* Test and fuzz builds: how many times a protobuf string table picked a
+ * new seed after a long probe, so that test/c/test_hash.c can see that its
+ * crafted keys really collide under pb_hash. */
+extern unsigned long dk_pb_reseeds_seen;
+#endif
+
 /* dk_pb_read_ex flag: repeated member keys as key references (dk_tape.h). */
 #define DK_READ_KEYREFS 2u
 
 /* dk_pb_read_ex flag: a STRING_REF Kind naming a text that is not ASCII or
- * has DK_U16_SRC_ASCII_MIN (25) bytes or more as DK_T_STRREF (dk_tape.h),
+ * has DK_U16_SRC_ASCII_MIN bytes or more as DK_T_STRREF (dk_tape.h),
  * not a copy of it. */
 #define DK_READ_STRREFS 16u
 

@@ -59,9 +59,9 @@ static int bad_tape(writer *w, const char *msg, size_t pos)
 
 
 /*
- * The JSON text passed max_json. Checked where a tape value can write a
- * string the tape holds once for many: a string reference, a member key,
- * a class key; and at the end.
+ * The JSON text passed max_json. Checked at each string reference, the one
+ * value whose JSON the tape does not hold, and at the end; the ordinary
+ * writes between pay nothing for it.
  */
 DK_MUST static int json_bound(writer *w, size_t at)
 {
@@ -749,11 +749,13 @@ DK_MUST static int write_value(writer *w)
         w->pos = u;
         DK_TRY(read_str(w, &s, &n, &sat));
         w->pos = back;
+        if (sat > at || n > at - sat) return bad_tape(w, "string reference to no earlier str", at);
         DK_TRY(json_bound(w, at));
         if (n <= DK_PB_REF_MAX_BYTES) return put_str(w, s, n, 0, sat);
-        /* a long text named again: only a document from elsewhere does it */
+        /* a long text named again: only a document from elsewhere does it
+         * (copied <= max_out holds: passing it failed the call) */
         back = w->out->len;
-        if (w->copied > w->max_out || n > w->max_out - w->copied) return ref_too_large(w, at);
+        if (n > w->max_out - w->copied) return ref_too_large(w, at);
         DK_TRY(put_str(w, s, n, 0, sat));
         w->copied += w->out->len - back;
         return w->copied > w->max_out ? ref_too_large(w, at) : DK_OK;
@@ -811,7 +813,6 @@ DK_MUST static int write_value(writer *w)
         DK_TRY(read_u32(w, &ver));
         if (ver == 0) return bad_tape(w, "instance version 0", at);
         DK_TRY(read_u32(w, &u));
-        DK_TRY(json_bound(w, at));
         DK_TRY(push(w, op, u, at));
         w->stack[w->sp - 1].comma = 1;
         DK_TRY(PUT_LIT(w, "{\"$\":"));
@@ -834,7 +835,6 @@ DK_MUST static int write_key(writer *w, wframe *f)
     size_t n, sat;
     int dollar;
 
-    DK_TRY(json_bound(w, w->pos));
     DK_TRY(read_str(w, &s, &n, &sat));
     if (f->op == DK_T_ERROR && f->seen < 2) {
         const char *want = f->seen == 0 ? "name" : "message";

@@ -458,16 +458,11 @@ static DK_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, un
  *
  * Entries are not charged to max_out: they only save JS work (it makes
  * every string from the tape bytes without them), so they must not fail
- * a document that decodes without them. Charged, they failed documents
- * darmok itself writes: a string reference is ~2 bytes of protobuf and
- * the encoder shares strings of up to 64 bytes, so one 60-byte string
- * 20,000 times (40 KB) asked for 3.9 MB of tape and table where the
- * default bound allows 3.6 MB (its tape: 1.3 MB). The table has a bound
- * of its own instead, half of max_out (PB_U16_SHARE): a str whose entry
- * could pass it gets none (*units_at NULL), and JS makes it from its
- * bytes. Without it, hostile input (a text and 100,000 references to
- * it) took up to three times the bound in WebAssembly memory: 1.2 MB of
- * input 522 MB, where 138 MB when the table was charged.
+ * a document that decodes without them; charged, they failed documents
+ * darmok itself writes (a short string repeated, each copy with its
+ * units). The table has a bound of its own instead, half of max_out
+ * (PB_U16_SHARE): a str whose entry could pass it gets none (*units_at
+ * NULL), and JS makes it from its bytes.
  */
 #define PB_U16_SHARE 2
 static DK_MUST int dec_entry_room(pb_dec *d, size_t len, uint8_t **units_at)
@@ -684,8 +679,8 @@ static DK_MUST int dec_record(pb_dec *d, Darmok__Kind k)
  * The shortest ASCII text a STRING_REF names by DK_T_STRREF; shorter ones
  * are copied: JS takes a short ASCII string from its bytes through a
  * cache (one string for all the copies) faster than from a reference's
- * Map, and a copy costs the tape at most (5 + 24) / 2 bytes per input
- * byte, well within the bound. Other texts always go as references.
+ * Map, and a copy costs the tape at most (5 + PB_STRREF_MIN - 1) / 2
+ * bytes per input byte (a reference is 2), well within the bound. Other texts always go as references.
  */
 #define PB_STRREF_MIN DK_U16_SRC_ASCII_MIN
 

@@ -15,13 +15,10 @@
 /* Largest output reservation made from pb_bound instead of the exact size. */
 #define PB_BOUND_MAX ((uint64_t)1 << 20)
 
-/* The longest string value the encoder shares: DK_PB_REF_MAX_BYTES
- * (dk_internal.h). */
-#define PB_REF_MAX_BYTES DK_PB_REF_MAX_BYTES
 /* A string reference is at least 2 bytes of protobuf (its kind, its index)
  * for a tape str of 5 + n bytes: every document the encoder writes stays
  * within the decode's amplification bound (darmok.h). */
-_Static_assert((5 + PB_REF_MAX_BYTES) / 2 < DK_PB_EXPANSION,
+_Static_assert((5 + DK_PB_REF_MAX_BYTES) / 2 < DK_PB_EXPANSION,
                "shared strings must not expand past DK_PB_EXPANSION");
 
 /*
@@ -129,13 +126,17 @@ typedef struct pb_strtab {
 /*
  * Probes of a string table lookup past which the table picks a new seed
  * and rehashes (at most PB_RESEEDS times a call): with a random seed no
- * input should get there (linear probing at half load probes ~1.5 slots,
- * and rarely 40 in a million), so one that does is treated as a collision
+ * input should get there (linear probing at half load probes ~1.5 slots
+ * on average, and a long run is vanishingly rare), so one that does is treated as a collision
  * found by chance or by a flaw of pb_hash, and a new seed breaks it. Past
  * PB_RESEEDS the probes are left unbounded: no more can be done cheaply.
  */
 #define PB_PROBE_MAX 128u
 #define PB_RESEEDS 4u
+
+#ifdef DK_CHECK_PB_BOUND
+unsigned long dk_pb_reseeds_seen; /* see dk_internal.h */
+#endif
 
 typedef struct pb_shape_slot {
     uint32_t hash;
@@ -371,6 +372,9 @@ again:
         }
         if (DK_UNLIKELY(++probes > PB_PROBE_MAX) && t->reseeds < PB_RESEEDS) {
             t->reseeds++;
+#ifdef DK_CHECK_PB_BOUND
+            dk_pb_reseeds_seen++;
+#endif
             t->seed = (t->seed + 0x9E3779B97F4A7C15u) * 0xBF58476D1CE4E5B9u;
             t->seed ^= t->seed >> 31;
             if (enc_tab_rebuild(e, t, t->cap, 1) != 0) return -1;
@@ -431,7 +435,7 @@ static const uint8_t pb_ascii[128] = {
 
 /*
  * A string value: KIND_STRING with a new texts entry, or, when it has at
- * most PB_REF_MAX_BYTES bytes, KIND_STRING_REF naming the first texts entry
+ * most DK_PB_REF_MAX_BYTES bytes, KIND_STRING_REF naming the first texts entry
  * with the same bytes when its index takes fewer bytes than the string
  * would (tag + length + bytes). Which one is a function of the tape, so the
  * output stays canonical.
@@ -455,7 +459,7 @@ static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n, int scratch
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_STRING));
         return enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, pb_ascii + c, 1);
     }
-    if (n <= PB_REF_MAX_BYTES) found = enc_lookup(e, &e->text_tab, p, n, &h, &idx, &slot);
+    if (n <= DK_PB_REF_MAX_BYTES) found = enc_lookup(e, &e->text_tab, p, n, &h, &idx, &slot);
     if (found < 0) return enc_oom(e);
     if (found && pb_varint_size(idx) < 1 + pb_varint_size(n) + n) {
         DK_TRY(enc_kind(e, DARMOK__KIND__KIND_STRING_REF));

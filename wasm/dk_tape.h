@@ -61,8 +61,9 @@
  *                   earlier in this tape: the str of a STR, BIGINT or
  *                   REGEXP op. Only in tapes the protobuf decoder writes
  *                   when asked (DK_READ_STRREFS), for a STRING_REF Kind
- *                   naming a text that is not ASCII or has 25 bytes or
- *                   more (shorter ASCII ones are copied):
+ *                   naming a text that is not ASCII or has at least
+ *                   DK_U16_SRC_ASCII_MIN bytes (dk_internal.h; shorter
+ *                   ASCII ones are copied):
  *                   the tape then holds each distinct text once, so it
  *                   grows with the input, not with the references, and
  *                   JS makes each such string once. Never in the tapes

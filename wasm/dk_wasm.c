@@ -239,7 +239,7 @@ EXPORT int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len,
 }
 
 /* Transcodes the darmok.Document in the input area to JSON text of at most
- * max_json bytes. */
+ * max_json bytes (0: no bound, as 0 is the default for every limit here). */
 EXPORT int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
                              uint32_t max_length, uint32_t max_json)
 {
@@ -247,7 +247,7 @@ EXPORT int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
-    (void)dk_pb_to_json_ex(c->in.data, pb_len, &lim, max_json, &c->arena, &c->tape, &c->out,
+    (void)dk_pb_to_json_ex(c->in.data, pb_len, &lim, max_json != 0 ? max_json : SIZE_MAX, &c->arena, &c->tape, &c->out,
                            &err);
     return finish(c, &err);
 }

@@ -654,7 +654,7 @@ static void check_wide_writes(void)
         check_wide_write(t.data, t.len, "random document");
         /* and cut short: the same tape errors at the same offsets */
         if (t.len > 1) check_wide_write(t.data, xorshift32(&rng) % t.len, "cut document");
-        tb_free(&t);
+        dk_buf_free(&t);
     }
 }
 

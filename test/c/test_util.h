@@ -41,18 +41,18 @@ static int test_report(const char *name)
     return test_failed != 0;
 }
 
-/* Appends n bytes to a tape under construction (aborts on OOM). */
+/* Room for n more bytes of a tape under construction (aborts on OOM). */
+static void tb_room(dk_buf *t, size_t n)
+{
+    dk_err e = {DK_OK, NULL, 0};
+    if (dk_buf_reserve(t, n, &e, 0) != DK_OK) abort();
+}
+
+/* Appends n bytes. */
 static void tb_raw(dk_buf *t, const void *p, size_t n)
 {
-    if (t->len + n > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->len + n) cap *= 2;
-        t->data = realloc(t->data, cap);
-        if (t->data == NULL) abort();
-        t->cap = cap;
-    }
-    if (n) memcpy(t->data + t->len, p, n);
-    t->len += n;
+    tb_room(t, n);
+    if (n) dk_put_unsafe(t, p, n);
 }
 
 /* Appends one byte: an op, a kind byte or a raw byte. */
@@ -65,16 +65,16 @@ static void tb_op(dk_buf *t, int op)
 /* Appends a little-endian u32, 8 little-endian bytes, an f64. */
 static void tb_u32(dk_buf *t, uint32_t v)
 {
-    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-    tb_raw(t, b, 4);
+    tb_room(t, 4);
+    dk_wr32(t->data + t->len, v);
+    t->len += 4;
 }
 
 static void tb_bits(dk_buf *t, uint64_t u)
 {
-    uint8_t b[8];
-    int i;
-    for (i = 0; i < 8; i++) b[i] = (uint8_t)(u >> (8 * i));
-    tb_raw(t, b, 8);
+    tb_room(t, 8);
+    dk_wr64(t->data + t->len, u);
+    t->len += 8;
 }
 
 static void tb_f64(dk_buf *t, double x)
@@ -99,10 +99,5 @@ static void tb_strn(dk_buf *t, const void *s, size_t n)
     tb_raw(t, p, n);
 }
 
-static void tb_free(dk_buf *t)
-{
-    free(t->data);
-    memset(t, 0, sizeof *t);
-}
 
 #endif
