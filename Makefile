@@ -76,7 +76,13 @@ $(DEB_STAMP): $(DEB_LIST)
 	fi
 	@touch $@
 
+# Node.js 20.19+ and npm come with the machine (Debian 12's nodejs is 18,
+# under what package.json's engines, Vite and playwright-core need): say
+# so plainly rather than fail inside npm.
 $(NPM_STAMP): package.json package-lock.json | $(DEB_STAMP)
+	@command -v npm >/dev/null || { echo "setup: npm not found: install Node.js 20.19 or later with its npm (e.g. from NodeSource)" >&2; exit 1; }
+	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' \
+	  || { echo "setup: Node.js $$(node --version) is too old: install Node.js 20.19 or later (e.g. from NodeSource)" >&2; exit 1; }
 	npm ci --no-audit --no-fund
 	@touch $@
 
@@ -146,13 +152,16 @@ test-c-simd: $(addprefix $(BUILD)/csimd/,$(C_TESTS))
 test-c: $(addprefix $(BUILD)/c/,$(C_TESTS))
 	@set -e; for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
 
-# Fails unless every program ran and reported its checks (none failed).
+# Fails unless every program ran and reported its checks (none failed), and
+# test_format says it ran as wasm32 (its size_t check is compiled only there).
 test-c-wasm: $(addprefix $(BUILD)/cwasm/,$(addsuffix .js,$(C_TESTS)))
-	@set -e; total=0; for t in $^; do \
+	@set -e; total=0; wasm32=0; for t in $^; do \
 	  out=$$(node $$t) || { echo "$$out"; echo "test-c-wasm: $$t failed" >&2; exit 1; }; echo "$$out"; \
+	  case "$$out" in *"running as wasm32"*) wasm32=1;; esac; \
 	  n=$$(echo "$$out" | sed -n 's/.* \([0-9][0-9]*\) passed, 0 failed$$/\1/p' | tail -n1); \
 	  [ -n "$$n" ] && [ "$$n" -gt 0 ] || { echo "test-c-wasm: $$t reported no checks" >&2; exit 1; }; \
 	  total=$$((total + n)); done; \
+	[ $$wasm32 = 1 ] || { echo "test-c-wasm: no program ran as wasm32" >&2; exit 1; }; \
 	echo "test-c-wasm: $(words $^) programs, $$total checks passed in wasm32 (32-bit size_t) under Node"
 
 # Prints "yes" when this kernel runs a 32-bit x86 binary; DK_M32 overrides.

@@ -445,6 +445,9 @@ function shortAscii(buf, nb, start, len) {
   return s;
 }
 
+/* A latinLast no string is near: a small integer, as the field's others are. */
+const FAR_BACK = -0x3fffffff;
+
 /* TapeReader#refKeep of a tape no core described (decodeTape): every
    referenceable value may be named by a reference. */
 const KEEP_ALL = 0xFFFFFFFF;
@@ -455,9 +458,6 @@ const KEEP_ALL = 0xFFFFFFFF;
  * same ArrayBuffer. The tape is trusted: the core validated it, or this
  * process wrote it. Reads do not check bounds.
  */
-/* A latinLast no string is near: a small integer, as the field's others are. */
-const FAR_BACK = -0x3fffffff;
-
 class TapeReader {
   constructor(buf, view, pos, end) {
     this.buf = buf;

@@ -166,6 +166,10 @@ const builders = {
   pbRefsWide(n) {
     return { call: 'decode', format: 'protobuf', blob: pbStringRefs(n * 1024, 120, '\u00e9') };
   },
+  /* The longest ASCII text still copied into the tape, not referred to. */
+  pbRefsShortAscii(n) {
+    return { call: 'decode', format: 'protobuf', blob: pbStringRefs(n * 1024, 24, 'a') };
+  },
   pbRefsLong(n) {
     return { call: 'decode', format: 'protobuf', blob: pbStringRefs(n * 1024, 4096, '\u00e9') };
   },
