@@ -124,4 +124,4 @@ function unpackText(raw) {
   return { format, staleAt: Number(fields[1]), doc: raw.slice(end + 1) };
 }
 
-module.exports = { pack, unpack, header, isRevision1, MAGIC };
+module.exports = { pack, unpack, isRevision1, MAGIC };

@@ -70,7 +70,7 @@ function defineChecks(topology) {
   let servers;
   let combos;
   let ports;
-  /* The node (port) that serves a key, from CLUSTER KEYSLOT on any node. */
+  /* The node (port) that serves a key: its slot (calculateSlot) in CLUSTER SLOTS of one node. */
   let raw; // (cmd, key, ...args) -> reply, sent to the node that serves key
 
   before(async () => {
