@@ -187,9 +187,9 @@ after(async () => {
   if (redis) await redis.stop();
 });
 
-function cliAsync(args) {
+function cliAsync(args, { env = {}, preload = [] } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, FORCE_COLOR: '0' } });
+    const child = spawn(process.execPath, [...preload, cli, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
@@ -207,6 +207,20 @@ test('inspect --redis: a key in either format, with --prefix', async () => {
   assert.equal(bin.stdout, `key "app:foo:pb": darmok protobuf document, ${pbBytes.length} bytes\n${TREE}`);
   const asJson = await cliAsync(['inspect', '--redis', redis.url, 'app:foo:pb', '--json']);
   assert.equal(asJson.stdout, jsonText + '\n');
+});
+
+test('inspect --redis with every node-redis darmok/redis supports (4, 5, 6)', async () => {
+  // The node-redis packages of redis-matrix.cjs, found by the CLI in place of @redis/client.
+  for (const pkg of ['redis4', 'redis', 'redis6']) {
+    const env = { DARMOK_TEST_NODE_REDIS: pkg };
+    const preload = ['--require', path.join(__dirname, 'cli-node-redis.cjs')];
+    const bin = await cliAsync(['inspect', '--redis', redis.url, 'app:foo:pb'], { env, preload });
+    assert.equal(bin.status, 0, `${pkg}: ${bin.stderr}`);
+    assert.equal(bin.stdout, `key "app:foo:pb": darmok protobuf document, ${pbBytes.length} bytes\n${TREE}`, pkg);
+    const missing = await cliAsync(['inspect', '--redis', redis.url, 'nope'], { env, preload });
+    assert.equal(missing.status, 1, pkg);
+    assert.match(missing.stderr, /no key "nope"/, pkg);
+  }
 });
 
 test('inspect --redis: a missing key, a broken value, no server', async () => {
