@@ -145,6 +145,18 @@ test('bad input: exit 1, the DarmokError code, offset and path on stderr', () =>
   assert.match(missing.stderr, /ENOENT/);
 });
 
+test('auto format: darmok protobuf by its signature (08 01, then 12, 1a or 22), not by a first byte of 08', () => {
+  // Another application's protobuf message (field 1 = 150) is not taken for a darmok document.
+  const other = darmokCli(['inspect'], Buffer.from([0x08, 0x96, 0x01]));
+  assert.equal(other.status, 1);
+  assert.match(other.stderr, /^darmok inspect: ERR_SYNTAX: /);
+  assert.doesNotMatch(other.stderr, /protobuf/);
+  const converted = darmokCli(['convert', '--to', 'protobuf'], Buffer.from([0x08, 0x96, 0x01]));
+  assert.equal(converted.status, 1);
+  assert.match(converted.stderr, /^darmok convert: ERR_SYNTAX: /);
+  assert.equal(darmokCli(['inspect'], pbBytes).status, 0);
+});
+
 test('usage errors exit 2 with the usage; --help per command exits 0', () => {
   for (const args of [['inspect', '--bogus'], ['inspect', 'a', 'b'], ['inspect', '--format', 'xml', JSON_FILE],
     ['convert', JSON_FILE], ['convert', '--to', 'yaml'], ['frobnicate'], []]) {
