@@ -14,6 +14,7 @@ const darmok = require('./index.cjs');
 const { render } = require('./cli/tree.cjs');
 const { unwrap } = require('./cli/envelope.cjs');
 const { readInput, readRedis, SourceError } = require('./cli/source.cjs');
+const { looksLikeProtobuf } = require('./sniff.cjs');
 
 const HELP = {
   main: `Usage: darmok <command> [options]
@@ -33,7 +34,8 @@ Reads standard input when FILE is - or absent.
 
 Options:
   --format json|protobuf|auto   the input's format (default auto: a darmok
-                                protobuf document starts with byte 0x08)
+                                protobuf document starts 08 01, then 12, 1a
+                                or 22; anything else is read as JSON)
   --json                        print the document as darmok JSON instead
   --redis URL                   read KEY from this Redis (needs @redis/client)
   --prefix P                    put P before KEY (a cache's key prefix)
@@ -55,16 +57,21 @@ const FORMATS = ['json', 'protobuf'];
 
 class UsageError extends Error {}
 
-/* 'json' or 'protobuf': as told, or by the first byte (darmok.Document's field 1, format, is tag 0x08). */
+/* 'json' or 'protobuf': as told, or by darmok protobuf's exact signature (sniff.cjs); anything else is read as JSON. */
 function formatOf(bytes, option) {
   if (option !== 'auto') return option;
-  return bytes.length > 0 && bytes[0] === 0x08 ? 'protobuf' : 'json';
+  return looksLikeProtobuf(bytes) ? 'protobuf' : 'json';
 }
 
-/* Check the whole document (decodeEntity, classes read as plain data) and return it as darmok JSON text. */
+/*
+ * Check the whole document and return it as darmok JSON text. JSON is
+ * checked by decodeEntity (classes read as plain data); protobuf by its
+ * one decode, the transcode to JSON, which reads it as decodeEntity does.
+ */
 function asJson(bytes, format) {
+  if (format === 'protobuf') return darmok.transcode(bytes, { from: 'protobuf', to: 'json' });
   darmok.decodeEntity(bytes, { format, unknownClass: 'plain', newerVersion: 'accept', legacy: 'none' });
-  return format === 'json' ? Buffer.from(bytes).toString('utf8') : darmok.transcode(bytes, { from: 'protobuf', to: 'json' });
+  return Buffer.from(bytes).toString('utf8');
 }
 
 function painter(stream) {

@@ -130,4 +130,4 @@ function adapt(client) {
     'createCache: client must be a node-redis (redis 4-6) or ioredis (5-6) client or cluster');
 }
 
-module.exports = { adapt, bySlot, DEL_IF };
+module.exports = { adapt };

@@ -94,6 +94,15 @@ function unpackBytes(raw) {
   return { format, staleAt, doc: raw.subarray(end + 1) };
 }
 
+/*
+ * Whether raw (a string or bytes) opens with the revision 1 magic: an
+ * entry that does and still fails unpack() is a corrupt darmok entry;
+ * one that does not is another application's value or a newer revision's.
+ */
+function isRevision1(raw) {
+  return typeof raw === 'string' ? raw.startsWith(MAGIC) : startsAt(raw, 0, MAGIC_BYTES);
+}
+
 /* Why raw is not an entry of revision 1 (the slow path of a bad entry). */
 function whyNot(raw) {
   const r = unpackText(raw.toString('latin1', 0, Math.min(raw.length, HEADER_MAX + 1)));
@@ -115,4 +124,4 @@ function unpackText(raw) {
   return { format, staleAt: Number(fields[1]), doc: raw.slice(end + 1) };
 }
 
-module.exports = { pack, unpack, header, MAGIC };
+module.exports = { pack, unpack, isRevision1, MAGIC };

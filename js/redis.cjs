@@ -12,19 +12,22 @@
  *     reported and, with failOpen (the default), taken as a miss: get
  *     answers null and getOrSet calls the loader. With failOpen: false the
  *     caller gets ERR_REDIS with the client's error as its cause.
- *   - An entry that does not decode is never thrown at a caller: it is a
- *     miss, reported as ERR_CACHE_ENTRY, and deleted (only while it still
- *     holds those bytes) or overwritten by the reload.
- *   - Concurrent getOrSet calls of one key in this process share one read
- *     and one loader call; with `lock`, processes share one loader call
- *     through SET NX PX and a compare-and-delete release.
+ *   - An entry that does not decode is a miss, reported as
+ *     ERR_CACHE_ENTRY. A corrupt one is deleted (only while it still holds
+ *     those bytes) or overwritten by the reload; one this process cannot
+ *     read (another application's, a newer writer's) is left as it is. A
+ *     wrong Class (ERR_UNEXPECTED_CLASS) is thrown: the caller's bug.
+ *   - Concurrent getOrSet calls of one key and Class in this process share
+ *     one read and one loader call, until the loader settles; with `lock`,
+ *     processes share one loader call through SET NX PX and a
+ *     compare-and-delete release once the load has settled.
  */
 
 const { randomUUID } = require('node:crypto');
 const { createCodec } = require('./codec.cjs');
 const { DarmokError } = require('./errors.cjs');
 const { adapt } = require('./redis-clients.cjs');
-const { pack, unpack } = require('./redis-entry.cjs');
+const { pack, unpack, isRevision1 } = require('./redis-entry.cjs');
 
 const DEFAULTS = Object.freeze({
   prefix: '',
@@ -43,10 +46,21 @@ const LOCK_SUFFIX = ':darmok-lock';
 
 const EVENTS = ['hit', 'miss', 'stale', 'load', 'lockWait', 'error'];
 
-/* What readEntry returns for an entry that is there but not usable. */
-const BAD = Symbol('bad entry');
+/*
+ * What reading an entry that is there but not usable gives. A CORRUPT entry
+ * (a darmok/1 header or document that does not parse) is deleted and a
+ * reload overwrites it; an UNREADABLE one (no darmok envelope: someone
+ * else's value; a newer envelope, class version or class; the other
+ * format) is left as it is, for the process that can read it.
+ */
+const CORRUPT = Symbol('corrupt entry');
+const UNREADABLE = Symbol('unreadable entry');
+/* What a read gives when there is no fresh value (absent, stale, unusable, Redis failed). */
+const NONE = Symbol('no fresh value');
 /* What a refresh resolves to when it gave no new value. */
 const NO_VALUE = Symbol('no value');
+/* What withLock resolves to when another process holds the lock. */
+const NOT_LOCKED = Symbol('not locked');
 
 function invalid(message) {
   return new DarmokError('ERR_INVALID_OPTION', `createCache: ${message}`);
@@ -69,6 +83,10 @@ function timeoutCause(ms) {
   const err = new Error(`no answer from Redis within ${ms} ms`);
   err.name = 'TimeoutError';
   return err;
+}
+
+function loadTimeout(key, ms) {
+  return new DarmokError('ERR_LOAD_TIMEOUT', `the loader of ${JSON.stringify(key)} took longer than hardTimeout (${ms} ms)`);
 }
 
 function badEntry(reason, cause) {
@@ -129,9 +147,9 @@ function createCache(options) {
   const counts = { hits: 0, staleHits: 0, misses: 0, loads: 0, loadErrors: 0, lockWaits: 0, errors: 0 };
   const listeners = Object.create(null);
   for (const e of EVENTS) listeners[e] = [];
-  /* key -> the promise of a getOrSet in progress (its read and its load). */
+  /* key -> Class -> a getOrSet in progress (its read and its load): { promise, ... }. */
   const flights = new Map();
-  /* key -> the promise of a background refresh in progress. */
+  /* key -> Class -> a background refresh in progress: { promise }. */
   const refreshes = new Map();
 
   function emit(name, a, b) {
@@ -253,50 +271,74 @@ function createCache(options) {
     return Class === null ? undefined : Class;
   }
 
-  /*
-   * The bytes of one entry (raw, as read) -> { value, staleAt, raw }, or BAD
-   * after reporting why and deleting it while it still holds raw.
-   */
-  function decodeRaw(key, raw, Class) {
-    const e = unpack(raw);
-    let why;
-    let cause;
-    if (typeof e === 'string') {
-      why = e;
-    } else if (e.format !== format) {
-      why = `written in the ${e.format} format, this cache reads ${format}`;
-    } else {
-      try {
-        return { value: codec.decodeEntity(e.doc, Class), staleAt: e.staleAt, raw };
-      } catch (err) {
-        why = `${err.code || err.name}: ${err.message}`;
-        cause = err;
-      }
-    }
+  /* Reported, then CORRUPT (deleted while the key still holds raw) or UNREADABLE (left as it is). */
+  function unusable(key, full, raw, kind, why, cause) {
     report(badEntry(why, cause), key);
-    const full = prefix + key;
-    command('DEL (compare-and-delete)', () => redis.delIf(full, raw)).catch((err) => report(err, key));
-    return BAD;
+    if (kind === CORRUPT) command('DEL (compare-and-delete)', () => redis.delIf(full, raw)).catch((err) => report(err, key));
+    return kind;
   }
 
-  /* GET one entry -> entry | BAD | null (absent); rejects with ERR_REDIS. */
-  async function readEntry(key, Class) {
-    const full = prefix + key;
-    const raw = await command('GET', () => redis.get(full, true));
-    if (raw === null || raw === undefined) return null;
-    return decodeRaw(key, raw, Class);
+  /* The bytes of one entry (raw, read at full) -> its envelope { format, staleAt, doc }, CORRUPT or UNREADABLE. */
+  function envelope(key, full, raw) {
+    const e = unpack(raw);
+    if (typeof e === 'string') return unusable(key, full, raw, isRevision1(raw) ? CORRUPT : UNREADABLE, e);
+    if (e.format !== format) {
+      return unusable(key, full, raw, UNREADABLE, `written in the ${e.format} format, this cache reads ${format}`);
+    }
+    return e;
+  }
+
+  /*
+   * The value in envelope e -> the value, CORRUPT or UNREADABLE. A wrong
+   * Class (ERR_UNEXPECTED_CLASS) is the caller's bug, not the entry's: it
+   * is thrown.
+   */
+  function valueOf(key, full, raw, e, Class) {
+    try {
+      return codec.decodeEntity(e.doc, Class);
+    } catch (err) {
+      const code = err instanceof DarmokError ? err.code : undefined;
+      if (code === 'ERR_UNEXPECTED_CLASS') throw err;
+      const kind = code === 'ERR_SYNTAX' || code === 'ERR_FORMAT' ? CORRUPT : UNREADABLE;
+      return unusable(key, full, raw, kind, `${code || err.name}: ${err.message}`, err);
+    }
+  }
+
+  /* raw (null: absent) -> the value if the entry is fresh, else NONE; a stale entry is not decoded. */
+  function freshValue(key, full, raw, Class) {
+    if (raw === null || raw === undefined) return NONE;
+    const e = envelope(key, full, raw);
+    if (typeof e === 'symbol' || Date.now() >= e.staleAt) return NONE;
+    const v = valueOf(key, full, raw, e, Class);
+    return typeof v === 'symbol' ? NONE : v;
+  }
+
+  function readRaw(full) {
+    return command('GET', () => redis.get(full, true));
+  }
+
+  /* GET -> the fresh value or NONE; a Redis failure is failed(): NONE, or thrown without failOpen. */
+  async function readFresh(key, full, Class) {
+    let raw;
+    try {
+      raw = await readRaw(full);
+    } catch (err) {
+      failed(err, key);
+      return NONE;
+    }
+    return freshValue(key, full, raw, Class);
   }
 
   function ttlOf(value, o) {
     return value === null ? o.nullTtl : o.ttl;
   }
 
-  /* SET key <envelope + document> PX (ttl + grace). */
-  function write(key, value, ttl, grace) {
+  /* SET full <envelope + document> PX (ttl + grace). */
+  function write(full, value, ttl, grace) {
     const staleAt = Date.now() + Math.round(ttl * 1000);
     const entry = pack(format, staleAt, codec.encodeEntity(value));
     const px = Math.max(1, Math.round((ttl + grace) * 1000));
-    return command('SET', () => redis.set(prefix + key, entry, px));
+    return command('SET', () => redis.set(full, entry, px));
   }
 
   /* Per-call options over the cache's. */
@@ -318,32 +360,29 @@ function createCache(options) {
 
   /* ---- get, set, mget, mset, del ----------------------------------------- */
 
+  function counted(key, v) {
+    if (v === NONE) {
+      counts.misses++;
+      emit('miss', key);
+      return null;
+    }
+    counts.hits++;
+    emit('hit', key);
+    return v;
+  }
+
   async function get(key, Class) {
-    checkKey(key);
+    const full = checkKey(key);
     Class = checkClass(Class);
-    let e;
-    try {
-      e = await readEntry(key, Class);
-    } catch (err) {
-      failed(err, key);
-      e = null;
-    }
-    if (e !== null && e !== BAD && Date.now() < e.staleAt) {
-      counts.hits++;
-      emit('hit', key);
-      return e.value;
-    }
-    counts.misses++;
-    emit('miss', key);
-    return null;
+    return counted(key, await readFresh(key, full, Class));
   }
 
   async function set(key, value, o) {
-    checkKey(key);
+    const full = checkKey(key);
     const opts = callOptions(o);
     if (value === undefined) return false;
     try {
-      await write(key, value, ttlOf(value, opts), opts.grace);
+      await write(full, value, ttlOf(value, opts), opts.grace);
       return true;
     } catch (err) {
       if (!(err instanceof DarmokError) || err.code !== 'ERR_REDIS') throw err; // the value did not encode
@@ -364,21 +403,8 @@ function createCache(options) {
       failed(err, keys.join(' '));
       raws = new Array(keys.length).fill(null);
     }
-    const now = Date.now();
     const out = new Array(keys.length);
-    for (let i = 0; i < keys.length; i++) {
-      const raw = raws[i];
-      const e = raw === null || raw === undefined ? null : decodeRaw(keys[i], raw, Class);
-      if (e !== null && e !== BAD && now < e.staleAt) {
-        counts.hits++;
-        emit('hit', keys[i]);
-        out[i] = e.value;
-      } else {
-        counts.misses++;
-        emit('miss', keys[i]);
-        out[i] = null;
-      }
-    }
+    for (let i = 0; i < keys.length; i++) out[i] = counted(keys[i], freshValue(keys[i], full[i], raws[i], Class));
     return out;
   }
 
@@ -413,207 +439,238 @@ function createCache(options) {
   /* ---- getOrSet ------------------------------------------------------------ */
 
   /*
-   * Calls the loader (bounded by hardTimeout) and stores its value. A value
-   * that arrives after the hard timeout is still stored. undefined is
-   * returned, not stored.
+   * Calls the loader and, with store, stores its value once it arrives.
+   * Settles when the loader and the write have: callers that gave up at
+   * their hardTimeout do not shorten it. undefined is returned, not stored.
    */
-  async function loadAndStore(key, loader, o) {
+  async function loadAndStore(key, full, loader, o, store = true) {
     counts.loads++;
     emit('load', key);
-    let loading;
+    let value;
     try {
-      loading = Promise.resolve(loader());
+      value = await loader();
     } catch (err) {
-      loading = Promise.reject(err);
-    }
-    const store = async (value) => {
-      if (value === undefined) return value;
-      try {
-        await write(key, value, ttlOf(value, o), o.grace);
-      } catch (err) {
-        if (err instanceof DarmokError && err.code === 'ERR_REDIS') failed(err, key);
-        else report(err, key); // the loader's value did not encode: served, not cached
-      }
-      return value;
-    };
-    loading.catch(() => {
       counts.loadErrors++;
-    });
-    if (o.hardTimeout > 0) {
-      let timer;
-      const late = new Promise((resolve, reject) => {
-        timer = setTimeout(() => reject(new DarmokError('ERR_LOAD_TIMEOUT',
-          `the loader of ${JSON.stringify(key)} took longer than hardTimeout (${o.hardTimeout} ms)`)), o.hardTimeout);
-      });
-      let value;
-      try {
-        value = await Promise.race([loading, late]);
-      } catch (err) {
-        if (err instanceof DarmokError && err.code === 'ERR_LOAD_TIMEOUT') {
-          // The loader goes on; what it brings is cached for the next caller.
-          loading.then(store).catch((e) => report(e, key));
-        }
-        throw err;
-      } finally {
-        clearTimeout(timer);
-      }
-      return store(value);
+      throw err;
     }
-    return store(await loading);
+    if (value === undefined || !store) return value;
+    try {
+      await write(full, value, ttlOf(value, o), o.grace);
+    } catch (err) {
+      if (err instanceof DarmokError && err.code === 'ERR_REDIS') failed(err, key);
+      else report(err, key); // the loader's value did not encode: served, not cached
+    }
+    return value;
+  }
+
+  /*
+   * Runs fn(locked) holding the cross-process lock of key (SET NX PX, then
+   * a compare-and-delete of our token once fn has settled) and resolves to
+   * what fn does; NOT_LOCKED when another process holds the lock. When
+   * Redis fails to answer the SET NX, fn(false) runs without the lock (or,
+   * without failOpen, the error is thrown): no release is sent for a lock
+   * never taken.
+   */
+  async function withLock(key, full, fn) {
+    const lockKey = full + LOCK_SUFFIX;
+    const token = randomUUID();
+    let got;
+    try {
+      got = await command('SET NX', () => redis.setNx(lockKey, token, lockTtl));
+    } catch (err) {
+      failed(err, key);
+      return fn(false);
+    }
+    if (!got) return NOT_LOCKED;
+    try {
+      return await fn(true);
+    } finally {
+      command('EVAL (release lock)', () => redis.delIf(lockKey, token)).catch((err) => report(err, key));
+    }
+  }
+
+  /*
+   * The lock holder's part: another process may have stored the value and
+   * released the lock between our read and our lock, so look once more.
+   */
+  async function loadUnlessFresh(key, full, Class, loader, o, locked) {
+    if (locked) {
+      const v = await readFresh(key, full, Class);
+      if (v !== NONE) return v;
+    }
+    return loadAndStore(key, full, loader, o);
   }
 
   /* Loads under the cross-process lock: one process loads, the others wait for its value. */
-  async function loadLocked(key, Class, loader, o) {
-    const lockKey = prefix + key + LOCK_SUFFIX;
-    const token = randomUUID();
-    const tryLock = async () => {
-      try {
-        return await command('SET NX', () => redis.setNx(lockKey, token, lockTtl));
-      } catch (err) {
-        failed(err, key);
-        return null; // Redis unusable: load without the lock
-      }
-    };
-    const fresh = async () => {
-      try {
-        const e = await readEntry(key, Class);
-        return e !== null && e !== BAD && Date.now() < e.staleAt ? e : null;
-      } catch (err) {
-        failed(err, key);
-        return null;
-      }
-    };
-    const asHolder = async () => {
-      try {
-        // Another process may have stored the value and released the lock
-        // between our miss and our lock.
-        const e = await fresh();
-        if (e !== null) return e.value;
-        return await loadAndStore(key, loader, o);
-      } finally {
-        command('EVAL (release lock)', () => redis.delIf(lockKey, token)).catch((err) => report(err, key));
-      }
-    };
-    let got = await tryLock();
-    if (got === null) return loadAndStore(key, loader, o);
-    if (got) return asHolder();
+  async function loadLocked(key, full, Class, loader, o) {
+    const asHolder = (locked) => loadUnlessFresh(key, full, Class, loader, o, locked);
+    let v = await withLock(key, full, asHolder);
+    if (v !== NOT_LOCKED) return v;
     counts.lockWaits++;
     emit('lockWait', key);
     const deadline = Date.now() + lockWait;
     while (Date.now() < deadline) {
       await sleep(lockPoll);
-      const e = await fresh();
-      if (e !== null) return e.value;
+      v = await readFresh(key, full, Class);
+      if (v !== NONE) return v;
       // The holder is gone without storing a value (its loader failed or
       // gave undefined, or it died and the lock expired): take over.
-      got = await tryLock();
-      if (got === null) break;
-      if (got) return asHolder();
+      v = await withLock(key, full, asHolder);
+      if (v !== NOT_LOCKED) return v;
     }
-    return loadAndStore(key, loader, o);
+    return loadAndStore(key, full, loader, o);
   }
 
-  function load(key, Class, loader, o, redisDown) {
-    return o.lock && !redisDown ? loadLocked(key, Class, loader, o) : loadAndStore(key, loader, o);
+  /*
+   * Calls in progress, by key and then by Class: callers of one key with
+   * another Class must not get the first one's instance.
+   */
+  function joinable(map, key, Class) {
+    const byClass = map.get(key);
+    return byClass === undefined ? undefined : byClass.get(Class);
   }
 
-  /* One background refresh per key; resolves to the new value or NO_VALUE, never rejects. */
-  function refresh(key, Class, loader, o) {
-    let p = refreshes.get(key);
-    if (p !== undefined) return p;
-    p = (async () => {
+  /* Puts f in map until f.promise settles; then done(err) with its rejection, if any. */
+  function track(map, key, Class, f, done) {
+    let byClass = map.get(key);
+    if (byClass === undefined) map.set(key, byClass = new Map());
+    byClass.set(Class, f);
+    const untrack = (err) => {
+      if (byClass.get(Class) === f) byClass.delete(Class);
+      if (byClass.size === 0 && map.get(key) === byClass) map.delete(key);
+      if (done !== undefined) done(err);
+    };
+    f.promise.then(() => untrack(undefined), untrack);
+  }
+
+  /* One background refresh per key and Class; resolves to the new value or NO_VALUE, never rejects. */
+  function refresh(key, full, Class, loader, o) {
+    let f = joinable(refreshes, key, Class);
+    if (f !== undefined) return f.promise;
+    const run = async () => {
       try {
-        if (o.lock) {
-          const lockKey = prefix + key + LOCK_SUFFIX;
-          const token = randomUUID();
-          let got;
-          try {
-            got = await command('SET NX', () => redis.setNx(lockKey, token, lockTtl));
-          } catch (err) {
-            report(err, key);
-            got = true; // refresh without the lock
-          }
-          if (!got) return NO_VALUE; // another process refreshes it
-          try {
-            const v = await loadAndStore(key, loader, o);
-            return v === undefined ? NO_VALUE : v;
-          } finally {
-            command('EVAL (release lock)', () => redis.delIf(lockKey, token)).catch((err) => report(err, key));
-          }
-        }
-        const v = await loadAndStore(key, loader, o);
-        return v === undefined ? NO_VALUE : v;
+        const v = o.lock
+          ? await withLock(key, full, (locked) => loadUnlessFresh(key, full, Class, loader, o, locked))
+          : await loadAndStore(key, full, loader, o);
+        return v === undefined || v === NOT_LOCKED ? NO_VALUE : v; // NOT_LOCKED: another process refreshes it
       } catch (err) {
         report(err, key);
         return NO_VALUE;
-      } finally {
-        refreshes.delete(key);
       }
-    })();
-    refreshes.set(key, p);
-    return p;
+    };
+    f = { promise: run() };
+    track(refreshes, key, Class, f);
+    return f.promise;
   }
 
-  async function resolve(key, Class, loader, o) {
-    let e = null;
+  /*
+   * The read and, on a miss, the load of one flight f. f.loading is set,
+   * and f.onLoad called, when the load starts: each caller's hardTimeout
+   * counts from there.
+   */
+  async function resolve(key, full, Class, loader, o, f) {
+    let raw = null;
     let redisDown = false;
     try {
-      e = await readEntry(key, Class);
+      raw = await readRaw(full);
     } catch (err) {
       failed(err, key);
       redisDown = true;
     }
-    if (e !== null && e !== BAD) {
+    let kind = null;
+    if (raw !== null && raw !== undefined) {
+      const e = envelope(key, full, raw);
       const now = Date.now();
-      if (now < e.staleAt) {
-        counts.hits++;
-        emit('hit', key);
-        return e.value;
-      }
-      if (o.grace > 0 && now < e.staleAt + o.grace * 1000) {
-        counts.staleHits++;
-        emit('stale', key);
-        const refreshing = refresh(key, Class, loader, o);
-        if (o.softTimeout > 0) {
-          let timer;
-          const waited = await Promise.race([
-            refreshing,
-            new Promise((r) => { timer = setTimeout(r, o.softTimeout, NO_VALUE); })
-          ]);
-          clearTimeout(timer);
-          if (waited !== NO_VALUE) return waited;
+      if (typeof e === 'symbol') {
+        kind = e;
+      } else if (now < e.staleAt || (o.grace > 0 && now < e.staleAt + o.grace * 1000)) {
+        const v = valueOf(key, full, raw, e, Class);
+        if (typeof v === 'symbol') {
+          kind = v;
+        } else if (now < e.staleAt) {
+          counts.hits++;
+          emit('hit', key);
+          return v;
+        } else {
+          counts.staleHits++;
+          emit('stale', key);
+          const refreshing = refresh(key, full, Class, loader, o);
+          if (o.softTimeout > 0) {
+            let timer;
+            const waited = await Promise.race([
+              refreshing,
+              new Promise((r) => { timer = setTimeout(r, o.softTimeout, NO_VALUE); })
+            ]);
+            clearTimeout(timer);
+            if (waited !== NO_VALUE) return waited;
+          }
+          return v;
         }
-        return e.value;
       }
     }
     counts.misses++;
     emit('miss', key);
-    return load(key, Class, loader, o, redisDown);
+    // An entry this process cannot read is left for the processes that can:
+    // the loader's value is served, not written over it, and with nothing
+    // to be written the lock has nothing to guard.
+    const loading = kind === UNREADABLE ? loadAndStore(key, full, loader, o, false)
+      : o.lock && !redisDown ? loadLocked(key, full, Class, loader, o)
+        : loadAndStore(key, full, loader, o);
+    f.loading = true;
+    for (const started of f.onLoad) started();
+    f.onLoad = null;
+    return loading;
+  }
+
+  /* p, or ERR_LOAD_TIMEOUT once ms have passed. */
+  function bounded(p, key, ms, f) {
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => {
+        f.timedOut = true;
+        reject(loadTimeout(key, ms));
+      }, ms);
+    });
+    return Promise.race([p, late]).finally(() => clearTimeout(timer));
+  }
+
+  /* What one caller of flight f gets: its result, the load bounded by the caller's hardTimeout. */
+  function answer(f, key, ms) {
+    if (ms === 0) return f.promise;
+    if (f.loading) return bounded(f.promise, key, ms, f);
+    return new Promise((resolveAnswer, reject) => {
+      f.promise.then(resolveAnswer, reject);
+      f.onLoad.push(() => bounded(f.promise, key, ms, f).then(resolveAnswer, reject));
+    });
   }
 
   /*
    * getOrSet(key, Class, loader, { ttl, nullTtl, grace, softTimeout,
    * hardTimeout, lock }) -> the cached value, or the loader's (cached).
-   * Callers of one key while a call is in progress share it.
+   * Callers of one key and Class while a call is in progress share it, until
+   * its loader has settled: also those that come after a caller gave up at
+   * its hardTimeout.
    */
   function getOrSet(key, Class, loader, o) {
+    let full;
     try {
-      checkKey(key);
+      full = checkKey(key);
       Class = checkClass(Class);
       if (typeof loader !== 'function') throw invalid('getOrSet(key, Class, loader, options?): loader must be a function');
       o = callOptions(o);
     } catch (err) {
       return Promise.reject(err);
     }
-    let p = flights.get(key);
-    if (p !== undefined) return p;
-    p = resolve(key, Class, loader, o);
-    flights.set(key, p);
-    const done = () => {
-      if (flights.get(key) === p) flights.delete(key);
-    };
-    p.then(done, done);
-    return p;
+    let f = joinable(flights, key, Class);
+    if (f === undefined) {
+      f = { promise: null, loading: false, onLoad: [], timedOut: false };
+      f.promise = resolve(key, full, Class, loader, o, f);
+      // A load that fails after a caller gave up is still reported.
+      track(flights, key, Class, f, (err) => {
+        if (err !== undefined && f.timedOut) report(err, key);
+      });
+    }
+    return answer(f, key, o.hardTimeout);
   }
 
   function stats() {

@@ -30,7 +30,7 @@ export interface CacheOptions {
   timeout?: number;
   /** Milliseconds a stale hit waits for its refresh before answering with the stale value. Default 0. */
   softTimeout?: number;
-  /** Milliseconds a miss waits for its loader before rejecting with ERR_LOAD_TIMEOUT; 0: no bound (default). */
+  /** Milliseconds a miss waits, from the miss, for its load before rejecting with ERR_LOAD_TIMEOUT (the loader goes on); 0: no bound (default). */
   hardTimeout?: number;
   /**
    * true (default): a Redis failure or timeout is reported and taken as a

@@ -5,6 +5,7 @@
  * optional peer dependency: only --redis needs it).
  */
 const fs = require('node:fs');
+const { adapt } = require('../redis-clients.cjs');
 
 function readInput(file) {
   if (file === undefined || file === '-') return fs.readFileSync(0);
@@ -24,10 +25,13 @@ function redisClientModule() {
   throw new SourceError('--redis needs node-redis: npm install @redis/client');
 }
 
-/* GET key from the Redis at url, as bytes (never decoded as UTF-8 text). */
-async function readRedis(url, key) {
-  const { createClient, RESP_TYPES } = redisClientModule();
-  const client = createClient({ url, socket: { reconnectStrategy: false, connectTimeout: 5000 } });
+/*
+ * GET key from the Redis at url, as bytes (never decoded as UTF-8 text),
+ * through darmok/redis's client adapter, so every node-redis the cache
+ * takes (4, 5, 6) works. lib: the node-redis module (found when absent).
+ */
+async function readRedis(url, key, lib = redisClientModule()) {
+  const client = lib.createClient({ url, socket: { reconnectStrategy: false, connectTimeout: 5000 } });
   client.on('error', () => {}); // the failed command reports it
   try {
     await client.connect();
@@ -35,11 +39,12 @@ async function readRedis(url, key) {
     throw new SourceError(`cannot connect to ${url}: ${err.message}`);
   }
   try {
-    const value = await client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }).get(key);
+    const value = await adapt(client).get(key, true);
     if (value === null) throw new SourceError(`no key ${JSON.stringify(key)} in ${url}`);
     return value;
   } finally {
-    await client.close();
+    // node-redis 5+ close(); 4 has only quit().
+    await (typeof client.close === 'function' ? client.close() : client.quit());
   }
 }
 

@@ -145,6 +145,18 @@ test('bad input: exit 1, the DarmokError code, offset and path on stderr', () =>
   assert.match(missing.stderr, /ENOENT/);
 });
 
+test('auto format: darmok protobuf by its signature (08 01, then 12, 1a or 22), not by a first byte of 08', () => {
+  // Another application's protobuf message (field 1 = 150) is not taken for a darmok document.
+  const other = darmokCli(['inspect'], Buffer.from([0x08, 0x96, 0x01]));
+  assert.equal(other.status, 1);
+  assert.match(other.stderr, /^darmok inspect: ERR_SYNTAX: /);
+  assert.doesNotMatch(other.stderr, /protobuf/);
+  const converted = darmokCli(['convert', '--to', 'protobuf'], Buffer.from([0x08, 0x96, 0x01]));
+  assert.equal(converted.status, 1);
+  assert.match(converted.stderr, /^darmok convert: ERR_SYNTAX: /);
+  assert.equal(darmokCli(['inspect'], pbBytes).status, 0);
+});
+
 test('usage errors exit 2 with the usage; --help per command exits 0', () => {
   for (const args of [['inspect', '--bogus'], ['inspect', 'a', 'b'], ['inspect', '--format', 'xml', JSON_FILE],
     ['convert', JSON_FILE], ['convert', '--to', 'yaml'], ['frobnicate'], []]) {
@@ -187,9 +199,9 @@ after(async () => {
   if (redis) await redis.stop();
 });
 
-function cliAsync(args) {
+function cliAsync(args, { env = {}, preload = [] } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, FORCE_COLOR: '0' } });
+    const child = spawn(process.execPath, [...preload, cli, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
@@ -207,6 +219,20 @@ test('inspect --redis: a key in either format, with --prefix', async () => {
   assert.equal(bin.stdout, `key "app:foo:pb": darmok protobuf document, ${pbBytes.length} bytes\n${TREE}`);
   const asJson = await cliAsync(['inspect', '--redis', redis.url, 'app:foo:pb', '--json']);
   assert.equal(asJson.stdout, jsonText + '\n');
+});
+
+test('inspect --redis with every node-redis darmok/redis supports (4, 5, 6)', async () => {
+  // The node-redis packages of redis-matrix.cjs, found by the CLI in place of @redis/client.
+  for (const pkg of ['redis4', 'redis', 'redis6']) {
+    const env = { DARMOK_TEST_NODE_REDIS: pkg };
+    const preload = ['--require', path.join(__dirname, 'cli-node-redis.cjs')];
+    const bin = await cliAsync(['inspect', '--redis', redis.url, 'app:foo:pb'], { env, preload });
+    assert.equal(bin.status, 0, `${pkg}: ${bin.stderr}`);
+    assert.equal(bin.stdout, `key "app:foo:pb": darmok protobuf document, ${pbBytes.length} bytes\n${TREE}`, pkg);
+    const missing = await cliAsync(['inspect', '--redis', redis.url, 'nope'], { env, preload });
+    assert.equal(missing.status, 1, pkg);
+    assert.match(missing.stderr, /no key "nope"/, pkg);
+  }
 });
 
 test('inspect --redis: a missing key, a broken value, no server', async () => {

@@ -185,3 +185,19 @@ test('the objects the public functions return have only the members their .d.ts 
   assert.strictEqual(cache.codec.registry, r);
   onlyDeclared(cache.stats(), declaredMembers('js/redis.d.ts', 'CacheStats'), 'cache.stats()');
 });
+
+test('every ESM entry but darmok/inline imports locate.mjs first, so bundlers emit the .wasm', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const entries = Object.entries(pkg.exports).filter(([, c]) => c !== null && typeof c === 'object' && typeof c.import === 'string');
+  assert.ok(entries.length > 1);
+  for (const [entry, conditions] of entries) {
+    const text = fs.readFileSync(path.join(ROOT, conditions.import), 'utf8');
+    const imports = [...text.matchAll(/^import\s+(?:[\w${}\s,*]+\s+from\s+)?'([^']+)';/gm)].map((m) => m[1]);
+    // darmok/inline carries the core in its JavaScript (build/darmok-inline.cjs): no .wasm to emit.
+    if (entry === './inline') {
+      assert.ok(!imports.includes('./locate.mjs'), entry);
+      continue;
+    }
+    assert.strictEqual(imports[0], './locate.mjs', `${entry} (${conditions.import}) imports ./locate.mjs before anything else`);
+  }
+});

@@ -16,7 +16,7 @@ const { createCodec, createRegistry, DarmokError } = require('../../js/index.cjs
 const { pack } = require('../../js/redis-entry.cjs');
 const calculateSlot = require('cluster-key-slot');
 const { startRedis, startCluster, send, commandStats } = require('./redis-servers.cjs');
-const { connectAll, closeAll, makeFoo, Foo } = require('./redis-matrix.cjs');
+const { connectAll, closeAll, makeFoo, Foo, Bar } = require('./redis-matrix.cjs');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Commands get a generous timeout (the machine is shared and may stall a
@@ -46,11 +46,31 @@ function cacheFor(combo, options = {}) {
   return { cache, errors, events };
 }
 
+/*
+ * client, seen through a proxy that calls hook() before each SET NX (the
+ * lock) and counts the EVALs (releases) in counted.evals.
+ */
+function beforeLockTaken(client, counted, hook) {
+  return new Proxy(client, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (typeof v !== 'function') return v;
+      if (prop !== 'set' && prop !== 'sendCommand' && prop !== 'eval') return v.bind(target);
+      return async (...args) => {
+        const words = args.flat().map((a) => (typeof a === 'string' ? a.toUpperCase() : a));
+        if (prop === 'eval' || words.includes('EVAL')) counted.evals++;
+        if (words.includes('NX')) await hook();
+        return v.apply(target, args);
+      };
+    }
+  });
+}
+
 function defineChecks(topology) {
   let servers;
   let combos;
   let ports;
-  /* The node (port) that serves a key, from CLUSTER KEYSLOT on any node. */
+  /* The node (port) that serves a key: its slot (calculateSlot) in CLUSTER SLOTS of one node. */
   let raw; // (cmd, key, ...args) -> reply, sent to the node that serves key
 
   before(async () => {
@@ -280,7 +300,7 @@ function defineChecks(topology) {
     await eventually('the late value is stored', async () => (await cache.get('hard', Foo))?.name === 'late');
   });
 
-  each('bad entries (corrupt, unknown class, newer version, wrong format, foreign): a miss, reloaded, overwritten, reported', async (combo) => {
+  each('bad entries (corrupt, unknown class, newer version, wrong format, foreign): a miss, reloaded, reported; only the corrupt one overwritten', async (combo) => {
     const { cache, errors, events } = cacheFor(combo);
     const other = combo.format === 'json' ? 'protobuf' : 'json';
     const future = Date.now() + 60000;
@@ -312,9 +332,18 @@ function defineChecks(topology) {
       assert.strictEqual(key, name);
       assert.ok(err instanceof DarmokError && err.code === 'ERR_CACHE_ENTRY', `${name}: ${err.code}`);
       if (code !== null) assert.strictEqual(err.cause.code, code, `${name}: cause`);
-      // Overwritten with a good entry.
-      const back = await cache.get(name, Foo);
-      assert.ok(back instanceof Foo && back.name === name, `${name}: overwritten`);
+      if (name === 'corrupt') {
+        // Overwritten with a good entry.
+        const back = await cache.get(name, Foo);
+        assert.ok(back instanceof Foo && back.name === name, `${name}: overwritten`);
+      } else {
+        // Another application's value, or one a newer process wrote: not
+        // deleted, not overwritten (a get is a miss, reported again).
+        assert.strictEqual(await cache.get(name, Foo), null, `${name}: still a miss`);
+        await sleep(50);
+        const stored = await raw('GET', `${combo.prefix}${name}`);
+        assert.ok(stored !== null && stored.equals(Buffer.from(bad[name][0])), `${name}: left as it was`);
+      }
     }
     assert.strictEqual(loads, Object.keys(bad).length);
     // get() of a bad entry: a miss, reported, the entry deleted.
@@ -331,6 +360,110 @@ function defineChecks(topology) {
     assert.strictEqual(both[1].name, 'corrupt');
     assert.strictEqual(events.filter((e) => e.startsWith('error ')).length, errors.length, 'each report is an error event');
     assert.ok(events.includes('error newerVersion ERR_CACHE_ENTRY'));
+  });
+
+  each('hardTimeout: callers after a timeout join the loader still running: one loader call; the lock is held until it settles', async (combo) => {
+    const { cache, errors } = cacheFor(combo, { hardTimeout: 50 });
+    const timedOut = (err) => err instanceof DarmokError && err.code === 'ERR_LOAD_TIMEOUT';
+    let calls = 0;
+    const loader = async () => {
+      calls++;
+      await sleep(600);
+      return makeFoo('slow');
+    };
+    for (let i = 0; i < 3; i++) await assert.rejects(cache.getOrSet('ht', Foo, loader), timedOut);
+    await Promise.all([0, 1, 2].map(() => assert.rejects(cache.getOrSet('ht', Foo, loader), timedOut)));
+    assert.strictEqual(calls, 1, 'sequential and concurrent callers after the timeout share the one load');
+    await eventually('the value is stored', async () => (await cache.get('ht', Foo))?.name === 'slow');
+    assert.strictEqual((await cache.getOrSet('ht', Foo, loader)).name, 'slow');
+    assert.strictEqual(calls, 1);
+    // With the lock: it stays taken while the loader runs, so another
+    // process (here another cache on the client) waits for the value.
+    const lockKey = `${combo.prefix}htl${LOCK_SUFFIX}`;
+    const locked = cacheFor(combo, { hardTimeout: 50, lock: { ttl: 5000, wait: 3000, poll: 10 } });
+    const other = cacheFor(combo, { lock: { ttl: 5000, wait: 3000, poll: 10 } });
+    let lockedCalls = 0;
+    const slow = async () => {
+      lockedCalls++;
+      await sleep(600);
+      return makeFoo('locked');
+    };
+    await assert.rejects(locked.cache.getOrSet('htl', Foo, slow), timedOut);
+    assert.strictEqual(await raw('EXISTS', lockKey), 1, 'the lock is held while the loader runs');
+    assert.strictEqual((await other.cache.getOrSet('htl', Foo, slow)).name, 'locked');
+    assert.strictEqual(lockedCalls, 1, 'one loader call across both caches');
+    await eventually('the lock is released', async () => (await raw('EXISTS', lockKey)) === 0);
+    assert.deepStrictEqual([...errors, ...locked.errors, ...other.errors], []);
+  });
+
+  each('getOrSet: concurrent callers of one key with different Classes do not share a result', async (combo) => {
+    const { cache } = cacheFor(combo);
+    const [a, b] = await Promise.all([
+      cache.getOrSet('two-classes', Foo, async () => { await sleep(30); return makeFoo('a'); }),
+      cache.getOrSet('two-classes', Bar, async () => { await sleep(30); return new Bar(new Date(0), null); })
+    ]);
+    assert.ok(a instanceof Foo);
+    assert.ok(b instanceof Bar);
+  });
+
+  each('a wrong Class rejects with ERR_UNEXPECTED_CLASS; the entry stays', async (combo) => {
+    const { cache, errors } = cacheFor(combo);
+    await cache.set('wrong-class', makeFoo('kept'));
+    let calls = 0;
+    for (const call of [
+      () => cache.get('wrong-class', Bar),
+      () => cache.mget(['wrong-class'], Bar),
+      () => cache.getOrSet('wrong-class', Bar, () => { calls++; return new Bar(new Date(0), null); })
+    ]) {
+      await assert.rejects(call(), (err) => err instanceof DarmokError && err.code === 'ERR_UNEXPECTED_CLASS');
+    }
+    assert.strictEqual(calls, 0);
+    await sleep(50);
+    assert.strictEqual((await cache.get('wrong-class', Foo)).name, 'kept');
+    assert.deepStrictEqual(errors, []);
+  });
+
+  each('a stale entry is not decoded by get, mget, or getOrSet past grace', async (combo) => {
+    const { cache, errors } = cacheFor(combo);
+    const corruptDoc = combo.format === 'json' ? '{"$":"cache.Foo","name":' : Buffer.from([0x08, 0x01, 0x12, 0xff, 0xff]);
+    await raw('SET', `${combo.prefix}old`, pack(combo.format, Date.now() - 1000, corruptDoc), 'PX', '60000');
+    assert.strictEqual(await cache.get('old', Foo), null);
+    assert.deepStrictEqual(await cache.mget(['old'], Foo), [null]);
+    await sleep(50);
+    assert.strictEqual(await raw('EXISTS', `${combo.prefix}old`), 1, 'stale: a miss, not a bad entry');
+    assert.strictEqual((await cache.getOrSet('old', Foo, () => makeFoo('new'))).name, 'new');
+    assert.deepStrictEqual(errors, []);
+  });
+
+  each('lock: a refresh looks at the entry again once it holds the lock; a lock never taken is never released', async (combo) => {
+    const { cache: plain } = cacheFor(combo);
+    await plain.set('rl', makeFoo('old'), { ttl: 0.05, grace: 30 });
+    await sleep(100);
+    // Another process stores a fresh value between our read and our lock.
+    let hook = () => plain.set('rl', makeFoo('fresh'), { ttl: 30 });
+    const counted = { evals: 0 };
+    const client = beforeLockTaken(combo.client, counted, () => {
+      const h = hook;
+      hook = null;
+      return h === null ? undefined : h();
+    });
+    const { cache, errors } = cacheFor({ ...combo, client }, { grace: 30, softTimeout: 2000, lock: true });
+    let calls = 0;
+    const v = await cache.getOrSet('rl', Foo, () => { calls++; return makeFoo('loaded'); });
+    assert.strictEqual(hook, null);
+    assert.strictEqual(v.name, 'fresh');
+    assert.strictEqual(calls, 0, 'the fresh value was there: no load');
+    assert.deepStrictEqual(errors, []);
+    // SET NX fails: the refresh runs without the lock, and sends no release.
+    await plain.set('rl2', makeFoo('old'), { ttl: 0.05, grace: 30 });
+    await sleep(100);
+    hook = () => { throw new Error('injected SET NX failure'); };
+    counted.evals = 0;
+    const v2 = await cache.getOrSet('rl2', Foo, () => { calls++; return makeFoo('refreshed'); });
+    assert.strictEqual(v2.name, 'refreshed');
+    assert.strictEqual(calls, 1);
+    assert.strictEqual(counted.evals, 0, 'no release of a lock never taken');
+    assert.deepStrictEqual(errors.map((e) => e.err.code), ['ERR_REDIS']);
   });
 
   test('two Node processes missing one key with the lock on: one loader call', async () => {
