@@ -66,7 +66,7 @@ async function main() {
   const mgetKeys = (p) => manyPosts.map((_, i) => `${p}many:${i}`);
   const floor = (label, client, kind) => {
     const p = `floor-${kind}:`;
-    const get = kind === 'io' ? (k) => client.get(k) : (k) => client.get(k);
+    const get = (k) => client.get(k);
     const mget = kind === 'io' ? (ks) => client.mget(ks) : (ks) => client.mGet(ks);
     const set = (k, v) => client.set(k, JSON.stringify(v), kind === 'io' ? 'EX' : { EX: 3600 }, ...(kind === 'io' ? [3600] : []));
     return {
