@@ -7,7 +7,7 @@
  * fields share values) give a value or a DarmokError, nothing else.
  */
 const { test } = require('node:test');
-const { assert, haveWasm } = require('./helpers.cjs');
+const { assert, haveWasm, xorshift: rng } = require('./helpers.cjs'); // seeded: a failure replays
 const { createCodec, createRegistry, DarmokError } = require('../../js/index.cjs');
 
 let tanagra = null;
@@ -20,17 +20,6 @@ const skip = !haveWasm ? 'build/darmok.wasm is not built' : tanagra === null && 
 
 class Node {}
 class Leaf {}
-
-/* A small deterministic PRNG (xorshift32), so a failure can be replayed. */
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return (n) => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) % n;
-  };
-}
 
 /*
  * A random graph of truthy fields (tanagra drops falsy ones), with Maps and
