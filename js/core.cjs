@@ -202,7 +202,7 @@ function loadSync() {
 function init(source) {
   // A wrong argument is refused even when the core is ready: it would be
   // refused on the machine where it is not.
-  if (source !== undefined && !isSource(source)) return Promise.reject(badSource());
+  if (source !== undefined && !load.isSource(source)) return Promise.reject(load.badSource());
   if (wasm !== null) return Promise.resolve();
   if (source === undefined) {
     loadSync();
@@ -222,17 +222,6 @@ function init(source) {
     }).finally(() => { pending = null; });
   }
   return pending;
-}
-
-/* Whether init() takes source: bytes, a Module, a Response, a URL or a Promise (of one). */
-function isSource(source) {
-  return source instanceof WebAssembly.Module || source instanceof ArrayBuffer || ArrayBuffer.isView(source) ||
-    load.isUrl(source) ||
-    (source !== null && typeof source === 'object' && (typeof source.then === 'function' || typeof source.arrayBuffer === 'function'));
-}
-
-function badSource() {
-  return new DarmokError('ERR_INVALID_OPTION', 'init() takes the .wasm bytes, a Response, a URL or a WebAssembly.Module');
 }
 
 /* Bytes that are not WebAssembly are ERR_INVALID_OPTION, with the CompileError as cause. */

@@ -268,3 +268,17 @@ test('a long JSON string with a lone surrogate under a tight maxBytes', () => {
   assert.strictEqual(run.stderr, '');
   assert.deepStrictEqual(JSON.parse(run.stdout), [301001, 0xd800, true]);
 });
+
+test('init() and compile() share one test of what init() takes, and one message for what it refuses', async () => {
+  const fs = require('node:fs');
+  const load = require('../../js/load.cjs');
+  for (const bad of [42, 'darmok.wasm', null, {}]) {
+    assert.strictEqual(load.isSource(bad), false, String(bad));
+    await assert.rejects(core.init(bad), (e) => e.code === 'ERR_INVALID_OPTION' && e.message === load.badSource().message);
+    await assert.rejects(load.compile(bad), (e) => e.code === 'ERR_INVALID_OPTION' && e.message === load.badSource().message);
+  }
+  for (const good of [new Uint8Array(8), new ArrayBuffer(8), new URL('file:///x.wasm'), Promise.resolve(null), { arrayBuffer() {} }]) {
+    assert.strictEqual(load.isSource(good), true);
+  }
+  assert.doesNotMatch(fs.readFileSync(require.resolve('../../js/core.cjs'), 'utf8'), /init\(\) takes the/);
+});
