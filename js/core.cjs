@@ -30,7 +30,7 @@ const utf16Decoder = new TextDecoder('utf-16le');
  */
 const {
   RES_OFFSET, RES_OUT, RES_OUT_LEN, RES_MSG, RES_MSG_LEN, RES_U16, RES_U16_LEN, RES_IN_LEN, RES_KEEP,
-  READ_KEYREFS, READ_STRREFS
+  READ_KEYREFS, READ_STRREFS, EXPORTS
 } = require('./dk_abi.cjs');
 
 /* What a protobuf decode for JS asks for: key and string references. */
@@ -113,18 +113,39 @@ function makeImports(mod) {
   return imports;
 }
 
+/*
+ * The first function of EXPORTS (wasm/exports.txt) that names lacks, or
+ * undefined: a core built from other sources, which darmok must not run
+ * (without dk_ctx_seed its hash seed would be predictable).
+ */
+function missingExport(names) {
+  return EXPORTS.find((name) => !names.has(name));
+}
+
+function missingError(name) {
+  return new DarmokError('ERR_NOT_READY', `this WebAssembly core lacks the export ${name} (wasm/exports.txt): rebuild it from the same darmok version`);
+}
+
+/*
+ * Make instance's exports the core in use: a seeded context of its own.
+ * Everything is made before any of this file's state is set, so a failure
+ * (a missing export, no memory for the context) leaves the instance in use
+ * as it was.
+ */
 function setup(instance) {
   const ex = instance.exports;
+  const missing = missingExport(new Set(Object.keys(ex).filter((name) => typeof ex[name] === 'function')));
+  if (missing !== undefined) throw missingError(missing);
+  if (!(ex.memory instanceof WebAssembly.Memory)) throw missingError('memory');
   if (typeof ex._initialize === 'function') ex._initialize();
-  memory = ex.memory;
   const c = ex.dk_ctx_new() >>> 0;
   if (c === 0) throw new DarmokError('ERR_MEMORY', 'out of memory creating the core context');
+  const seed = randomWords();
+  ex.dk_ctx_seed(c, seed[0], seed[1]);
+  const r = ex.dk_ctx_result(c) >>> 0;
+  memory = ex.memory;
   ctx = c;
-  if (typeof ex.dk_ctx_seed === 'function') {
-    const seed = randomWords();
-    ex.dk_ctx_seed(c, seed[0], seed[1]);
-  }
-  resAddr = ex.dk_ctx_result(c) >>> 0;
+  resAddr = r;
   heapBuffer = null;
   heap = null;
   wasm = ex;
@@ -197,7 +218,9 @@ function loadSync() {
  * the .wasm bytes (ArrayBuffer or a view), a WebAssembly.Module, a URL, a
  * Response or a Promise of one (load.cjs compile). Without one: the
  * synchronous load again, else the embedded bytes or the URL the ESM entry
- * located.
+ * located. A module without dk_ctx_new is not darmok's core
+ * (ERR_INVALID_OPTION); one lacking another function of wasm/exports.txt
+ * is a core of another build (ERR_NOT_READY, naming it).
  */
 function init(source) {
   // A wrong argument is refused even when the core is ready: it would be
@@ -212,9 +235,12 @@ function init(source) {
   }
   if (pending === null) {
     pending = load.compile(source).catch(notWasm).then(async (mod) => {
-      if (!WebAssembly.Module.exports(mod).some((e) => e.name === 'dk_ctx_new')) {
+      const names = new Set(WebAssembly.Module.exports(mod).filter((e) => e.kind === 'function').map((e) => e.name));
+      if (!names.has('dk_ctx_new')) {
         throw new DarmokError('ERR_INVALID_OPTION', "init(): this WebAssembly module is not darmok's core (build/darmok.wasm): it has no dk_ctx_new");
       }
+      const missing = missingExport(names);
+      if (missing !== undefined) throw missingError(missing);
       if (wasm === null) {
         setup(await WebAssembly.instantiate(mod, makeImports(mod)));
         compiled = mod;

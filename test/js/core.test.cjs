@@ -269,6 +269,103 @@ test('a long JSON string with a lone surrogate under a tight maxBytes', () => {
   assert.deepStrictEqual(JSON.parse(run.stdout), [301001, 0xd800, true]);
 });
 
+test('a core lacking a function of wasm/exports.txt is refused by name (ERR_NOT_READY); the core in use stays', () => {
+  const real = core.exportsForTest();
+  const mem = core.wasmMemory();
+  assert.ok(abi.EXPORTS.includes('dk_ctx_seed'));
+  for (const name of abi.EXPORTS) {
+    const partial = { ...real };
+    delete partial[name];
+    assert.throws(() => core.useExportsForTest(partial),
+      (e) => e instanceof DarmokError && e.code === 'ERR_NOT_READY' && e.message.includes(name), name);
+    assert.strictEqual(core.exportsForTest(), real, name);
+  }
+  assert.strictEqual(core.wasmMemory(), mem);
+  assert.strictEqual(decodeEntity(encodeEntity({ ok: 1 })).ok, 1);
+});
+
+test('every new context is seeded: dk_ctx_seed is called by setup, with two random words', () => {
+  const real = core.exportsForTest();
+  const seeds = [];
+  const counted = { ...real, dk_ctx_seed: (c, a, b) => { seeds.push([a, b]); return real.dk_ctx_seed(c, a, b); } };
+  try {
+    core.useExportsForTest(counted);
+    core.useExportsForTest(counted);
+    assert.strictEqual(seeds.length, 2);
+    assert.notDeepStrictEqual(seeds[0], seeds[1]);
+    assert.strictEqual(decodeEntity(encodeEntity({ ok: 1 })).ok, 1);
+  } finally {
+    core.useExportsForTest(real, { keepContext: true });
+  }
+});
+
+test('a core whose setup fails midway leaves the core in use as it was', () => {
+  const real = core.exportsForTest();
+  const mem = core.wasmMemory();
+  const failing = { ...real, memory: new WebAssembly.Memory({ initial: 1 }), dk_ctx_new: () => 0 };
+  assert.throws(() => core.useExportsForTest(failing), (e) => e instanceof DarmokError && e.code === 'ERR_MEMORY');
+  assert.strictEqual(core.wasmMemory(), mem);
+  assert.strictEqual(core.exportsForTest(), real);
+  assert.deepStrictEqual(decodeEntity(encodeEntity({ ok: [1, 'é'] })), { ok: [1, 'é'] });
+});
+
+/* A WebAssembly module whose function exports are names (each () -> 0), and a memory. */
+function moduleExporting(names) {
+  const leb = (n) => {
+    const out = [];
+    do {
+      let b = n & 0x7f;
+      n >>>= 7;
+      if (n !== 0) b |= 0x80;
+      out.push(b);
+    } while (n !== 0);
+    return out;
+  };
+  const str = (s) => [...leb(s.length), ...Buffer.from(s)];
+  const section = (id, bytes) => [id, ...leb(bytes.length), ...bytes];
+  return Uint8Array.from([
+    0, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
+    ...section(1, [1, 0x60, 0, 1, 0x7f]), // type 0: () -> i32
+    ...section(3, [1, 0]), // function 0 of type 0
+    ...section(5, [1, 0, 1]), // a memory of one page
+    ...section(7, [...leb(names.length + 1), ...names.flatMap((n) => [...str(n), 0, 0]), ...str('memory'), 2, 0]),
+    ...section(10, [1, 4, 0, 0x41, 0, 0x0b]) // i32.const 0
+  ]);
+}
+
+test('a .wasm lacking dk_ctx_seed: not loaded, refused by init() naming it; then the real core is', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const { execFileSync } = require('node:child_process');
+  const root = path.join(__dirname, '..', '..');
+  const partial = moduleExporting(abi.EXPORTS.filter((name) => name !== 'dk_ctx_seed'));
+  assert.ok(WebAssembly.validate(partial));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'darmok-partial-'));
+  try {
+    // A copy of js/ with the partial core beside it (load.cjs finds js/darmok.wasm).
+    fs.cpSync(path.join(root, 'js'), path.join(dir, 'js'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'js', 'darmok.wasm'), partial);
+    const script = `
+      const d = require(${JSON.stringify(path.join(dir, 'js', 'index.cjs'))});
+      const fs = require('fs');
+      const seen = (e) => e instanceof d.DarmokError ? [e.code, /dk_ctx_seed/.test(e.message)] : String(e);
+      (async () => {
+        const out = [];
+        try { d.encodeEntity(1); out.push('no throw'); } catch (e) { out.push(seen(e)); }
+        out.push(await d.init(fs.readFileSync(${JSON.stringify(path.join(dir, 'js', 'darmok.wasm'))})).then(() => 'resolved', seen));
+        out.push(await d.init(fs.readFileSync(${JSON.stringify(path.join(root, 'build', 'darmok.wasm'))})).then(() => 'resolved', seen));
+        out.push(d.decodeEntity(d.encodeEntity({ a: [1n] })).a[0] === 1n);
+        console.log(JSON.stringify(out));
+      })();
+    `;
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+    assert.deepStrictEqual(out, [['ERR_NOT_READY', true], ['ERR_NOT_READY', true], 'resolved', true]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('init() and compile() share one test of what init() takes, and one message for what it refuses', async () => {
   const fs = require('node:fs');
   const load = require('../../js/load.cjs');
