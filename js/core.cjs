@@ -58,14 +58,34 @@ let rebuilding = false; // a decode's tape in memory is being read by JS
 let reader = null;
 let pending = null; //     the Promise of an init() in progress
 let compiled = null; //    the WebAssembly.Module, for a fresh instance (renew)
+let inputBytes = 0; //     the input area the current call reserved
+let quietCalls = 0; //     calls in a row whose input and output were under LARGE
+let instances = 0; //      instances made (instantiationsForTest)
 
 /*
  * WebAssembly memory never shrinks: one hostile document (or one huge
  * one) would leave the process holding what its call grew memory to.
  * Before a call, an instance whose memory is past this is dropped for a
- * fresh one of the same module (renew), and the old memory goes with it.
+ * fresh one of the same module (renew), and the old memory goes with it,
+ * once the calls since have shown they do not need it (QUIET_CALLS).
  */
 const HIGH_WATER = 64 * 1024 * 1024;
+
+/*
+ * A call whose input or output reaches LARGE needs memory of the order of
+ * HIGH_WATER: a call's memory is a few times its input and output (the
+ * input area, the tape or output, the core's arena), so calls under a
+ * quarter of the mark would not grow a fresh instance back past it.
+ */
+const LARGE = HIGH_WATER / 4;
+
+/*
+ * Memory past HIGH_WATER is given back only after this many calls in a
+ * row under LARGE: a workload of large documents, or of large ones among
+ * small ones, keeps the memory it keeps needing instead of paying for a
+ * fresh instance (and for growing its memory again) on every large call.
+ */
+const QUIET_CALLS = 16;
 
 /*
  * Re-take the views when memory grew. Growing detaches the old buffer, so
@@ -148,9 +168,17 @@ function setup(instance) {
   resAddr = r;
   heapBuffer = null;
   heap = null;
+  reader = null; // it holds views of the old memory
   wasm = ex;
+  quietCalls = 0;
   views();
-  warmUp();
+}
+
+/* A new instance of mod, for setup: counted for instantiationsForTest. */
+function instantiate(mod) {
+  const instance = new WebAssembly.Instance(mod, makeImports(mod));
+  instances++;
+  return instance;
 }
 
 /*
@@ -206,8 +234,9 @@ function loadSync() {
     return;
   }
   try {
-    setup(new WebAssembly.Instance(mod, makeImports(mod)));
+    setup(instantiate(mod));
     compiled = mod;
+    warmUp();
   } catch (err) {
     loadError = `cannot instantiate the core: ${err && err.message}`;
   }
@@ -242,8 +271,11 @@ function init(source) {
       const missing = missingExport(names);
       if (missing !== undefined) throw missingError(missing);
       if (wasm === null) {
-        setup(await WebAssembly.instantiate(mod, makeImports(mod)));
+        const instance = await WebAssembly.instantiate(mod, makeImports(mod));
+        instances++;
+        setup(instance);
         compiled = mod;
+        warmUp();
       }
     }).finally(() => { pending = null; });
   }
@@ -272,32 +304,43 @@ function ready() {
     throw new DarmokError('ERR_REENTRANT', 'darmok was called from migrate or fromData while rebuilding a decoded value; call it before or after decodeEntity instead');
   }
   // heapBuffer is current: views() ran after the last call.
-  if (heapBuffer.byteLength > HIGH_WATER && compiled !== null) renew();
+  if (heapBuffer.byteLength > HIGH_WATER && quietCalls >= QUIET_CALLS && compiled !== null) renew();
 }
 
 /*
  * Replace the instance by a fresh one of the same module, synchronously
- * (between calls: nothing of the old memory is in use). Where a
+ * (between calls: nothing of the old memory is in use). No warm-up: the
+ * compiled code belongs to the Module, not the instance. Where a
  * synchronous instantiation is refused (a browser's main thread may
- * refuse one of a large module), the old instance stays.
+ * refuse one of a large module), or the new instance cannot be set up,
+ * the old instance stays.
  */
 function renew() {
-  let instance;
   try {
-    instance = new WebAssembly.Instance(compiled, makeImports(compiled));
+    setup(instantiate(compiled));
   } catch {
-    return;
+    quietCalls = 0; // not again before the next run of quiet calls
   }
-  reader = null; // it holds views of the old memory
-  setup(instance);
 }
 
 /* Reserve the input area for n bytes; returns its address. */
 function input(n) {
   const p = wasm.dk_ctx_input(ctx, n) >>> 0;
   if (p === 0) throw new DarmokError('ERR_MEMORY', `out of memory reserving ${n} input bytes`);
+  inputBytes = n;
   views();
   return p;
+}
+
+/*
+ * After a work call that returned code: re-take the views, and count the
+ * call as quiet (for renew) when its input area and output were under LARGE.
+ */
+function called(code) {
+  views();
+  const out = code === 0 ? word(RES_OUT_LEN) : 0;
+  if (inputBytes >= LARGE || out >= LARGE) quietCalls = 0;
+  else if (quietCalls < QUIET_CALLS) quietCalls++;
 }
 
 /*
@@ -360,7 +403,7 @@ function jsonEncode(tape, len, maxDepth) {
   const p = input(len);
   heap.set(tape.subarray(0, len), p);
   const code = wasm.dk_json_encode_ctx(ctx, len, maxDepth);
-  views();
+  called(code);
   if (code !== 0) throw failure(code, p, len, 'encode');
   return outputText(heap, word);
 }
@@ -431,7 +474,7 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
     heap.set(text, p);
   }
   const code = wasm.dk_json_decode_ctx(ctx, len, maxDepth, maxLength, units);
-  views();
+  called(code);
   if (code !== 0) {
     throw failure(code, p, units !== 0 ? word(RES_IN_LEN) : len, 'decode', units !== 0, maxDepth, maxLength);
   }
@@ -556,7 +599,7 @@ function pbEncode(tape, len, maxDepth) {
   const p = input(len);
   heap.set(tape.subarray(0, len), p);
   const code = wasm.dk_pb_encode_ctx(ctx, len, maxDepth);
-  views();
+  called(code);
   if (code !== 0) throw failure(code, p, len, 'encode');
   return outputBytes(heap, word);
 }
@@ -570,7 +613,7 @@ function pbDecode(bytes, maxDepth, maxLength, maxBytes, rebuild) {
   const p = putBytes(bytes, maxBytes);
   const len = bytes.length;
   const code = wasm.dk_pb_decode_ctx(ctx, len, maxDepth, maxLength, PB_READ);
-  views();
+  called(code);
   if (code !== 0) {
     throw pbFailure(code, p, len, maxDepth, maxLength);
   }
@@ -595,7 +638,7 @@ function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes) {
   const code = toProtobuf
     ? wasm.dk_pb_from_json_ctx(ctx, len, maxDepth, maxLength)
     : wasm.dk_pb_to_json_ctx(ctx, len, maxDepth, maxLength, maxBytes);
-  views();
+  called(code);
   if (code !== 0) {
     throw toProtobuf ? failure(code, p, len, 'decode', false, maxDepth, maxLength) : pbFailure(code, p, len, maxDepth, maxLength);
   }
@@ -617,6 +660,11 @@ function isReady() {
   return wasm !== null;
 }
 
+/* Internal hook for tests: how many instances of the core this process made (at load, by init() and by renew). */
+function instantiationsForTest() {
+  return instances;
+}
+
 /*
  * Internal hooks for tests (never part of the public API): the exports in
  * use, and a way to put a wrapper around them (e.g. to count calls). With
@@ -635,5 +683,5 @@ loadSync();
 
 module.exports = {
   init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, wasmMemory, exportsForTest, useExportsForTest,
-  readerOverOutput, outputText, outputBytes, PB_READ
+  instantiationsForTest, readerOverOutput, outputText, outputBytes, PB_READ
 };

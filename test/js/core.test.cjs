@@ -269,6 +269,31 @@ test('a long JSON string with a lone surrogate under a tight maxBytes', () => {
   assert.deepStrictEqual(JSON.parse(run.stdout), [301001, 0xd800, true]);
 });
 
+test('large decodes keep the memory they need: no new instance per call; a run of small calls gives it back', () => {
+  const MiB = 2 ** 20;
+  // Under the default maxBytes, yet its call grows memory past the high-water mark (64 MiB).
+  const big = Buffer.from(encodeEntity(Array.from({ length: 2500000 }, (_, i) => i * 1000.5)));
+  const small = encodeEntity({ a: [1], s: 'é' });
+  decodeEntity(big); // may renew first: the calls before were small
+  const start = core.instantiationsForTest();
+  assert.ok(core.wasmMemory().buffer.byteLength > 64 * MiB, `memory ${core.wasmMemory().buffer.byteLength}`);
+  for (let i = 0; i < 3; i++) assert.strictEqual(decodeEntity(big).length, 2500000);
+  for (let i = 0; i < 4; i++) {
+    assert.strictEqual(decodeEntity(big)[2499999], 2499999 * 1000.5);
+    assert.deepStrictEqual(decodeEntity(small), { a: [1], s: 'é' });
+  }
+  assert.strictEqual(core.instantiationsForTest(), start, 'a new instance while large documents keep coming');
+  // Once the calls stop needing it, the memory comes back within a bounded run of small ones.
+  let calls = 0;
+  while (core.instantiationsForTest() === start && calls < 64) {
+    assert.deepStrictEqual(decodeEntity(small), { a: [1], s: 'é' });
+    calls++;
+  }
+  assert.strictEqual(core.instantiationsForTest(), start + 1, `no new instance after ${calls} small calls`);
+  assert.ok(core.wasmMemory().buffer.byteLength <= 16 * MiB, `memory ${core.wasmMemory().buffer.byteLength} after renewal`);
+  assert.deepStrictEqual(decodeEntity(encodeEntity({ after: [1n] })), { after: [1n] });
+});
+
 test('a core lacking a function of wasm/exports.txt is refused by name (ERR_NOT_READY); the core in use stays', () => {
   const real = core.exportsForTest();
   const mem = core.wasmMemory();
