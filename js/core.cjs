@@ -30,7 +30,7 @@ const utf16Decoder = new TextDecoder('utf-16le');
  */
 const {
   RES_OFFSET, RES_OUT, RES_OUT_LEN, RES_MSG, RES_MSG_LEN, RES_U16, RES_U16_LEN, RES_IN_LEN, RES_KEEP,
-  READ_KEYREFS, READ_STRREFS
+  READ_KEYREFS, READ_STRREFS, EXPORTS
 } = require('./dk_abi.cjs');
 
 /* What a protobuf decode for JS asks for: key and string references. */
@@ -58,14 +58,34 @@ let rebuilding = false; // a decode's tape in memory is being read by JS
 let reader = null;
 let pending = null; //     the Promise of an init() in progress
 let compiled = null; //    the WebAssembly.Module, for a fresh instance (renew)
+let inputBytes = 0; //     the input area the current call reserved
+let quietCalls = 0; //     calls in a row whose input and output were under LARGE
+let instances = 0; //      instances made (instantiationsForTest)
 
 /*
  * WebAssembly memory never shrinks: one hostile document (or one huge
  * one) would leave the process holding what its call grew memory to.
  * Before a call, an instance whose memory is past this is dropped for a
- * fresh one of the same module (renew), and the old memory goes with it.
+ * fresh one of the same module (renew), and the old memory goes with it,
+ * once the calls since have shown they do not need it (QUIET_CALLS).
  */
 const HIGH_WATER = 64 * 1024 * 1024;
+
+/*
+ * A call whose input or output reaches LARGE needs memory of the order of
+ * HIGH_WATER: a call's memory is a few times its input and output (the
+ * input area, the tape or output, the core's arena), so calls under a
+ * quarter of the mark would not grow a fresh instance back past it.
+ */
+const LARGE = HIGH_WATER / 4;
+
+/*
+ * Memory past HIGH_WATER is given back only after this many calls in a
+ * row under LARGE: a workload of large documents, or of large ones among
+ * small ones, keeps the memory it keeps needing instead of paying for a
+ * fresh instance (and for growing its memory again) on every large call.
+ */
+const QUIET_CALLS = 16;
 
 /*
  * Re-take the views when memory grew. Growing detaches the old buffer, so
@@ -113,23 +133,52 @@ function makeImports(mod) {
   return imports;
 }
 
+/*
+ * The first function of EXPORTS (wasm/exports.txt) that names lacks, or
+ * undefined: a core built from other sources, which darmok must not run
+ * (without dk_ctx_seed its hash seed would be predictable).
+ */
+function missingExport(names) {
+  return EXPORTS.find((name) => !names.has(name));
+}
+
+function missingError(name) {
+  return new DarmokError('ERR_NOT_READY', `this WebAssembly core lacks the export ${name} (wasm/exports.txt): rebuild it from the same darmok version`);
+}
+
+/*
+ * Make instance's exports the core in use: a seeded context of its own.
+ * Everything is made before any of this file's state is set, so a failure
+ * (a missing export, no memory for the context) leaves the instance in use
+ * as it was.
+ */
 function setup(instance) {
   const ex = instance.exports;
+  const missing = missingExport(new Set(Object.keys(ex).filter((name) => typeof ex[name] === 'function')));
+  if (missing !== undefined) throw missingError(missing);
+  if (!(ex.memory instanceof WebAssembly.Memory)) throw missingError('memory');
   if (typeof ex._initialize === 'function') ex._initialize();
-  memory = ex.memory;
   const c = ex.dk_ctx_new() >>> 0;
   if (c === 0) throw new DarmokError('ERR_MEMORY', 'out of memory creating the core context');
+  const seed = randomWords();
+  ex.dk_ctx_seed(c, seed[0], seed[1]);
+  const r = ex.dk_ctx_result(c) >>> 0;
+  memory = ex.memory;
   ctx = c;
-  if (typeof ex.dk_ctx_seed === 'function') {
-    const seed = randomWords();
-    ex.dk_ctx_seed(c, seed[0], seed[1]);
-  }
-  resAddr = ex.dk_ctx_result(c) >>> 0;
+  resAddr = r;
   heapBuffer = null;
   heap = null;
+  reader = null; // it holds views of the old memory
   wasm = ex;
+  quietCalls = 0;
   views();
-  warmUp();
+}
+
+/* A new instance of mod, for setup: counted for instantiationsForTest. */
+function instantiate(mod) {
+  const instance = new WebAssembly.Instance(mod, makeImports(mod));
+  instances++;
+  return instance;
 }
 
 /*
@@ -185,8 +234,9 @@ function loadSync() {
     return;
   }
   try {
-    setup(new WebAssembly.Instance(mod, makeImports(mod)));
+    setup(instantiate(mod));
     compiled = mod;
+    warmUp();
   } catch (err) {
     loadError = `cannot instantiate the core: ${err && err.message}`;
   }
@@ -197,12 +247,14 @@ function loadSync() {
  * the .wasm bytes (ArrayBuffer or a view), a WebAssembly.Module, a URL, a
  * Response or a Promise of one (load.cjs compile). Without one: the
  * synchronous load again, else the embedded bytes or the URL the ESM entry
- * located.
+ * located. A module without dk_ctx_new is not darmok's core
+ * (ERR_INVALID_OPTION); one lacking another function of wasm/exports.txt
+ * is a core of another build (ERR_NOT_READY, naming it).
  */
 function init(source) {
   // A wrong argument is refused even when the core is ready: it would be
   // refused on the machine where it is not.
-  if (source !== undefined && !isSource(source)) return Promise.reject(badSource());
+  if (source !== undefined && !load.isSource(source)) return Promise.reject(load.badSource());
   if (wasm !== null) return Promise.resolve();
   if (source === undefined) {
     loadSync();
@@ -212,27 +264,22 @@ function init(source) {
   }
   if (pending === null) {
     pending = load.compile(source).catch(notWasm).then(async (mod) => {
-      if (!WebAssembly.Module.exports(mod).some((e) => e.name === 'dk_ctx_new')) {
+      const names = new Set(WebAssembly.Module.exports(mod).filter((e) => e.kind === 'function').map((e) => e.name));
+      if (!names.has('dk_ctx_new')) {
         throw new DarmokError('ERR_INVALID_OPTION', "init(): this WebAssembly module is not darmok's core (build/darmok.wasm): it has no dk_ctx_new");
       }
+      const missing = missingExport(names);
+      if (missing !== undefined) throw missingError(missing);
       if (wasm === null) {
-        setup(await WebAssembly.instantiate(mod, makeImports(mod)));
+        const instance = await WebAssembly.instantiate(mod, makeImports(mod));
+        instances++;
+        setup(instance);
         compiled = mod;
+        warmUp();
       }
     }).finally(() => { pending = null; });
   }
   return pending;
-}
-
-/* Whether init() takes source: bytes, a Module, a Response, a URL or a Promise (of one). */
-function isSource(source) {
-  return source instanceof WebAssembly.Module || source instanceof ArrayBuffer || ArrayBuffer.isView(source) ||
-    load.isUrl(source) ||
-    (source !== null && typeof source === 'object' && (typeof source.then === 'function' || typeof source.arrayBuffer === 'function'));
-}
-
-function badSource() {
-  return new DarmokError('ERR_INVALID_OPTION', 'init() takes the .wasm bytes, a Response, a URL or a WebAssembly.Module');
 }
 
 /* Bytes that are not WebAssembly are ERR_INVALID_OPTION, with the CompileError as cause. */
@@ -257,32 +304,43 @@ function ready() {
     throw new DarmokError('ERR_REENTRANT', 'darmok was called from migrate or fromData while rebuilding a decoded value; call it before or after decodeEntity instead');
   }
   // heapBuffer is current: views() ran after the last call.
-  if (heapBuffer.byteLength > HIGH_WATER && compiled !== null) renew();
+  if (heapBuffer.byteLength > HIGH_WATER && quietCalls >= QUIET_CALLS && compiled !== null) renew();
 }
 
 /*
  * Replace the instance by a fresh one of the same module, synchronously
- * (between calls: nothing of the old memory is in use). Where a
+ * (between calls: nothing of the old memory is in use). No warm-up: the
+ * compiled code belongs to the Module, not the instance. Where a
  * synchronous instantiation is refused (a browser's main thread may
- * refuse one of a large module), the old instance stays.
+ * refuse one of a large module), or the new instance cannot be set up,
+ * the old instance stays.
  */
 function renew() {
-  let instance;
   try {
-    instance = new WebAssembly.Instance(compiled, makeImports(compiled));
+    setup(instantiate(compiled));
   } catch {
-    return;
+    quietCalls = 0; // not again before the next run of quiet calls
   }
-  reader = null; // it holds views of the old memory
-  setup(instance);
 }
 
 /* Reserve the input area for n bytes; returns its address. */
 function input(n) {
   const p = wasm.dk_ctx_input(ctx, n) >>> 0;
   if (p === 0) throw new DarmokError('ERR_MEMORY', `out of memory reserving ${n} input bytes`);
+  inputBytes = n;
   views();
   return p;
+}
+
+/*
+ * After a work call that returned code: re-take the views, and count the
+ * call as quiet (for renew) when its input area and output were under LARGE.
+ */
+function called(code) {
+  views();
+  const out = code === 0 ? word(RES_OUT_LEN) : 0;
+  if (inputBytes >= LARGE || out >= LARGE) quietCalls = 0;
+  else if (quietCalls < QUIET_CALLS) quietCalls++;
 }
 
 /*
@@ -345,7 +403,7 @@ function jsonEncode(tape, len, maxDepth) {
   const p = input(len);
   heap.set(tape.subarray(0, len), p);
   const code = wasm.dk_json_encode_ctx(ctx, len, maxDepth);
-  views();
+  called(code);
   if (code !== 0) throw failure(code, p, len, 'encode');
   return outputText(heap, word);
 }
@@ -416,7 +474,7 @@ function jsonDecode(text, maxDepth, maxLength, maxBytes, rebuild) {
     heap.set(text, p);
   }
   const code = wasm.dk_json_decode_ctx(ctx, len, maxDepth, maxLength, units);
-  views();
+  called(code);
   if (code !== 0) {
     throw failure(code, p, units !== 0 ? word(RES_IN_LEN) : len, 'decode', units !== 0, maxDepth, maxLength);
   }
@@ -541,7 +599,7 @@ function pbEncode(tape, len, maxDepth) {
   const p = input(len);
   heap.set(tape.subarray(0, len), p);
   const code = wasm.dk_pb_encode_ctx(ctx, len, maxDepth);
-  views();
+  called(code);
   if (code !== 0) throw failure(code, p, len, 'encode');
   return outputBytes(heap, word);
 }
@@ -555,7 +613,7 @@ function pbDecode(bytes, maxDepth, maxLength, maxBytes, rebuild) {
   const p = putBytes(bytes, maxBytes);
   const len = bytes.length;
   const code = wasm.dk_pb_decode_ctx(ctx, len, maxDepth, maxLength, PB_READ);
-  views();
+  called(code);
   if (code !== 0) {
     throw pbFailure(code, p, len, maxDepth, maxLength);
   }
@@ -580,7 +638,7 @@ function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes) {
   const code = toProtobuf
     ? wasm.dk_pb_from_json_ctx(ctx, len, maxDepth, maxLength)
     : wasm.dk_pb_to_json_ctx(ctx, len, maxDepth, maxLength, maxBytes);
-  views();
+  called(code);
   if (code !== 0) {
     throw toProtobuf ? failure(code, p, len, 'decode', false, maxDepth, maxLength) : pbFailure(code, p, len, maxDepth, maxLength);
   }
@@ -602,6 +660,11 @@ function isReady() {
   return wasm !== null;
 }
 
+/* Internal hook for tests: how many instances of the core this process made (at load, by init() and by renew). */
+function instantiationsForTest() {
+  return instances;
+}
+
 /*
  * Internal hooks for tests (never part of the public API): the exports in
  * use, and a way to put a wrapper around them (e.g. to count calls). With
@@ -620,5 +683,5 @@ loadSync();
 
 module.exports = {
   init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, wasmMemory, exportsForTest, useExportsForTest,
-  readerOverOutput, outputText, outputBytes, PB_READ
+  instantiationsForTest, readerOverOutput, outputText, outputBytes, PB_READ
 };

@@ -176,7 +176,22 @@ async function compile(source) {
     }
     return WebAssembly.compile(await source.arrayBuffer());
   }
-  throw new DarmokError('ERR_INVALID_OPTION', 'init() takes the .wasm bytes, a Response, a URL or a WebAssembly.Module');
+  throw badSource();
 }
 
-module.exports = { embed, locate, moduleSync, defaultSource, compile, isUrl };
+/*
+ * Whether compile() takes source: bytes, a Module, a Response, a URL or a
+ * Promise (of one). init() asks before anything else, so that a wrong
+ * argument is refused even when the core is ready.
+ */
+function isSource(source) {
+  return source instanceof WebAssembly.Module || source instanceof ArrayBuffer || ArrayBuffer.isView(source) ||
+    isUrl(source) ||
+    (source !== null && typeof source === 'object' && (typeof source.then === 'function' || typeof source.arrayBuffer === 'function'));
+}
+
+function badSource() {
+  return new DarmokError('ERR_INVALID_OPTION', 'init() takes the .wasm bytes, a Response, a URL or a WebAssembly.Module');
+}
+
+module.exports = { embed, locate, moduleSync, defaultSource, compile, isSource, badSource };

@@ -11,7 +11,9 @@
  * - and throws on anything else it is asked to read, rather than guess.
  * Each JS name is the C name without "DK_"; dk_code becomes CORE_CODES,
  * the DarmokError code of each value by number (null for DK_OK), taken
- * from the first word of its comment.
+ * from the first word of its comment. EXPORTS is the list of functions JS
+ * calls, from exports.txt (one name a line, # comments), the list the
+ * Makefile gives emcc: core.cjs refuses a core that lacks one of them.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -115,10 +117,29 @@ function parseDefines(text, want, file) {
 }
 
 /*
- * Reads the headers in dir: { constants: [{ c, js, value }] in header
- * order, codes: the CORE_CODES array, codeValues: [{ c, value }] of
- * dk_code }. Throws on anything missing,
- * repeated or not understood.
+ * The names of exports.txt in dir, read as the Makefile reads it (a # to the
+ * end of the line is a comment, blank lines are skipped): each must be a C
+ * name, and none twice.
+ */
+function readExports(dir) {
+  const file = path.join(dir, 'exports.txt');
+  const names = [];
+  fs.readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    const name = line.replace(/#.*/, '').trim();
+    if (name === '') return;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) fail(file, i + 1, `not a C function name: ${JSON.stringify(name)}`);
+    if (names.includes(name)) fail(file, i + 1, `${name} listed twice`);
+    names.push(name);
+  });
+  if (names.length === 0) fail(file, 0, 'no function listed');
+  return names;
+}
+
+/*
+ * Reads the headers and exports.txt in dir: { constants: [{ c, js, value }]
+ * in header order, codes: the CORE_CODES array, codeValues: [{ c, value }]
+ * of dk_code, exports: the names of exports.txt }. Throws on anything
+ * missing, repeated or not understood.
  */
 function read(dir) {
   const constants = [];
@@ -162,21 +183,23 @@ function read(dir) {
       }
     }
   }
-  return { constants, codes, codeValues };
+  return { constants, codes, codeValues, exports: readExports(dir) };
 }
 
 /* The text of js/dk_abi.cjs made from the headers in dir. */
 function generate(dir) {
-  const { constants, codes } = read(dir);
+  const { constants, codes, exports } = read(dir);
   const entries = constants.map((k) => [`${k.js}: ${k.value > 0xffff ? `0x${k.value.toString(16)}` : k.value},`, k.c]);
   const width = Math.max(...entries.map(([e]) => e.length));
   const lines = entries.map(([e, c]) => `  ${e.padEnd(width)} // ${c}`);
   return `'use strict';
-// Made by wasm/gen_abi.cjs from the headers in wasm/ (see wasm/dk_abi.h): do not edit, change the header.
+// Made by wasm/gen_abi.cjs from the headers and exports.txt in wasm/ (see wasm/dk_abi.h): do not edit, change those.
 module.exports = Object.freeze({
 ${lines.join('\n')}
   // dk_code (darmok.h) by number: the DarmokError code of each
-  CORE_CODES: Object.freeze(${JSON.stringify(codes).replace(/,/g, ', ')})
+  CORE_CODES: Object.freeze(${JSON.stringify(codes).replace(/,/g, ', ')}),
+  // the functions JS calls (exports.txt)
+  EXPORTS: Object.freeze(${JSON.stringify(exports).replace(/,/g, ', ')})
 });
 `;
 }

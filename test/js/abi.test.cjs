@@ -26,11 +26,11 @@ const errors = require('../../js/errors.cjs');
 const { constants, codes, codeValues } = gen.read(wasmDir);
 const value = (c) => constants.find((k) => k.c === c).value;
 
-/* A copy of the headers in a temporary folder, with edit(text) applied to one of them. */
+/* A copy of the headers and exports.txt in a temporary folder, with edit(text) applied to one of them. */
 function editedHeaders(header, edit) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'darmok-abi-'));
   for (const f of fs.readdirSync(wasmDir)) {
-    if (f.endsWith('.h')) fs.copyFileSync(path.join(wasmDir, f), path.join(dir, f));
+    if (f.endsWith('.h') || f === 'exports.txt') fs.copyFileSync(path.join(wasmDir, f), path.join(dir, f));
   }
   const file = path.join(dir, header);
   const before = fs.readFileSync(file, 'utf8');
@@ -171,6 +171,46 @@ test('the generator refuses what it does not understand, by file and line', () =
   ];
   for (const [header, edit, error] of bad) {
     const dir = editedHeaders(header, edit);
+    try {
+      assert.throws(() => gen.generate(dir), error);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+test('js/dk_abi.cjs lists the functions of wasm/exports.txt, as the Makefile reads it, and the core exports them', () => {
+  // The Makefile's reading (EXPORTS): a # to the end of the line is a comment, blank lines are skipped.
+  const listed = fs.readFileSync(path.join(wasmDir, 'exports.txt'), 'utf8').split('\n')
+    .map((line) => line.replace(/#.*/, '').trim()).filter((line) => line !== '');
+  assert.deepStrictEqual(abi.EXPORTS, listed);
+  assert.ok(abi.EXPORTS.includes('dk_ctx_seed'));
+  const wasmFile = path.join(root, 'build', 'darmok.wasm');
+  if (fs.existsSync(wasmFile)) {
+    const have = WebAssembly.Module.exports(new WebAssembly.Module(fs.readFileSync(wasmFile)))
+      .filter((e) => e.kind === 'function').map((e) => e.name);
+    for (const name of abi.EXPORTS) assert.ok(have.includes(name), `build/darmok.wasm exports ${name}`);
+  }
+  // A name added to the list alone is in what js/ gets.
+  const dir = editedHeaders('exports.txt', (t) => `${t}# a comment\n\n  dk_new_call  # and another\n`);
+  try {
+    const mod = { exports: {} };
+    new Function('module', 'exports', gen.generate(dir))(mod, mod.exports);
+    assert.deepStrictEqual(mod.exports.EXPORTS, [...listed, 'dk_new_call']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the generator refuses an exports.txt it does not understand, by file and line', () => {
+  const bad = [
+    [(t) => `${t}dk_a dk_b\n`, /exports\.txt:\d+: not a C function name: "dk_a dk_b"/],
+    [(t) => `${t}_dk_ctx_new()\n`, /exports\.txt:\d+: not a C function name/],
+    [(t) => `${t}dk_ctx_new\n`, /exports\.txt:\d+: dk_ctx_new listed twice/],
+    [(t) => t.replace(/^(?!#).+$/gm, ''), /exports\.txt: no function listed/]
+  ];
+  for (const [edit, error] of bad) {
+    const dir = editedHeaders('exports.txt', edit);
     try {
       assert.throws(() => gen.generate(dir), error);
     } finally {

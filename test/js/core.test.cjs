@@ -268,3 +268,139 @@ test('a long JSON string with a lone surrogate under a tight maxBytes', () => {
   assert.strictEqual(run.stderr, '');
   assert.deepStrictEqual(JSON.parse(run.stdout), [301001, 0xd800, true]);
 });
+
+test('large decodes keep the memory they need: no new instance per call; a run of small calls gives it back', () => {
+  const MiB = 2 ** 20;
+  // Under the default maxBytes, yet its call grows memory past the high-water mark (64 MiB).
+  const big = Buffer.from(encodeEntity(Array.from({ length: 2500000 }, (_, i) => i * 1000.5)));
+  const small = encodeEntity({ a: [1], s: 'é' });
+  decodeEntity(big); // may renew first: the calls before were small
+  const start = core.instantiationsForTest();
+  assert.ok(core.wasmMemory().buffer.byteLength > 64 * MiB, `memory ${core.wasmMemory().buffer.byteLength}`);
+  for (let i = 0; i < 3; i++) assert.strictEqual(decodeEntity(big).length, 2500000);
+  for (let i = 0; i < 4; i++) {
+    assert.strictEqual(decodeEntity(big)[2499999], 2499999 * 1000.5);
+    assert.deepStrictEqual(decodeEntity(small), { a: [1], s: 'é' });
+  }
+  assert.strictEqual(core.instantiationsForTest(), start, 'a new instance while large documents keep coming');
+  // Once the calls stop needing it, the memory comes back within a bounded run of small ones.
+  let calls = 0;
+  while (core.instantiationsForTest() === start && calls < 64) {
+    assert.deepStrictEqual(decodeEntity(small), { a: [1], s: 'é' });
+    calls++;
+  }
+  assert.strictEqual(core.instantiationsForTest(), start + 1, `no new instance after ${calls} small calls`);
+  assert.ok(core.wasmMemory().buffer.byteLength <= 16 * MiB, `memory ${core.wasmMemory().buffer.byteLength} after renewal`);
+  assert.deepStrictEqual(decodeEntity(encodeEntity({ after: [1n] })), { after: [1n] });
+});
+
+test('a core lacking a function of wasm/exports.txt is refused by name (ERR_NOT_READY); the core in use stays', () => {
+  const real = core.exportsForTest();
+  const mem = core.wasmMemory();
+  assert.ok(abi.EXPORTS.includes('dk_ctx_seed'));
+  for (const name of abi.EXPORTS) {
+    const partial = { ...real };
+    delete partial[name];
+    assert.throws(() => core.useExportsForTest(partial),
+      (e) => e instanceof DarmokError && e.code === 'ERR_NOT_READY' && e.message.includes(name), name);
+    assert.strictEqual(core.exportsForTest(), real, name);
+  }
+  assert.strictEqual(core.wasmMemory(), mem);
+  assert.strictEqual(decodeEntity(encodeEntity({ ok: 1 })).ok, 1);
+});
+
+test('every new context is seeded: dk_ctx_seed is called by setup, with two random words', () => {
+  const real = core.exportsForTest();
+  const seeds = [];
+  const counted = { ...real, dk_ctx_seed: (c, a, b) => { seeds.push([a, b]); return real.dk_ctx_seed(c, a, b); } };
+  try {
+    core.useExportsForTest(counted);
+    core.useExportsForTest(counted);
+    assert.strictEqual(seeds.length, 2);
+    assert.notDeepStrictEqual(seeds[0], seeds[1]);
+    assert.strictEqual(decodeEntity(encodeEntity({ ok: 1 })).ok, 1);
+  } finally {
+    core.useExportsForTest(real, { keepContext: true });
+  }
+});
+
+test('a core whose setup fails midway leaves the core in use as it was', () => {
+  const real = core.exportsForTest();
+  const mem = core.wasmMemory();
+  const failing = { ...real, memory: new WebAssembly.Memory({ initial: 1 }), dk_ctx_new: () => 0 };
+  assert.throws(() => core.useExportsForTest(failing), (e) => e instanceof DarmokError && e.code === 'ERR_MEMORY');
+  assert.strictEqual(core.wasmMemory(), mem);
+  assert.strictEqual(core.exportsForTest(), real);
+  assert.deepStrictEqual(decodeEntity(encodeEntity({ ok: [1, 'é'] })), { ok: [1, 'é'] });
+});
+
+/* A WebAssembly module whose function exports are names (each () -> 0), and a memory. */
+function moduleExporting(names) {
+  const leb = (n) => {
+    const out = [];
+    do {
+      let b = n & 0x7f;
+      n >>>= 7;
+      if (n !== 0) b |= 0x80;
+      out.push(b);
+    } while (n !== 0);
+    return out;
+  };
+  const str = (s) => [...leb(s.length), ...Buffer.from(s)];
+  const section = (id, bytes) => [id, ...leb(bytes.length), ...bytes];
+  return Uint8Array.from([
+    0, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
+    ...section(1, [1, 0x60, 0, 1, 0x7f]), // type 0: () -> i32
+    ...section(3, [1, 0]), // function 0 of type 0
+    ...section(5, [1, 0, 1]), // a memory of one page
+    ...section(7, [...leb(names.length + 1), ...names.flatMap((n) => [...str(n), 0, 0]), ...str('memory'), 2, 0]),
+    ...section(10, [1, 4, 0, 0x41, 0, 0x0b]) // i32.const 0
+  ]);
+}
+
+test('a .wasm lacking dk_ctx_seed: not loaded, refused by init() naming it; then the real core is', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const { execFileSync } = require('node:child_process');
+  const root = path.join(__dirname, '..', '..');
+  const partial = moduleExporting(abi.EXPORTS.filter((name) => name !== 'dk_ctx_seed'));
+  assert.ok(WebAssembly.validate(partial));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'darmok-partial-'));
+  try {
+    // A copy of js/ with the partial core beside it (load.cjs finds js/darmok.wasm).
+    fs.cpSync(path.join(root, 'js'), path.join(dir, 'js'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'js', 'darmok.wasm'), partial);
+    const script = `
+      const d = require(${JSON.stringify(path.join(dir, 'js', 'index.cjs'))});
+      const fs = require('fs');
+      const seen = (e) => e instanceof d.DarmokError ? [e.code, /dk_ctx_seed/.test(e.message)] : String(e);
+      (async () => {
+        const out = [];
+        try { d.encodeEntity(1); out.push('no throw'); } catch (e) { out.push(seen(e)); }
+        out.push(await d.init(fs.readFileSync(${JSON.stringify(path.join(dir, 'js', 'darmok.wasm'))})).then(() => 'resolved', seen));
+        out.push(await d.init(fs.readFileSync(${JSON.stringify(path.join(root, 'build', 'darmok.wasm'))})).then(() => 'resolved', seen));
+        out.push(d.decodeEntity(d.encodeEntity({ a: [1n] })).a[0] === 1n);
+        console.log(JSON.stringify(out));
+      })();
+    `;
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+    assert.deepStrictEqual(out, [['ERR_NOT_READY', true], ['ERR_NOT_READY', true], 'resolved', true]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('init() and compile() share one test of what init() takes, and one message for what it refuses', async () => {
+  const fs = require('node:fs');
+  const load = require('../../js/load.cjs');
+  for (const bad of [42, 'darmok.wasm', null, {}]) {
+    assert.strictEqual(load.isSource(bad), false, String(bad));
+    await assert.rejects(core.init(bad), (e) => e.code === 'ERR_INVALID_OPTION' && e.message === load.badSource().message);
+    await assert.rejects(load.compile(bad), (e) => e.code === 'ERR_INVALID_OPTION' && e.message === load.badSource().message);
+  }
+  for (const good of [new Uint8Array(8), new ArrayBuffer(8), new URL('file:///x.wasm'), Promise.resolve(null), { arrayBuffer() {} }]) {
+    assert.strictEqual(load.isSource(good), true);
+  }
+  assert.doesNotMatch(fs.readFileSync(require.resolve('../../js/core.cjs'), 'utf8'), /init\(\) takes the/);
+});
