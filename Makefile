@@ -105,7 +105,7 @@ $(BUILD)/darmok-inline.cjs: $(BUILD)/darmok.wasm
 # C headers that define them: js/ holds no copy to drift. Made inside js/
 # (never committed) so that js/ alone is the whole JavaScript layer: a copy
 # of it with darmok.wasm beside or inside it runs (js/load.cjs).
-$(ABI_JS): wasm/gen_abi.cjs $(CORE_HDR)
+$(ABI_JS): wasm/gen_abi.cjs $(CORE_HDR) wasm/exports.txt
 	node wasm/gen_abi.cjs wasm $@
 
 # --- tests -----------------------------------------------------------------
