@@ -204,6 +204,13 @@ function makePlan(Class, key, options, old) {
   };
 }
 
+/* Drop plan's decode shape: the next instances decode generically and make a new one. */
+function forgetDecodeShape(plan) {
+  if (plan.decodeShape === null) return;
+  plan.decodeShape = null;
+  plan.decodeSeen = 0;
+}
+
 function hasPlanOptions(options) {
   for (const name of PLAN_OPTIONS) {
     if (options[name] !== undefined) return true;
@@ -367,6 +374,10 @@ class Registry {
       plan.decodeShape = null;
       plan.encodeSeen = 0;
       plan.decodeSeen = 0;
+      // A decode shape maps wire names to fields as the table had them
+      // when it was made: a field learned later (transformKeys, at its
+      // first encode) may claim one of its wire names.
+      if (naming !== null) naming.onLearn = () => forgetDecodeShape(plan);
     }
   }
 
