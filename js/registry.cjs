@@ -204,6 +204,11 @@ function makePlan(Class, key, options, old) {
   };
 }
 
+/* Whether shaping ({ transformKeys, rename } of a plan) changes any name. */
+function shapes(shaping) {
+  return shaping.transformKeys !== undefined || shaping.rename !== undefined;
+}
+
 /* Drop plan's decode shape: the next instances decode generically and make a new one. */
 function forgetDecodeShape(plan) {
   if (plan.decodeShape === null) return;
@@ -314,9 +319,13 @@ class Registry {
       for (const alias of plan.aliases) this.claim(this.byAlias, alias, plan);
       this.warnShared(plan);
       this.byProto.set(plan.proto, plan);
-      // A class's names depend on its superclasses' options: every plan
-      // of the registry is looked at again (registration is rare).
-      this.reshape(this.namings(defaults));
+      // A class's names depend on its superclasses' options: its
+      // subclasses' change only when its own or its old plan's do.
+      const plans = [plan];
+      if (shapes(plan.shaping) || (old !== undefined && shapes(old.shaping))) {
+        for (const p of this.byProto.values()) if (p !== plan && plan.proto.isPrototypeOf(p.proto)) plans.push(p);
+      }
+      this.reshape(this.namings(defaults, plans));
       try {
         defineProperty(Class, '_serializationKey', {
           value: key, writable: true, enumerable: false, configurable: true
@@ -344,14 +353,14 @@ class Registry {
   }
 
   /*
-   * The Naming every plan would have under the global defaults d, as
-   * [plan, naming] pairs (naming.cjs namingOf); throws ERR_INVALID_OPTION
-   * when one cannot be made (two fields given one wire name), before
-   * anything changed.
+   * The Naming each of plans (default: every plan) would have under the
+   * global defaults d, as [plan, naming] pairs (naming.cjs namingOf);
+   * throws ERR_INVALID_OPTION when one cannot be made (two fields given
+   * one wire name), before anything changed.
    */
-  namings(d) {
+  namings(d, plans = this.byProto.values()) {
     const out = [];
-    for (const plan of this.byProto.values()) {
+    for (const plan of plans) {
       const inherited = [];
       for (let p = Object.getPrototypeOf(plan.proto); p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
         const above = this.byProto.get(p);
