@@ -30,7 +30,10 @@ const { pathError } = require('./errors.cjs');
 /* Chains walked per entry, past CHAIN_SLACK, from which a Map or Set is refused. */
 const CHAIN_FACTOR = 8;
 const CHAIN_SLACK = 1024;
-/* Number keys counted before the guard starts: chains that short cost nothing. */
+/*
+ * Number keys counted before the guard starts: chains that short cost
+ * nothing, so a Map or Set of at most QUIET entries needs no guard.
+ */
 const QUIET = 64;
 
 const f64 = new Float64Array(1);
@@ -166,4 +169,4 @@ class KeyGuard {
   }
 }
 
-module.exports = { KeyGuard, engineHash, intHash, longHash, CHAIN_FACTOR };
+module.exports = { KeyGuard, engineHash, intHash, longHash, CHAIN_FACTOR, QUIET };

@@ -25,7 +25,7 @@ const { backslashesBefore } = T;
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build, unexpectedClass } = require('./registry.cjs');
 const { makeDecodeShape, missed, offer } = require('./shapes.cjs');
-const { KeyGuard } = require('./collisions.cjs');
+const { KeyGuard, QUIET } = require('./collisions.cjs');
 
 const defineProperty = Object.defineProperty;
 const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
@@ -521,7 +521,10 @@ class Decoder {
     const n = r.u32();
     const m = new Map();
     this.take(m);
-    let guard = null; // for number and BigInt keys (collisions.cjs)
+    // Number and BigInt keys go through a guard (collisions.cjs), which
+    // counts nothing before QUIET of them: a smaller Map needs none.
+    const guarded = n > QUIET;
+    let guard = null;
     let i = 0;
     try {
       for (; i < n; i++) {
@@ -538,7 +541,7 @@ class Decoder {
           k = r.strRef();
         } else {
           k = this.value();
-          hashed = typeof k === 'number' || typeof k === 'bigint';
+          hashed = guarded && (typeof k === 'number' || typeof k === 'bigint');
         }
         op = r.buf[r.pos];
         let x;
@@ -563,12 +566,13 @@ class Decoder {
     const n = r.u32();
     const s = new Set();
     this.take(s);
+    const guarded = n > QUIET; // as in map()
     let guard = null;
     let i = 0;
     try {
       for (; i < n; i++) {
         const x = this.value();
-        if (typeof x !== 'number' && typeof x !== 'bigint') s.add(x);
+        if (!guarded || (typeof x !== 'number' && typeof x !== 'bigint')) s.add(x);
         else {
           if (guard === null) guard = new KeyGuard();
           guard.add(s, x);
