@@ -7,10 +7,10 @@
  * ("files"); nothing in js/ requires it.
  */
 
-const { registryOf, defaultRegistry } = require('./registry.cjs');
+const { registryOf, defaultRegistry, registryRefCount } = require('./registry.cjs');
 const { ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS } = require('./codec.cjs');
 
 module.exports = {
-  registryOf, defaultRegistry,
+  registryOf, defaultRegistry, registryRefCount,
   ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS
 };

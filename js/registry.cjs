@@ -273,7 +273,7 @@ class Registry {
     /* What createRegistry() and codec.registry hand out (registryOf). */
     this.handle = Object.freeze({ serializable: this.serializable });
     handles.set(this.handle, this);
-    registries.push(new WeakRef(this));
+    remember(this);
   }
 
   /*
@@ -693,6 +693,31 @@ function unexpectedClass(expected, key, plan) {
 
 /* Every registry made, held weakly, for configure(). */
 const registries = [];
+/* registries.length at which remember() drops the refs of collected registries. */
+let pruneAt = 16;
+
+/*
+ * Add r to registries; when the list has doubled since it was last
+ * pruned, drop the refs whose registry is gone first: a process that
+ * makes registries all along keeps a list as long as the live ones, twice
+ * at most, in linear time.
+ */
+function remember(r) {
+  if (registries.length >= pruneAt) {
+    let n = 0;
+    for (let i = 0; i < registries.length; i++) {
+      if (registries[i].deref() !== undefined) registries[n++] = registries[i];
+    }
+    registries.length = n;
+    pruneAt = Math.max(16, 2 * n);
+  }
+  registries.push(new WeakRef(r));
+}
+
+/* How many refs the list holds now, to registries live or collected (for tests). */
+function registryRefCount() {
+  return registries.length;
+}
 
 /* configure()'s defaults for the options of every class. */
 let defaults = { transformKeys: undefined, rename: undefined };
@@ -727,6 +752,7 @@ function configure(options) {
     registries.push(new WeakRef(r));
     r.reshape(pairs);
   }
+  pruneAt = Math.max(16, 2 * registries.length);
 }
 
 /* A new, empty registry for createCodec({ registry }), as users hold it (registryOf). */
@@ -750,5 +776,6 @@ module.exports = {
   setOwn,
   unexpectedClass,
   configure,
-  CONFIGURE_OPTIONS
+  CONFIGURE_OPTIONS,
+  registryRefCount
 };
