@@ -23,7 +23,7 @@
 const T = require('./tape.cjs');
 const { backslashesBefore } = T;
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
-const { defaultRegistry, upgrade, newerVersionError, build, unexpectedClass } = require('./registry.cjs');
+const { defaultRegistry, upgrade, newerVersionError, build, unexpectedClass, setOwn } = require('./registry.cjs');
 const { makeDecodeShape, missed, offer } = require('./shapes.cjs');
 const { KeyGuard, QUIET } = require('./collisions.cjs');
 
@@ -37,15 +37,6 @@ const ERRORS = new Map([
   ['EvalError', EvalError], ['URIError', URIError]
 ]);
 if (typeof AggregateError === 'function') ERRORS.set('AggregateError', AggregateError);
-
-/* Set own data property key of obj to x without running a setter. */
-function setOwn(obj, key, x) {
-  if (key in obj) {
-    defineProperty(obj, key, { value: x, writable: true, enumerable: true, configurable: true });
-  } else {
-    obj[key] = x;
-  }
-}
 
 /* Own, non-enumerable, like the properties the Error constructor makes. */
 function setHidden(obj, key, x) {

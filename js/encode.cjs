@@ -32,7 +32,7 @@ const { makeEncodeShape, missed, offer } = require('./shapes.cjs');
 const { Identities } = require('./identity.cjs');
 const {
   isExactBuiltin, writtenAsBuiltin, isStandardError, isMap, isSet, isArrayBuffer, isRegExp, timeOf, mapCopy,
-  looksBoxed, isBoxed, isUnsupported, byteKind, isArray, describe
+  looksBoxed, isBoxed, isUnsupported, byteKind, isArray, describe, isIndex
 } = require('./builtins.cjs');
 
 /* Nesting from which a RangeError in the walk is taken for the JS stack. */
@@ -69,11 +69,6 @@ function nextPresent(v, from, len) {
     else hi = mid;
   }
   return lo < keys.length && isIndex(keys[lo]) ? Math.min(Number(keys[lo]), len) : len;
-}
-
-function isIndex(k) {
-  const c = k.charCodeAt(0);
-  return c >= 48 && c <= 57 && String(Number(k)) === k;
 }
 
 /*
