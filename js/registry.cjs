@@ -776,6 +776,5 @@ module.exports = {
   setOwn,
   unexpectedClass,
   configure,
-  CONFIGURE_OPTIONS,
   registryRefCount
 };
