@@ -92,6 +92,8 @@ class Encoder extends Identities {
     this.only = null;
     this.except = null;
     this.custom = false;
+    /* plan -> selected(plan.fields, plan), for this call (made on first use). */
+    this.selections = null;
   }
 
   /*
@@ -135,6 +137,7 @@ class Encoder extends Identities {
       this.only = null;
       this.except = null;
       this.custom = false;
+      this.selections = null;
     }
     this.busy = false;
   }
@@ -361,24 +364,38 @@ class Encoder extends Identities {
   /*
    * keys (never changed: it may be plan.fields) as this call's only /
    * except of plan's class leave them, sorted under sortKeys by their
-   * written names.
+   * written names. With plan.fields, the keys are the same for every
+   * instance: worked out once per call.
    */
   selected(keys, plan) {
+    const fixed = plan.fields !== null;
+    if (fixed) {
+      if (this.selections === null) this.selections = new Map();
+      else {
+        const known = this.selections.get(plan);
+        if (known !== undefined) return known;
+      }
+    }
     const only = this.only === null ? undefined : this.only.get(plan.key);
     const except = this.except === null ? undefined : this.except.get(plan.key);
+    let out = keys;
     if (only !== undefined || except !== undefined) {
-      keys = keys.filter((k) => (only === undefined || only.has(k)) && (except === undefined || !except.has(k)));
+      out = keys.filter((k) => (only === undefined || only.has(k)) && (except === undefined || !except.has(k)));
     }
-    if (!this.sortKeys) return keys;
-    const names = plan.naming;
-    if (names === null) return keys.slice().sort();
-    const wires = new Map();
-    for (let i = 0; i < keys.length; i++) wires.set(keys[i], names.wire(keys[i]));
-    return keys.slice().sort((a, b) => {
-      const x = wires.get(a);
-      const y = wires.get(b);
-      return x < y ? -1 : x > y ? 1 : 0;
-    });
+    if (this.sortKeys) {
+      if (out === plan.fields) out = out.slice(); // else a copy already: Object.keys or filter
+      const names = plan.naming;
+      if (names === null) out.sort();
+      else {
+        out.sort((a, b) => {
+          const x = names.wire(a);
+          const y = names.wire(b);
+          return x < y ? -1 : x > y ? 1 : 0;
+        });
+      }
+    }
+    if (fixed) this.selections.set(plan, out);
+    return out;
   }
 
   array(v) {
