@@ -189,7 +189,20 @@ function describe(v) {
   return `a ${tag === 'Object' ? 'class instance' : tag}`;
 }
 
+/*
+ * Whether property key k is an array index (ECMAScript: the canonical
+ * numeric string of an integer below 2^32 - 1), the keys Object.keys
+ * lists first, ascending.
+ */
+function isIndex(k) {
+  const c = k.charCodeAt(0);
+  if (c < 48 || c > 57 || k.length > 10) return false;
+  const n = Number(k);
+  return n >>> 0 === n && n !== 4294967295 && String(n) === k;
+}
+
 module.exports = {
+  isIndex,
   isExactBuiltin,
   writtenAsBuiltin,
   isStandardError,

@@ -23,9 +23,9 @@
 const T = require('./tape.cjs');
 const { backslashesBefore } = T;
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
-const { defaultRegistry, upgrade, newerVersionError, build, unexpectedClass } = require('./registry.cjs');
+const { defaultRegistry, upgrade, newerVersionError, build, unexpectedClass, setOwn } = require('./registry.cjs');
 const { makeDecodeShape, missed, offer } = require('./shapes.cjs');
-const { KeyGuard } = require('./collisions.cjs');
+const { KeyGuard, QUIET } = require('./collisions.cjs');
 
 const defineProperty = Object.defineProperty;
 const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
@@ -37,15 +37,6 @@ const ERRORS = new Map([
   ['EvalError', EvalError], ['URIError', URIError]
 ]);
 if (typeof AggregateError === 'function') ERRORS.set('AggregateError', AggregateError);
-
-/* Set own data property key of obj to x without running a setter. */
-function setOwn(obj, key, x) {
-  if (key in obj) {
-    defineProperty(obj, key, { value: x, writable: true, enumerable: true, configurable: true });
-  } else {
-    obj[key] = x;
-  }
-}
 
 /* Own, non-enumerable, like the properties the Error constructor makes. */
 function setHidden(obj, key, x) {
@@ -521,7 +512,10 @@ class Decoder {
     const n = r.u32();
     const m = new Map();
     this.take(m);
-    let guard = null; // for number and BigInt keys (collisions.cjs)
+    // Number and BigInt keys go through a guard (collisions.cjs), which
+    // counts nothing before QUIET of them: a smaller Map needs none.
+    const guarded = n > QUIET;
+    let guard = null;
     let i = 0;
     try {
       for (; i < n; i++) {
@@ -538,7 +532,7 @@ class Decoder {
           k = r.strRef();
         } else {
           k = this.value();
-          hashed = typeof k === 'number' || typeof k === 'bigint';
+          hashed = guarded && (typeof k === 'number' || typeof k === 'bigint');
         }
         op = r.buf[r.pos];
         let x;
@@ -563,12 +557,13 @@ class Decoder {
     const n = r.u32();
     const s = new Set();
     this.take(s);
+    const guarded = n > QUIET; // as in map()
     let guard = null;
     let i = 0;
     try {
       for (; i < n; i++) {
         const x = this.value();
-        if (typeof x !== 'number' && typeof x !== 'bigint') s.add(x);
+        if (!guarded || (typeof x !== 'number' && typeof x !== 'bigint')) s.add(x);
         else {
           if (guard === null) guard = new KeyGuard();
           guard.add(s, x);

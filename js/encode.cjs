@@ -32,7 +32,7 @@ const { makeEncodeShape, missed, offer } = require('./shapes.cjs');
 const { Identities } = require('./identity.cjs');
 const {
   isExactBuiltin, writtenAsBuiltin, isStandardError, isMap, isSet, isArrayBuffer, isRegExp, timeOf, mapCopy,
-  looksBoxed, isBoxed, isUnsupported, byteKind, isArray, describe
+  looksBoxed, isBoxed, isUnsupported, byteKind, isArray, describe, isIndex
 } = require('./builtins.cjs');
 
 /* Nesting from which a RangeError in the walk is taken for the JS stack. */
@@ -71,11 +71,6 @@ function nextPresent(v, from, len) {
   return lo < keys.length && isIndex(keys[lo]) ? Math.min(Number(keys[lo]), len) : len;
 }
 
-function isIndex(k) {
-  const c = k.charCodeAt(0);
-  return c >= 48 && c <= 57 && String(Number(k)) === k;
-}
-
 /*
  * Encoder: the state of one walk, its identity table (identity.cjs)
  * included. A module-level instance is reused by calls that do not
@@ -97,6 +92,8 @@ class Encoder extends Identities {
     this.only = null;
     this.except = null;
     this.custom = false;
+    /* plan -> selected(plan.fields, plan), for this call (made on first use). */
+    this.selections = null;
   }
 
   /*
@@ -140,6 +137,7 @@ class Encoder extends Identities {
       this.only = null;
       this.except = null;
       this.custom = false;
+      this.selections = null;
     }
     this.busy = false;
   }
@@ -366,24 +364,38 @@ class Encoder extends Identities {
   /*
    * keys (never changed: it may be plan.fields) as this call's only /
    * except of plan's class leave them, sorted under sortKeys by their
-   * written names.
+   * written names. With plan.fields, the keys are the same for every
+   * instance: worked out once per call.
    */
   selected(keys, plan) {
+    const fixed = plan.fields !== null;
+    if (fixed) {
+      if (this.selections === null) this.selections = new Map();
+      else {
+        const known = this.selections.get(plan);
+        if (known !== undefined) return known;
+      }
+    }
     const only = this.only === null ? undefined : this.only.get(plan.key);
     const except = this.except === null ? undefined : this.except.get(plan.key);
+    let out = keys;
     if (only !== undefined || except !== undefined) {
-      keys = keys.filter((k) => (only === undefined || only.has(k)) && (except === undefined || !except.has(k)));
+      out = keys.filter((k) => (only === undefined || only.has(k)) && (except === undefined || !except.has(k)));
     }
-    if (!this.sortKeys) return keys;
-    const names = plan.naming;
-    if (names === null) return keys.slice().sort();
-    const wires = new Map();
-    for (let i = 0; i < keys.length; i++) wires.set(keys[i], names.wire(keys[i]));
-    return keys.slice().sort((a, b) => {
-      const x = wires.get(a);
-      const y = wires.get(b);
-      return x < y ? -1 : x > y ? 1 : 0;
-    });
+    if (this.sortKeys) {
+      if (out === plan.fields) out = out.slice(); // else a copy already: Object.keys or filter
+      const names = plan.naming;
+      if (names === null) out.sort();
+      else {
+        out.sort((a, b) => {
+          const x = names.wire(a);
+          const y = names.wire(b);
+          return x < y ? -1 : x > y ? 1 : 0;
+        });
+      }
+    }
+    if (fixed) this.selections.set(plan, out);
+    return out;
   }
 
   array(v) {

@@ -2,10 +2,15 @@
 /*
  * internal.cjs - what darmok's own tests and benchmarks may reach and its
  * users may not: the Registry behind a registry handle (its plans, their
- * shapes) and the default one. Not in package.json "exports" (no entry
- * point leads here) nor in the tarball ("files"); nothing in js/ requires it.
+ * shapes), the default one, and the option names each call takes. Not in
+ * package.json "exports" (no entry point leads here) nor in the tarball
+ * ("files"); nothing in js/ requires it.
  */
 
-const { registryOf, defaultRegistry } = require('./registry.cjs');
+const { registryOf, defaultRegistry, registryRefCount } = require('./registry.cjs');
+const { ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS } = require('./codec.cjs');
 
-module.exports = { registryOf, defaultRegistry };
+module.exports = {
+  registryOf, defaultRegistry, registryRefCount,
+  ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS
+};

@@ -11,7 +11,8 @@
  * at once; transformKeys when a name is first met, by the encoder or
  * through the class's `fields`) and then only read: the encode and decode
  * shapes (shapes.cjs) put the wire names into their code as constants, so
- * a shaped instance costs what an unshaped one does. Decoding maps a wire
+ * a shaped instance costs what an unshaped one does. A decode shape made
+ * before a field was learned is dropped when it is (onLearn). Decoding maps a wire
  * name back through the table, never by inflecting it again: inflections
  * lose case (`userID` and `userId` are both `user_id`), tables do not.
  */
@@ -108,6 +109,8 @@ class Naming {
     this.rename = rename;
     this.toWire = new Map();
     this.fromWire = new Map();
+    /* Called after learn() adds an entry (Registry#reshape sets it). */
+    this.onLearn = null;
     for (const [field, wire] of rename) this.add(field, wire);
   }
 
@@ -132,6 +135,7 @@ class Naming {
       }
     }
     this.add(field, wire);
+    if (this.onLearn !== null) this.onLearn();
     return wire;
   }
 

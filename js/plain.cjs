@@ -18,8 +18,10 @@ const T = require('./tape.cjs');
 const core = require('./core.cjs');
 const { encodeTape } = require('./encode.cjs');
 const { DarmokError, addSegment, finishPath, pathError, stackDepthError } = require('./errors.cjs');
-
-const defineProperty = Object.defineProperty;
+// setOwn sets a key as JSON.parse does: an own data property, also for
+// `__proto__` and for names with a setter on Object.prototype.
+const { setOwn, Registry } = require('./registry.cjs');
+const { isIndex } = require('./builtins.cjs');
 
 /* The core's tag names (coreTags), made at the first toPlain. */
 let tags = null;
@@ -28,12 +30,10 @@ let tags = null;
  * Ask the core how it writes each kind of value: encode a probe array
  * (one value of each kind, in PROBE order) with a private registry, parse
  * its JSON, and read each element's first key (and, for numbers, its
- * value). The registry module is required here, not at the top: it needs
- * nothing of this file, but keeping the probe's class out of the default
- * registry matters.
+ * value). The registry is private so that the probe's class stays out of
+ * the default one.
  */
 function coreTags() {
-  const { Registry } = require('./registry.cjs');
   const registry = new Registry();
   class Probe {}
   registry.serializable(Probe, { key: 'p', version: 2 });
@@ -112,8 +112,8 @@ const YEAR_10000 = 253402300800000;
 
 /*
  * Date.prototype.toISOString of the time ms (an integer, as a Date holds),
- * made here, as one flat string from its character codes: V8's own costs
- * about four times as much, and was most of a Post's toPlain (five Dates).
+ * made here, as one flat string from its character codes: V8's own is
+ * slower, and Dates are common enough in toPlain's values to matter.
  * Days to a civil date as in H. Hinnant, "chrono-Compatible Low-Level Date
  * Algorithms" (civil_from_days); years outside 0-9999, with their
  * six-digit signed form, go to toISOString.
@@ -143,19 +143,10 @@ function isoString(ms) {
     48 + Math.floor(ss / 10), 48 + ss % 10, 46, 48 + Math.floor(mss / 100), 48 + Math.floor(mss / 10) % 10, 48 + mss % 10, 90);
 }
 
-/*
- * Set key of obj to x as JSON.parse does: an own data property, also for
- * `__proto__` and for names with a setter on Object.prototype.
- */
-function put(obj, key, x) {
-  if (key in obj) defineProperty(obj, key, { value: x, writable: true, enumerable: true, configurable: true });
-  else obj[key] = x;
-}
-
 /* One tagged value: { [tag]: x }. */
 function tagged(tag, x) {
   const o = {};
-  put(o, tag, x);
+  setOwn(o, tag, x);
   return o;
 }
 
@@ -191,9 +182,9 @@ class PlainReader {
       case T.T_ARRAY: return this.array();
       case T.T_INSTANCE: {
         const o = {};
-        put(o, t.classKey, r.key());
+        setOwn(o, t.classKey, r.key());
         const version = r.u32();
-        if (version !== 1) put(o, t.version, version);
+        if (version !== 1) setOwn(o, t.version, version);
         return this.object(o, r.u32(), true);
       }
       case T.T_NULLPROTO: return tagged(t.nullProto, this.object({}, r.u32(), true));
@@ -246,7 +237,7 @@ class PlainReader {
     for (let i = 0; i < n; i++) {
       let key = r.key();
       if (key.charCodeAt(0) === 36 && (fields || i === 0)) key = esc + key; // '$'
-      put(o, key, this.value());
+      setOwn(o, key, this.value());
     }
     return o;
   }
@@ -291,12 +282,6 @@ function plainOfTape(u8, len) {
   } finally {
     reader.release();
   }
-}
-
-/* An array index key, as Object.keys lists them first. */
-function isIndex(k) {
-  const c = k.charCodeAt(0);
-  return c >= 48 && c <= 57 && (k === '0' || c !== 48) && k.length <= 10 && Number(k) < 4294967295 && String(Number(k)) === k;
 }
 
 /*

@@ -204,6 +204,18 @@ function makePlan(Class, key, options, old) {
   };
 }
 
+/* Whether shaping ({ transformKeys, rename } of a plan) changes any name. */
+function shapes(shaping) {
+  return shaping.transformKeys !== undefined || shaping.rename !== undefined;
+}
+
+/* Drop plan's decode shape: the next instances decode generically and make a new one. */
+function forgetDecodeShape(plan) {
+  if (plan.decodeShape === null) return;
+  plan.decodeShape = null;
+  plan.decodeSeen = 0;
+}
+
 function hasPlanOptions(options) {
   for (const name of PLAN_OPTIONS) {
     if (options[name] !== undefined) return true;
@@ -261,7 +273,7 @@ class Registry {
     /* What createRegistry() and codec.registry hand out (registryOf). */
     this.handle = Object.freeze({ serializable: this.serializable });
     handles.set(this.handle, this);
-    registries.push(new WeakRef(this));
+    remember(this);
   }
 
   /*
@@ -307,9 +319,13 @@ class Registry {
       for (const alias of plan.aliases) this.claim(this.byAlias, alias, plan);
       this.warnShared(plan);
       this.byProto.set(plan.proto, plan);
-      // A class's names depend on its superclasses' options: every plan
-      // of the registry is looked at again (registration is rare).
-      this.reshape(this.namings(defaults));
+      // A class's names depend on its superclasses' options: its
+      // subclasses' change only when its own or its old plan's do.
+      const plans = [plan];
+      if (shapes(plan.shaping) || (old !== undefined && shapes(old.shaping))) {
+        for (const p of this.byProto.values()) if (p !== plan && plan.proto.isPrototypeOf(p.proto)) plans.push(p);
+      }
+      this.reshape(this.namings(defaults, plans));
       try {
         defineProperty(Class, '_serializationKey', {
           value: key, writable: true, enumerable: false, configurable: true
@@ -337,14 +353,14 @@ class Registry {
   }
 
   /*
-   * The Naming every plan would have under the global defaults d, as
-   * [plan, naming] pairs (naming.cjs namingOf); throws ERR_INVALID_OPTION
-   * when one cannot be made (two fields given one wire name), before
-   * anything changed.
+   * The Naming each of plans (default: every plan) would have under the
+   * global defaults d, as [plan, naming] pairs (naming.cjs namingOf);
+   * throws ERR_INVALID_OPTION when one cannot be made (two fields given
+   * one wire name), before anything changed.
    */
-  namings(d) {
+  namings(d, plans = this.byProto.values()) {
     const out = [];
-    for (const plan of this.byProto.values()) {
+    for (const plan of plans) {
       const inherited = [];
       for (let p = Object.getPrototypeOf(plan.proto); p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
         const above = this.byProto.get(p);
@@ -367,6 +383,10 @@ class Registry {
       plan.decodeShape = null;
       plan.encodeSeen = 0;
       plan.decodeSeen = 0;
+      // A decode shape maps wire names to fields as the table had them
+      // when it was made: a field learned later (transformKeys, at its
+      // first encode) may claim one of its wire names.
+      if (naming !== null) naming.onLearn = () => forgetDecodeShape(plan);
     }
   }
 
@@ -673,6 +693,31 @@ function unexpectedClass(expected, key, plan) {
 
 /* Every registry made, held weakly, for configure(). */
 const registries = [];
+/* registries.length at which remember() drops the refs of collected registries. */
+let pruneAt = 16;
+
+/*
+ * Add r to registries; when the list has doubled since it was last
+ * pruned, drop the refs whose registry is gone first: a process that
+ * makes registries all along keeps a list as long as the live ones, twice
+ * at most, in linear time.
+ */
+function remember(r) {
+  if (registries.length >= pruneAt) {
+    let n = 0;
+    for (let i = 0; i < registries.length; i++) {
+      if (registries[i].deref() !== undefined) registries[n++] = registries[i];
+    }
+    registries.length = n;
+    pruneAt = Math.max(16, 2 * n);
+  }
+  registries.push(new WeakRef(r));
+}
+
+/* How many refs the list holds now, to registries live or collected (for tests). */
+function registryRefCount() {
+  return registries.length;
+}
 
 /* configure()'s defaults for the options of every class. */
 let defaults = { transformKeys: undefined, rename: undefined };
@@ -707,6 +752,7 @@ function configure(options) {
     registries.push(new WeakRef(r));
     r.reshape(pairs);
   }
+  pruneAt = Math.max(16, 2 * registries.length);
 }
 
 /* A new, empty registry for createCodec({ registry }), as users hold it (registryOf). */
@@ -730,5 +776,5 @@ module.exports = {
   setOwn,
   unexpectedClass,
   configure,
-  CONFIGURE_OPTIONS
+  registryRefCount
 };

@@ -28,7 +28,9 @@
  * loops; shapes only take less time. A class with a naming (naming.cjs)
  * has its wire names in its shapes' constants: the bytes a shape writes
  * and matches are the wire names, the properties it reads and sets the
- * class's own field names. Keys are put into the source as
+ * class's own field names. A decode shape fixes which field each wire name
+ * sets as the naming's table had it, so the plan drops it when the table
+ * learns a field (registry.cjs reshape, Naming onLearn). Keys are put into the source as
  * JSON.stringify literals (a JSON string is a JavaScript string literal),
  * never as identifiers, so no key can change the code.
  *

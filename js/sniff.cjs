@@ -93,4 +93,4 @@ function wrongBlob(call, blob, takes) {
   return `${call} got ${describe(blob)}${hint} It takes ${takes}.`;
 }
 
-module.exports = { withFormatHint, wrongBlob, looksLikeProtobuf, looksLikeJson };
+module.exports = { withFormatHint, wrongBlob, looksLikeProtobuf };

@@ -6,6 +6,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const assert = require('node:assert/strict');
 const { CODES } = require('../../js/errors.cjs');
+const { ENCODE_OPTIONS, DECODE_OPTIONS } = require('../../js/internal.cjs');
 
 const api = fs.readFileSync(path.join(__dirname, '../../docs/API.md'), 'utf8');
 
@@ -14,10 +15,8 @@ test('docs/API.md names every DarmokError code', () => {
 });
 
 test('docs/API.md names every option of encodeEntity and decodeEntity', () => {
-  const src = fs.readFileSync(path.join(__dirname, '../../js/codec.cjs'), 'utf8');
-  for (const list of ['ENCODE_OPTIONS', 'DECODE_OPTIONS']) {
-    const m = src.match(new RegExp(`const ${list} = new Set\\(\\[([^\\]]*)\\]`));
-    assert.ok(m, `${list} in codec.cjs`);
-    for (const [, name] of m[1].matchAll(/'(\w+)'/g)) assert.ok(api.includes('`' + name + '`'), `${name} is not in docs/API.md`);
+  for (const names of [ENCODE_OPTIONS, DECODE_OPTIONS]) {
+    assert.ok(names.size > 0);
+    for (const name of names) assert.ok(api.includes('`' + name + '`'), `${name} is not in docs/API.md`);
   }
 });

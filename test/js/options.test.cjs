@@ -7,6 +7,7 @@
 const { test } = require('node:test');
 const { assert, throwsCode, FORMATS, isolatedCodec } = require('./helpers.cjs');
 const { createCodec, createRegistry, transcode } = require('../../js/index.cjs');
+const { ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS } = require('../../js/internal.cjs');
 
 for (const format of FORMATS) {
   test(`${format}: unknown option names are ERR_INVALID_OPTION naming the closest one`, () => {
@@ -32,10 +33,10 @@ for (const format of FORMATS) {
     throwsCode(() => c.encodeEntity([[[[[[1]]]]]], ok), 'ERR_DEPTH');
     did(() => c.encodeEntity([1], { maxDepth: 5, strcit: true }), /did you mean 'strict'\?/);
     // Every documented name is accepted (undefined: the default).
-    for (const name of ['strict', 'maxDepth', 'format']) c.encodeEntity([1], { [name]: undefined });
-    for (const name of ['unknownClass', 'newerVersion', 'legacy', 'maxDepth', 'maxBytes', 'maxLength', 'format']) {
-      c.decodeEntity(blob, { [name]: undefined });
-    }
+    for (const name of ENCODE_OPTIONS) c.encodeEntity([1], { [name]: undefined });
+    for (const name of DECODE_OPTIONS) c.decodeEntity(blob, { [name]: undefined });
+    for (const name of TO_PLAIN_OPTIONS) c.toPlain([1], { [name]: undefined });
+    for (const name of FROM_PLAIN_OPTIONS) c.fromPlain(c.toPlain([1]), { [name]: undefined });
   });
 
 }
@@ -44,4 +45,16 @@ test('configure() names the closest option too', () => {
   const { configure } = require('../../js/index.cjs');
   throwsCode(() => configure({ transformKey: 'snake' }), 'ERR_INVALID_OPTION',
     (e) => assert.match(e.message, /unknown option 'transformKey': did you mean 'transformKeys'\?/));
+});
+
+// toPlain and fromPlain take encodeEntity's and decodeEntity's options
+// but the format (and fromPlain, legacy): fromPlain's RegExp options too.
+test('fromPlain takes decodeEntity\'s options but format and legacy', () => {
+  const c = isolatedCodec('json');
+  for (const name of DECODE_OPTIONS) assert.strictEqual(FROM_PLAIN_OPTIONS.has(name), name !== 'format' && name !== 'legacy', name);
+  for (const name of ENCODE_OPTIONS) assert.strictEqual(TO_PLAIN_OPTIONS.has(name), name !== 'format', name);
+  const plain = c.toPlain([/\p{L}/u]);
+  throwsCode(() => c.fromPlain(plain), 'ERR_FORMAT');
+  assert.strictEqual(c.fromPlain(plain, { regExpProperties: 'accept' })[0].source, '\\p{L}');
+  throwsCode(() => c.fromPlain(plain, { regExpProperties: 'accept', maxRegExpLength: 2 }), 'ERR_TOO_LARGE');
 });
