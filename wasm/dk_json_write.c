@@ -699,6 +699,36 @@ DK_MUST static int write_date(writer *w, size_t at)
 }
 
 /*
+ * A DK_T_STRREF at tape offset at (op read): the string of the earlier str
+ * it names. Out of write_value, whose every call it would otherwise slow:
+ * only protobuf transcodes have such tapes.
+ */
+DK_MUST static DK_NOINLINE int write_strref(writer *w, size_t at)
+{
+    const uint8_t *s;
+    size_t n, sat, back;
+    uint32_t u;
+
+    if (!w->strrefs) return bad_tape(w, "string reference in a tape without them", at);
+    DK_TRY(read_u32(w, &u));
+    if (u >= at) return bad_tape(w, "string reference does not point back", at);
+    back = w->pos;
+    w->pos = u;
+    DK_TRY(read_str(w, &s, &n, &sat));
+    w->pos = back;
+    if (sat > at || n > at - sat) return bad_tape(w, "string reference to no earlier str", at);
+    DK_TRY(json_bound(w, at));
+    if (n <= DK_PB_REF_MAX_BYTES) return put_str(w, s, n, 0, sat);
+    /* a long text named again: only a document from elsewhere does it
+     * (copied <= max_out holds: passing it failed the call) */
+    back = w->out->len;
+    if (n > w->max_out - w->copied) return ref_too_large(w, at);
+    DK_TRY(put_str(w, s, n, 0, sat));
+    w->copied += w->out->len - back;
+    return w->copied > w->max_out ? ref_too_large(w, at) : DK_OK;
+}
+
+/*
  * Writes the value at w->pos. Scalars are written whole; a container gets
  * its opening text and a frame, its items follow from write_all's loop.
  */
@@ -740,26 +770,7 @@ DK_MUST static int write_value(writer *w)
         w->pos += (size_t)u * 2;
         return put_str16(w, t, u, at + 5);
     }
-    case DK_T_STRREF: {
-        size_t back;
-        if (!w->strrefs) return bad_tape(w, "string reference in a tape without them", at);
-        DK_TRY(read_u32(w, &u));
-        if (u >= at) return bad_tape(w, "string reference does not point back", at);
-        back = w->pos;
-        w->pos = u;
-        DK_TRY(read_str(w, &s, &n, &sat));
-        w->pos = back;
-        if (sat > at || n > at - sat) return bad_tape(w, "string reference to no earlier str", at);
-        DK_TRY(json_bound(w, at));
-        if (n <= DK_PB_REF_MAX_BYTES) return put_str(w, s, n, 0, sat);
-        /* a long text named again: only a document from elsewhere does it
-         * (copied <= max_out holds: passing it failed the call) */
-        back = w->out->len;
-        if (n > w->max_out - w->copied) return ref_too_large(w, at);
-        DK_TRY(put_str(w, s, n, 0, sat));
-        w->copied += w->out->len - back;
-        return w->copied > w->max_out ? ref_too_large(w, at) : DK_OK;
-    }
+    case DK_T_STRREF: return write_strref(w, at);
     case DK_T_HOLE: return bad_tape(w, "hole outside an array", at);
     case DK_T_REF:
         DK_TRY(read_u32(w, &u));
@@ -933,53 +944,52 @@ DK_MUST static int write_all(writer *w)
     }
 }
 
-/* The writer over tape[0..len), writing into out. */
-static void writer_init(writer *w, const uint8_t *tape, size_t len, const dk_limits *lim,
-                        dk_arena *scratch, dk_buf *out, dk_err *err)
-{
-    memset(err, 0, sizeof *err);
-    memset(w, 0, sizeof *w);
-    w->tape = tape;
-    w->len = len;
-    w->out = out;
-    w->err = err;
-    w->arena = scratch;
-    w->max_depth = dk_max_depth(lim);
-    w->max_out = SIZE_MAX;
-    w->max_json = SIZE_MAX;
-    out->len = 0;
-}
-
-/* See dk_internal.h. */
-int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
-                     dk_arena *scratch, dk_buf *out, int *form, dk_err *err)
+/*
+ * The one run of the writer over tape[0..len) into out, for both entry
+ * points: with write_all called from one place only, the compiler keeps
+ * the writer's walk inlined here, as it was before dk_json_write_refs.
+ * strrefs, max_out, max_json: as for dk_json_write_refs (0, SIZE_MAX,
+ * SIZE_MAX for an ordinary tape).
+ */
+static int json_write(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
+                      int strrefs, size_t max_out, size_t max_json, dk_arena *scratch,
+                      dk_buf *out, int *form, dk_err *err)
 {
     writer w;
     int rc;
 
-    writer_init(&w, tape, len, lim, scratch, out, err);
+    memset(err, 0, sizeof *err);
+    memset(&w, 0, sizeof w);
+    w.tape = tape;
+    w.len = len;
+    w.out = out;
+    w.err = err;
+    w.arena = scratch;
+    w.max_depth = dk_max_depth(lim);
     w.may_wide = (flags & DK_WRITE_MAY_WIDE) != 0;
+    w.strrefs = (uint8_t)(strrefs != 0);
+    w.max_out = max_out;
+    w.max_json = max_json;
+    out->len = 0;
     rc = write_all(&w);
+    if (rc == DK_OK && strrefs) rc = json_bound(&w, len);
     if (rc != DK_OK) out->len = 0;
     if (form != NULL) *form = w.wide ? DK_FORM_UTF16 : w.high ? DK_FORM_UTF8 : DK_FORM_ASCII;
     return rc;
 }
 
 /* See dk_internal.h. */
+int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
+                     dk_arena *scratch, dk_buf *out, int *form, dk_err *err)
+{
+    return json_write(tape, len, lim, flags, 0, SIZE_MAX, SIZE_MAX, scratch, out, form, err);
+}
+
+/* See dk_internal.h. */
 int dk_json_write_refs(const uint8_t *tape, size_t len, const dk_limits *lim, size_t max_out,
                        size_t max_json, dk_arena *scratch, dk_buf *out, dk_err *err)
 {
-    writer w;
-    int rc;
-
-    writer_init(&w, tape, len, lim, scratch, out, err);
-    w.strrefs = 1;
-    w.max_out = max_out;
-    w.max_json = max_json;
-    rc = write_all(&w);
-    if (rc == DK_OK) rc = json_bound(&w, len);
-    if (rc != DK_OK) out->len = 0;
-    return rc;
+    return json_write(tape, len, lim, 0, 1, max_out, max_json, scratch, out, NULL, err);
 }
 
 /* See darmok.h. */
