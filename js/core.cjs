@@ -19,7 +19,8 @@
 
 const { DarmokError, coreCode, documentPath, pathForMessage } = require('./errors.cjs');
 const load = require('./load.cjs');
-const { TapeReader, utf8Encoder, utf8Decoder, nodeBufferOf, isWellFormed, backslashesBefore } = require('./tape.cjs');
+const { TapeReader } = require('./tape-reader.cjs');
+const { utf8Encoder, utf8Decoder, nodeBufferOf, isWellFormed, backslashesBefore } = require('./text.cjs');
 
 /* JSON text as UTF-16 units, where there is no Buffer#ucs2Slice (outputText). */
 const utf16Decoder = new TextDecoder('utf-16le');

@@ -1,6 +1,6 @@
 'use strict';
 /*
- * decode.cjs - rebuild a JavaScript value from a tape (tape.cjs).
+ * decode.cjs - rebuild a JavaScript value from a tape (tape-reader.cjs).
  *
  * The tape is trusted: the core validated the bytes it came from (or this
  * process wrote it), so counts, lengths, REF indexes and nesting are in
@@ -21,7 +21,8 @@
  */
 
 const T = require('./tape.cjs');
-const { backslashesBefore } = T;
+const { TapeReader, KEEP_ALL } = require('./tape-reader.cjs');
+const { backslashesBefore } = require('./text.cjs');
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build, unexpectedClass, setOwn } = require('./registry.cjs');
 const { makeDecodeShape, missed, offer } = require('./shapes.cjs');
@@ -186,7 +187,7 @@ class Decoder {
   decode(reader) {
     this.r = reader;
     const n = reader.refKeep;
-    this.refs = n === 0 || n === T.KEEP_ALL ? [] : new Array(n < REFS_AT_ONCE ? n : REFS_AT_ONCE);
+    this.refs = n === 0 || n === KEEP_ALL ? [] : new Array(n < REFS_AT_ONCE ? n : REFS_AT_ONCE);
     this.nrefs = 0;
     this.keep = n;
     this.inherited = null;
@@ -654,7 +655,7 @@ class Decoder {
 
 /* Rebuild the value of the tape bytes u8[0..u8.length) (a JS-side tape). */
 function decodeTape(u8, options) {
-  const reader = new T.TapeReader(u8, new DataView(u8.buffer, u8.byteOffset, u8.byteLength), 0, u8.length);
+  const reader = new TapeReader(u8, new DataView(u8.buffer, u8.byteOffset, u8.byteLength), 0, u8.length);
   const unknownPlain = options !== undefined && options.unknownClass === 'plain';
   const registry = options !== undefined ? options.registry : undefined;
   const acceptNewer = options !== undefined && options.newerVersion === 'accept';

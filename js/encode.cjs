@@ -1,6 +1,6 @@
 'use strict';
 /*
- * encode.cjs - walk a JavaScript value once and write its tape (tape.cjs).
+ * encode.cjs - walk a JavaScript value once and write its tape (tape-writer.cjs).
  *
  * What is written: own enumerable string-keyed properties, in Object.keys
  * order, as JSON.stringify sees them. Function- and symbol-valued properties
@@ -25,7 +25,7 @@
  */
 
 const T = require('./tape.cjs');
-const { TapeWriter } = T;
+const { TapeWriter } = require('./tape-writer.cjs');
 const { addSegment, rawSegment, finishPath, pathError, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry } = require('./registry.cjs');
 const { makeEncodeShape, missed, offer } = require('./shapes.cjs');

@@ -42,6 +42,8 @@
  */
 
 const T = require('./tape.cjs');
+const { TapeWriter } = require('./tape-writer.cjs');
+const { SHORT_MAX } = require('./tape-reader.cjs');
 const { addSegment } = require('./errors.cjs');
 
 const SHAPE_MAX_KEYS = 64;
@@ -97,7 +99,7 @@ function constantBytes(u8, name, names, values) {
 
 /* The tape bytes of what writes into a fresh TapeWriter. */
 function tapeBytes(write) {
-  const w = new T.TapeWriter(64);
+  const w = new TapeWriter(64);
   write(w);
   return w.buf.slice(0, w.pos);
 }
@@ -220,7 +222,7 @@ function makeDecodeShape(plan, wires) {
     onChain += ` || ${k} in proto`;
     const read = `{ k = r.key(); if (k !== ${wk}) break fast; }`;
     const bytes = tapeBytes((w) => w.str(wires[i]));
-    if (bytes.length <= 4 + T.SHORT_MAX && (bytes[0] & T.STR_ASCII) !== 0) {
+    if (bytes.length <= 4 + SHORT_MAX && (bytes[0] & T.STR_ASCII) !== 0) {
       // A key written in full (not a key reference) is matched on its
       // tape bytes, header included: no string made or looked up. With
       // key references (protobuf) it is numbered as r.key() would (the
