@@ -2,8 +2,8 @@
 /*
  * text.cjs - strings to and from bytes outside the core: UTF-8 through the
  * platform (TextEncoder/TextDecoder, Node's Buffer), WTF-8 (UTF-8 that keeps
- * lone surrogates, as JS strings may hold them) by hand, and the one look at
- * raw JSON text that JS makes (backslashesBefore).
+ * lone surrogates, as JS strings may hold them) by hand, and where a
+ * character of raw JSON text is escaped (backslashesBefore).
  */
 
 const utf8Encoder = new TextEncoder();
