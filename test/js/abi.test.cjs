@@ -103,7 +103,7 @@ test('js/ takes every constant from the generated module', () => {
   // The very array of the generated module, not a copy of it.
   assert.equal(errors.CORE_CODES, abi.CORE_CODES);
   codes.forEach((code, n) => assert.equal(errors.coreCode(n), n === 0 ? 'ERR_INTERNAL' : code));
-  for (const f of ['tape.cjs', 'tape-reader.cjs', 'core.cjs', 'errors.cjs']) {
+  for (const f of ['tape.cjs', 'tape-reader.cjs', 'instance.cjs', 'core.cjs', 'core-errors.cjs', 'errors.cjs']) {
     assert.match(fs.readFileSync(path.join(root, 'js', f), 'utf8'), /require\('\.\/dk_abi\.cjs'\)/, f);
   }
 });

@@ -680,7 +680,7 @@ test('instances made through serializable() and decoded instances share their hi
 
 /*
  * The decoder and the tape reader are kept from call to call (so their
- * hidden classes live, see core.cjs `reader`); they must not keep the
+ * hidden classes live, see instance.cjs `reader`); they must not keep the
  * last decoded value alive. A child with --expose-gc checks with WeakRefs.
  */
 test('the kept decoder and reader hold nothing of the last decoded value', { skip }, () => {
