@@ -25,7 +25,7 @@ const { TapeReader, KEEP_ALL } = require('./tape-reader.cjs');
 const { backslashesBefore } = require('./text.cjs');
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build, unexpectedClass, setOwn } = require('./registry.cjs');
-const { makeDecodeShape, missed, offer } = require('./shapes.cjs');
+const { offerDecodeShape, decodeShapeMissed } = require('./shapes.cjs');
 const { KeyGuard, QUIET } = require('./collisions.cjs');
 
 const defineProperty = Object.defineProperty;
@@ -135,7 +135,11 @@ function extendWithHoles(arr, len) {
 
 /*
  * Decoder: rebuilds the value of a tape, one decode(reader) at a time
- * (codec.cjs keeps one per option set; see core.cjs `reader` for why).
+ * (codec.cjs keeps one per option set; see instance.cjs `reader` for why).
+ *
+ * What the decode shapes (shapes.cjs makeDecodeShape) use of it, and
+ * nothing else: take(o), value(), epoch (read), shapeMissed() and
+ * shapeResume() for the hand-over to the generic loop.
  * `unknownPlain` turns unknown class keys into plain objects instead of
  * ERR_UNKNOWN_CLASS; `registry` (default: the default registry) maps class
  * keys to plans; `acceptNewer` rebuilds instances written by a newer
@@ -301,7 +305,7 @@ class Decoder {
     const keys = [];
     this.fieldsFrom(obj, 0, this.r.u32(), null, keys, plan.naming);
     // (A nested instance of the same class may have made the shape already.)
-    offer(plan, 'decodeShape', 'decodeSeen', keys, makeDecodeShape);
+    offerDecodeShape(plan, keys);
     return obj;
   }
 
@@ -315,7 +319,7 @@ class Decoder {
     if (shape.onChain()) {
       // A miss: a shape made from keys the chain has (`constructor`)
       // would never build, and is dropped in the end.
-      missed(shape, 'decodeShape', 'decodeSeen');
+      decodeShapeMissed(shape);
       return false;
     }
     shape.epoch = this.epoch;
@@ -328,7 +332,7 @@ class Decoder {
    * with key k read already (null: not read). Fields before i are set.
    */
   shapeMissed(shape, obj, i, n, k) {
-    missed(shape, 'decodeShape', 'decodeSeen');
+    decodeShapeMissed(shape);
     return this.fieldsFrom(obj, i, n, k, null, shape.plan.naming);
   }
 

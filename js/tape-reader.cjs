@@ -118,6 +118,10 @@ const KEEP_ALL = 0xFFFFFFFF;
  * ArrayBuffer (a JS buffer, or WebAssembly memory); view a DataView over the
  * same ArrayBuffer. The tape is trusted: the core validated it, or this
  * process wrote it. Reads do not check bounds.
+ *
+ * What the decode shapes (shapes.cjs makeDecodeShape) use of it, and
+ * nothing else: buf and pos (read, and pos set past a key matched on its
+ * bytes), key(), hasKeyRefs(), keyRefAt(p) and keyRead(s).
  */
 class TapeReader {
   constructor(buf, view, pos, end) {
@@ -224,24 +228,39 @@ class TapeReader {
 
   /*
    * A member key or class key str. With key references: a reference
-   * (header k << STR_SHIFT | STR_KEYREF, no bytes: the numbering is
-   * wasm/dk_tape.h's, "Key references") or a key in full, which is
-   * remembered as the next. A caller that reads a key and
-   * goes back must put keys.length back too. The decode shapes (shapes.cjs
-   * makeDecodeShape) number their keys of up to SHORT_MAX ASCII bytes the
-   * same way inline: a change to the numbering goes in both
-   * (test/js/shape-keys.test.cjs compares them with the JSON decode).
+   * (keyRefAt) or a key in full, which takes the next number (keyRead).
+   * A caller that reads a key and goes back must put keys.length back too.
    */
   key() {
     if (this.keys === null) return this.str();
-    const buf = this.buf;
-    const at = this.pos;
-    const header = i32At(buf, at);
-    if ((header & STR_KEYREF) === STR_KEYREF) {
-      this.pos = at + 4;
-      return this.keys[header >>> STR_SHIFT];
+    const named = this.keyRefAt(this.pos);
+    if (named !== null) {
+      this.pos += 4;
+      return named;
     }
-    const s = this.str();
+    return this.keyRead(this.str());
+  }
+
+  /* Whether keys may be key references (useRefs): protobuf tapes. */
+  hasKeyRefs() {
+    return this.keys !== null;
+  }
+
+  /*
+   * Key references, numbered as wasm/dk_tape.h "Key references" says, here
+   * alone for JS (key() and the decode shapes use these two): with
+   * hasKeyRefs(), the key the str at p references (header
+   * k << STR_SHIFT | STR_KEYREF, no bytes: the k-th key read in full), or
+   * null when that str is a key in full.
+   */
+  keyRefAt(p) {
+    const buf = this.buf;
+    if ((buf[p] & STR_KEYREF) !== STR_KEYREF) return null;
+    return this.keys[i32At(buf, p) >>> STR_SHIFT];
+  }
+
+  /* A key s read in full (with hasKeyRefs()): it takes the next number. Returns s. */
+  keyRead(s) {
     this.keys.push(s);
     return s;
   }

@@ -32,6 +32,10 @@ const SHORT_STRING = 32;
  * TapeWriter: a growable byte buffer that tapes are written into. The bytes
  * are buf[0..pos). Every write method reserves its own room first, so callers
  * never check capacity. Owned by one encode at a time (see encode.cjs).
+ *
+ * What the encode shapes (shapes.cjs makeEncodeShape) use of it, and
+ * nothing else: buf and pos (bytes stored at buf[pos..], then pos moved
+ * past them), grow(need) when buf is shorter than need, and patchU32.
  */
 class TapeWriter {
   constructor(capacity = MIN_CAPACITY) {
