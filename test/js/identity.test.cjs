@@ -8,7 +8,7 @@
  * index (boxed primitives) between them, in every format.
  */
 const { test } = require('node:test');
-const { assert, haveWasm, sameGraph, xorshift, pbDoc, pbText } = require('./helpers.cjs');
+const { assert, haveWasm, sameGraph, xorshift, pbDoc, pbText, isolatedCodec } = require('./helpers.cjs');
 const { formats } = require('./fixtures.cjs');
 const { createCodec, createRegistry } = require('../../js/index.cjs');
 const { encodeTape } = require('../../js/encode.cjs');
@@ -25,9 +25,9 @@ class Node {
 }
 
 function codec(format) {
-  const registry = createRegistry();
-  registry.serializable(Node);
-  return createCodec({ format, registry });
+  const c = isolatedCodec(format);
+  c.serializable(Node);
+  return c;
 }
 
 /*
