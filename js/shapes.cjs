@@ -285,25 +285,17 @@ ${body}        return o;
 const RESTART = SHAPE_AFTER - SHAPE_RETRY;
 
 /*
- * Each direction keeps its shape in its own two fields of a plan
- * (registry.cjs): plan.encodeShape and plan.encodeSeen, plan.decodeShape
- * and plan.decodeSeen.
+ * Each direction keeps its shape in two fields of a plan (registry.cjs),
+ * named here rather than passed as strings: plan.encodeShape and
+ * plan.encodeSeen, plan.decodeShape and plan.decodeSeen.
  *
  * offer...: after an instance of plan went through the generic loop with
  * these keys, the plan gets a shape when it is due, or its count restarts
- * when the keys cannot have one. ...Missed: a miss of shape counted; after
- * too many it is dropped, and its plan's count restarts.
+ * when the keys cannot have one (make returned null).
  */
 function offerEncodeShape(plan, keys) {
   if (plan.encodeShape !== null || ++plan.encodeSeen < SHAPE_AFTER) return;
   if ((plan.encodeShape = makeEncodeShape(plan, keys)) === null) plan.encodeSeen = RESTART;
-}
-
-function encodeShapeMissed(shape) {
-  const plan = shape.plan;
-  if (++shape.misses !== SHAPE_MAX_MISSES || plan.encodeShape !== shape) return;
-  plan.encodeShape = null;
-  plan.encodeSeen = RESTART;
 }
 
 function offerDecodeShape(plan, keys) {
@@ -311,11 +303,20 @@ function offerDecodeShape(plan, keys) {
   if ((plan.decodeShape = makeDecodeShape(plan, keys)) === null) plan.decodeSeen = RESTART;
 }
 
+/* Count a miss of shape (current: its plan's shape now); whether it is to be dropped. */
+function dropsAfterMiss(shape, current) {
+  return ++shape.misses === SHAPE_MAX_MISSES && current === shape;
+}
+
+/* ...Missed: a miss counted; after too many the shape is dropped and its plan's count restarts. */
+function encodeShapeMissed(shape) {
+  const plan = shape.plan;
+  if (dropsAfterMiss(shape, plan.encodeShape)) { plan.encodeShape = null; plan.encodeSeen = RESTART; }
+}
+
 function decodeShapeMissed(shape) {
   const plan = shape.plan;
-  if (++shape.misses !== SHAPE_MAX_MISSES || plan.decodeShape !== shape) return;
-  plan.decodeShape = null;
-  plan.decodeSeen = RESTART;
+  if (dropsAfterMiss(shape, plan.decodeShape)) { plan.decodeShape = null; plan.decodeSeen = RESTART; }
 }
 
 module.exports = {
