@@ -1,6 +1,6 @@
 'use strict';
 /*
- * decode.cjs - rebuild a JavaScript value from a tape (tape.cjs).
+ * decode.cjs - rebuild a JavaScript value from a tape (tape-reader.cjs).
  *
  * The tape is trusted: the core validated the bytes it came from (or this
  * process wrote it), so counts, lengths, REF indexes and nesting are in
@@ -21,10 +21,11 @@
  */
 
 const T = require('./tape.cjs');
-const { backslashesBefore } = T;
+const { TapeReader, KEEP_ALL } = require('./tape-reader.cjs');
+const { backslashesBefore } = require('./text.cjs');
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build, unexpectedClass, setOwn } = require('./registry.cjs');
-const { makeDecodeShape, missed, offer } = require('./shapes.cjs');
+const { offerDecodeShape, decodeShapeMissed } = require('./shapes.cjs');
 const { KeyGuard, QUIET } = require('./collisions.cjs');
 
 const defineProperty = Object.defineProperty;
@@ -134,7 +135,11 @@ function extendWithHoles(arr, len) {
 
 /*
  * Decoder: rebuilds the value of a tape, one decode(reader) at a time
- * (codec.cjs keeps one per option set; see core.cjs `reader` for why).
+ * (codec.cjs keeps one per option set; see instance.cjs `reader` for why).
+ *
+ * What the decode shapes (shapes.cjs makeDecodeShape) use of it, and
+ * nothing else: take(o), value(), epoch (read), shapeMissed() and
+ * shapeResume() for the hand-over to the generic loop.
  * `unknownPlain` turns unknown class keys into plain objects instead of
  * ERR_UNKNOWN_CLASS; `registry` (default: the default registry) maps class
  * keys to plans; `acceptNewer` rebuilds instances written by a newer
@@ -186,7 +191,7 @@ class Decoder {
   decode(reader) {
     this.r = reader;
     const n = reader.refKeep;
-    this.refs = n === 0 || n === T.KEEP_ALL ? [] : new Array(n < REFS_AT_ONCE ? n : REFS_AT_ONCE);
+    this.refs = n === 0 || n === KEEP_ALL ? [] : new Array(n < REFS_AT_ONCE ? n : REFS_AT_ONCE);
     this.nrefs = 0;
     this.keep = n;
     this.inherited = null;
@@ -300,7 +305,7 @@ class Decoder {
     const keys = [];
     this.fieldsFrom(obj, 0, this.r.u32(), null, keys, plan.naming);
     // (A nested instance of the same class may have made the shape already.)
-    offer(plan, 'decodeShape', 'decodeSeen', keys, makeDecodeShape);
+    offerDecodeShape(plan, keys);
     return obj;
   }
 
@@ -314,7 +319,7 @@ class Decoder {
     if (shape.onChain()) {
       // A miss: a shape made from keys the chain has (`constructor`)
       // would never build, and is dropped in the end.
-      missed(shape, 'decodeShape', 'decodeSeen');
+      decodeShapeMissed(shape);
       return false;
     }
     shape.epoch = this.epoch;
@@ -327,7 +332,7 @@ class Decoder {
    * with key k read already (null: not read). Fields before i are set.
    */
   shapeMissed(shape, obj, i, n, k) {
-    missed(shape, 'decodeShape', 'decodeSeen');
+    decodeShapeMissed(shape);
     return this.fieldsFrom(obj, i, n, k, null, shape.plan.naming);
   }
 
@@ -654,7 +659,7 @@ class Decoder {
 
 /* Rebuild the value of the tape bytes u8[0..u8.length) (a JS-side tape). */
 function decodeTape(u8, options) {
-  const reader = new T.TapeReader(u8, new DataView(u8.buffer, u8.byteOffset, u8.byteLength), 0, u8.length);
+  const reader = new TapeReader(u8, new DataView(u8.buffer, u8.byteOffset, u8.byteLength), 0, u8.length);
   const unknownPlain = options !== undefined && options.unknownClass === 'plain';
   const registry = options !== undefined ? options.registry : undefined;
   const acceptNewer = options !== undefined && options.newerVersion === 'accept';

@@ -1,6 +1,6 @@
 'use strict';
 /*
- * encode.cjs - walk a JavaScript value once and write its tape (tape.cjs).
+ * encode.cjs - walk a JavaScript value once and write its tape (tape-writer.cjs).
  *
  * What is written: own enumerable string-keyed properties, in Object.keys
  * order, as JSON.stringify sees them. Function- and symbol-valued properties
@@ -25,10 +25,10 @@
  */
 
 const T = require('./tape.cjs');
-const { TapeWriter } = T;
+const { TapeWriter } = require('./tape-writer.cjs');
 const { addSegment, rawSegment, finishPath, pathError, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry } = require('./registry.cjs');
-const { makeEncodeShape, missed, offer } = require('./shapes.cjs');
+const { offerEncodeShape, encodeShapeMissed } = require('./shapes.cjs');
 const { Identities } = require('./identity.cjs');
 const {
   isExactBuiltin, writtenAsBuiltin, isStandardError, isMap, isSet, isArrayBuffer, isRegExp, timeOf, mapCopy,
@@ -76,6 +76,9 @@ function nextPresent(v, from, len) {
  * included. A module-level instance is reused by calls that do not
  * overlap; a call made while it is busy (a getter that calls
  * encodeEntity) gets a fresh one, so nothing shared is overwritten.
+ *
+ * What the encode shapes (shapes.cjs makeEncodeShape) use of it, and
+ * nothing else: skipped(x) and value(x) (the writer is passed apart).
  */
 class Encoder extends Identities {
   constructor() {
@@ -271,7 +274,7 @@ class Encoder extends Identities {
         this.depth--;
         return;
       }
-      missed(shape, 'encodeShape', 'encodeSeen');
+      encodeShapeMissed(shape);
     }
     const keys = Object.keys(v);
     this.head(plan);
@@ -280,7 +283,7 @@ class Encoder extends Identities {
     w.u32(0);
     w.patchU32(at, this.pairs(v, keys, null, false, plan.naming));
     this.depth--;
-    offer(plan, 'encodeShape', 'encodeSeen', keys, makeEncodeShape);
+    offerEncodeShape(plan, keys);
   }
 
   /* u32 n, then n x (key str, value): the own enumerable fields of v. */

@@ -15,6 +15,7 @@
  */
 
 const T = require('./tape.cjs');
+const { TapeReader } = require('./tape-reader.cjs');
 const core = require('./core.cjs');
 const { encodeTape } = require('./encode.cjs');
 const { DarmokError, addSegment, finishPath, pathError, stackDepthError } = require('./errors.cjs');
@@ -274,7 +275,7 @@ function plainOfTape(u8, len) {
   if (tags === null) tags = coreTags();
   const view = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
   if (reader === null) {
-    reader = new T.TapeReader(u8, view, 0, len);
+    reader = new TapeReader(u8, view, 0, len);
     plainReader = new PlainReader(reader);
   } else reader.reset(u8, view, 0, len);
   try {

@@ -34,6 +34,11 @@
  * JSON.stringify literals (a JSON string is a JavaScript string literal),
  * never as identifiers, so no key can change the code.
  *
+ * The code made here uses of the objects it is given only the members that
+ * the opening comments of TapeWriter (tape-writer.cjs) and Encoder
+ * (encode.cjs) list for encode, of TapeReader (tape-reader.cjs) and Decoder
+ * (decode.cjs) for decode; key references are numbered by TapeReader alone.
+ *
  * Without code generation (a Content-Security-Policy without
  * 'unsafe-eval', node --disallow-code-generation-from-strings) a class has
  * no shape (false) and the generic loops do all the work. A shape that
@@ -42,6 +47,8 @@
  */
 
 const T = require('./tape.cjs');
+const { TapeWriter } = require('./tape-writer.cjs');
+const { SHORT_MAX } = require('./tape-reader.cjs');
 const { addSegment } = require('./errors.cjs');
 
 const SHAPE_MAX_KEYS = 64;
@@ -97,7 +104,7 @@ function constantBytes(u8, name, names, values) {
 
 /* The tape bytes of what writes into a fresh TapeWriter. */
 function tapeBytes(write) {
-  const w = new T.TapeWriter(64);
+  const w = new TapeWriter(64);
   write(w);
   return w.buf.slice(0, w.pos);
 }
@@ -220,23 +227,20 @@ function makeDecodeShape(plan, wires) {
     onChain += ` || ${k} in proto`;
     const read = `{ k = r.key(); if (k !== ${wk}) break fast; }`;
     const bytes = tapeBytes((w) => w.str(wires[i]));
-    if (bytes.length <= 4 + T.SHORT_MAX && (bytes[0] & T.STR_ASCII) !== 0) {
+    if (bytes.length <= 4 + SHORT_MAX && (bytes[0] & T.STR_ASCII) !== 0) {
       // A key written in full (not a key reference) is matched on its
       // tape bytes, header included: no string made or looked up. With
-      // key references (protobuf) it is numbered as r.key() would (the
-      // numbering is wasm/dk_tape.h's, "Key references"), as this
-      // constant, so a reference to it (header k << STR_SHIFT |
-      // STR_KEYREF, read here without a call) compares with one pointer.
+      // key references (protobuf) it takes its number as r.key() would
+      // (r.keyRead), and a reference to it compares with one pointer.
       let same = `b[p] === ${bytes[0]}`;
       for (let j = 1; j < bytes.length; j++) same += ` && b[p + ${j}] === ${bytes[j]}`;
-      const ref = `r.keys[(b[p] | b[p + 1] << 8 | b[p + 2] << 16 | b[p + 3] << 24) >>> ${T.STR_SHIFT}]`;
       body += `        p = r.pos;\n`;
-      body += `        if (!raw && (b[p] & ${T.STR_KEYREF}) === ${T.STR_KEYREF}) {\n`;
+      body += `        if (!raw && (k = r.keyRefAt(p)) !== null) {\n`;
       body += `          r.pos = p + 4;\n`;
-      body += `          if (${ref} !== ${wk}) { r.pos = p; ${read} }\n`;
+      body += `          if (k !== ${wk}) break fast;\n`;
       body += `        } else if (${same}) {\n`;
       body += `          r.pos = p + ${bytes.length};\n`;
-      body += `          if (!raw) r.keys.push(${wk});\n`;
+      body += `          if (!raw) r.keyRead(${wk});\n`;
       body += `        } else ${read}\n`;
     } else {
       body += `        ${read}\n`;
@@ -258,11 +262,8 @@ return function build(d, r, n) {
   d.take(o);
   let i = 0, k = null, p = 0, x;
   const epoch = d.epoch;
-  // Without key references every key is written in full (JSON tapes);
-  // with them (protobuf), each key read in full takes the next number in
-  // r.keys (r.key() does it, and so does a match below), and a reference
-  // is such a number.
-  const raw = r.keys === null;
+  // Without key references every key is written in full (JSON tapes).
+  const raw = !r.hasKeyRefs();
   const b = r.buf;
   if (n === ${keys.length}) {
     try {
@@ -280,24 +281,44 @@ ${body}        return o;
   return shape.build === null ? false : shape;
 }
 
-/* Count a miss of shape, plan[field]; after too many it is dropped, and plan[seenField] restarts. */
-function missed(shape, field, seenField) {
-  if (++shape.misses === SHAPE_MAX_MISSES && shape.plan[field] === shape) {
-    shape.plan[field] = null;
-    shape.plan[seenField] = SHAPE_AFTER - SHAPE_RETRY;
-  }
-}
+/* What a plan's count of generic instances restarts from (SHAPE_RETRY). */
+const RESTART = SHAPE_AFTER - SHAPE_RETRY;
 
 /*
- * After an instance of plan went through the generic loop with these keys:
- * plan[field] gets a shape when it is due (make: makeEncodeShape or
- * makeDecodeShape), or the count restarts when the keys cannot have one.
+ * Each direction keeps its shape in two fields of a plan (registry.cjs),
+ * named here rather than passed as strings: plan.encodeShape and
+ * plan.encodeSeen, plan.decodeShape and plan.decodeSeen.
+ *
+ * offer...: after an instance of plan went through the generic loop with
+ * these keys, the plan gets a shape when it is due, or its count restarts
+ * when the keys cannot have one (make returned null).
  */
-function offer(plan, field, seenField, keys, make) {
-  if (plan[field] !== null || ++plan[seenField] < SHAPE_AFTER) return;
-  const shape = make(plan, keys);
-  if (shape === null) plan[seenField] = SHAPE_AFTER - SHAPE_RETRY;
-  else plan[field] = shape;
+function offerEncodeShape(plan, keys) {
+  if (plan.encodeShape !== null || ++plan.encodeSeen < SHAPE_AFTER) return;
+  if ((plan.encodeShape = makeEncodeShape(plan, keys)) === null) plan.encodeSeen = RESTART;
 }
 
-module.exports = { makeEncodeShape, makeDecodeShape, missed, offer, SHAPE_AFTER, SHAPE_RETRY, SHAPE_MAX_KEYS, SHAPE_MAX_KEY_LENGTH, SHAPE_MAX_MISSES };
+function offerDecodeShape(plan, keys) {
+  if (plan.decodeShape !== null || ++plan.decodeSeen < SHAPE_AFTER) return;
+  if ((plan.decodeShape = makeDecodeShape(plan, keys)) === null) plan.decodeSeen = RESTART;
+}
+
+/* Count a miss of shape (current: its plan's shape now); whether it is to be dropped. */
+function dropsAfterMiss(shape, current) {
+  return ++shape.misses === SHAPE_MAX_MISSES && current === shape;
+}
+
+/* ...Missed: a miss counted; after too many the shape is dropped and its plan's count restarts. */
+function encodeShapeMissed(shape) {
+  const plan = shape.plan;
+  if (dropsAfterMiss(shape, plan.encodeShape)) { plan.encodeShape = null; plan.encodeSeen = RESTART; }
+}
+
+function decodeShapeMissed(shape) {
+  const plan = shape.plan;
+  if (dropsAfterMiss(shape, plan.decodeShape)) { plan.decodeShape = null; plan.decodeSeen = RESTART; }
+}
+
+module.exports = {
+  makeEncodeShape, makeDecodeShape, offerEncodeShape, encodeShapeMissed, offerDecodeShape, decodeShapeMissed, SHAPE_AFTER, SHAPE_RETRY, SHAPE_MAX_KEYS, SHAPE_MAX_KEY_LENGTH, SHAPE_MAX_MISSES
+};

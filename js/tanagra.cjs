@@ -40,7 +40,7 @@
 
 const { addSegment, finishPath, pathError } = require('./errors.cjs');
 const { upgrade, build, setOwn, unexpectedClass } = require('./registry.cjs');
-const { backslashesBefore } = require('./tape.cjs');
+const { backslashesBefore } = require('./text.cjs');
 const { KeyGuard } = require('./collisions.cjs');
 
 const hasOwn = Object.prototype.hasOwnProperty;

@@ -7,7 +7,7 @@
  */
 const { builders } = require('./attacks.cjs');
 const darmok = require('../../js/index.cjs');
-const core = require('../../js/core.cjs');
+const internal = require('../../js/internal.cjs');
 
 const [name, nText] = process.argv.slice(2);
 const attack = builders[name](Number(nText));
@@ -31,5 +31,5 @@ try {
   outcome = err instanceof darmok.DarmokError ? `DarmokError ${err.code}` : `other ${err && err.name}: ${err && err.message}`;
 }
 const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-const mem = core.wasmMemory();
+const mem = internal.wasmMemory();
 process.stdout.write(JSON.stringify({ ms, outcome, rssMB: process.memoryUsage().rss / 2 ** 20, wasmMB: mem === null ? 0 : mem.buffer.byteLength / 2 ** 20 }) + '\n');

@@ -7,15 +7,16 @@
 const { test } = require('node:test');
 const { assert, sameGraph, xorshift, throwsCode } = require('./helpers.cjs');
 const core = require('../../js/core.cjs');
+const internal = require('../../js/internal.cjs');
 const abi = require('../../js/dk_abi.cjs');
 const { encodeEntity, decodeEntity, transcode, DarmokError } = require('../../js/index.cjs');
 const { fixtures } = require('./fixtures.cjs');
 
 test('memory growth mid-call: large values round-trip and later calls still work', () => {
-  const before = core.wasmMemory().buffer.byteLength;
+  const before = internal.wasmMemory().buffer.byteLength;
   const big = { s: 'x'.repeat(8 << 20) + 'é😀', list: Array.from({ length: 200000 }, (_, i) => ({ i, d: i / 7 })) };
   const text = encodeEntity(big);
-  assert.ok(core.wasmMemory().buffer.byteLength > before, 'memory grew');
+  assert.ok(internal.wasmMemory().buffer.byteLength > before, 'memory grew');
   const back = decodeEntity(text);
   assert.strictEqual(back.s, big.s);
   assert.strictEqual(back.list.length, 200000);
@@ -35,14 +36,14 @@ test('memory growth mid-call: large values round-trip and later calls still work
 test('one work call into the core per encode and per decode', () => {
   // The real exports, each wrapped to count its calls.
   const counts = new Map();
-  const real = core.exportsForTest();
+  const real = internal.exportsForTest();
   const counted = {};
   for (const [name, fn] of Object.entries(real)) {
     counted[name] = typeof fn === 'function'
       ? (...args) => { counts.set(name, (counts.get(name) || 0) + 1); return fn(...args); }
       : fn;
   }
-  core.useExportsForTest(counted, { keepContext: true });
+  internal.useExportsForTest(counted, { keepContext: true });
   try {
     const text = encodeEntity({ a: [1, 2, new Map([[1, new Date(0)]])], s: 'é' });
     assert.deepStrictEqual(Object.fromEntries(counts), { dk_ctx_input: 1, dk_json_encode_ctx: 1 });
@@ -50,7 +51,7 @@ test('one work call into the core per encode and per decode', () => {
     decodeEntity(text);
     assert.deepStrictEqual(Object.fromEntries(counts), { dk_ctx_input: 1, dk_json_decode_ctx: 1 });
   } finally {
-    core.useExportsForTest(real, { keepContext: true });
+    internal.useExportsForTest(real, { keepContext: true });
   }
 });
 
@@ -69,9 +70,9 @@ test('errors map to DarmokError with code, offset and a short excerpt', () => {
 });
 
 test('the ABI refuses a length beyond the input area, and the next call works', () => {
-  const ex = core.exportsForTest();
+  const ex = internal.exportsForTest();
   const c = ex.dk_ctx_new(); // a context of our own: darmok's is private
-  const words = () => new Uint32Array(core.wasmMemory().buffer, ex.dk_ctx_result(c), abi.RES_WORDS);
+  const words = () => new Uint32Array(internal.wasmMemory().buffer, ex.dk_ctx_result(c), abi.RES_WORDS);
   const TOO_LARGE = abi.CORE_CODES.indexOf('ERR_TOO_LARGE');
   assert.notStrictEqual(ex.dk_ctx_input(c, 16), 0);
   for (const call of ['dk_json_encode_ctx', 'dk_json_decode_ctx', 'dk_pb_encode_ctx', 'dk_pb_decode_ctx', 'dk_pb_from_json_ctx', 'dk_pb_to_json_ctx']) {
@@ -275,62 +276,62 @@ test('large decodes keep the memory they need: no new instance per call; a run o
   const big = Buffer.from(encodeEntity(Array.from({ length: 2500000 }, (_, i) => i * 1000.5)));
   const small = encodeEntity({ a: [1], s: 'é' });
   decodeEntity(big); // may renew first: the calls before were small
-  const start = core.instantiationsForTest();
-  assert.ok(core.wasmMemory().buffer.byteLength > 64 * MiB, `memory ${core.wasmMemory().buffer.byteLength}`);
+  const start = internal.instantiationsForTest();
+  assert.ok(internal.wasmMemory().buffer.byteLength > 64 * MiB, `memory ${internal.wasmMemory().buffer.byteLength}`);
   for (let i = 0; i < 3; i++) assert.strictEqual(decodeEntity(big).length, 2500000);
   for (let i = 0; i < 4; i++) {
     assert.strictEqual(decodeEntity(big)[2499999], 2499999 * 1000.5);
     assert.deepStrictEqual(decodeEntity(small), { a: [1], s: 'é' });
   }
-  assert.strictEqual(core.instantiationsForTest(), start, 'a new instance while large documents keep coming');
+  assert.strictEqual(internal.instantiationsForTest(), start, 'a new instance while large documents keep coming');
   // Once the calls stop needing it, the memory comes back within a bounded run of small ones.
   let calls = 0;
-  while (core.instantiationsForTest() === start && calls < 64) {
+  while (internal.instantiationsForTest() === start && calls < 64) {
     assert.deepStrictEqual(decodeEntity(small), { a: [1], s: 'é' });
     calls++;
   }
-  assert.strictEqual(core.instantiationsForTest(), start + 1, `no new instance after ${calls} small calls`);
-  assert.ok(core.wasmMemory().buffer.byteLength <= 16 * MiB, `memory ${core.wasmMemory().buffer.byteLength} after renewal`);
+  assert.strictEqual(internal.instantiationsForTest(), start + 1, `no new instance after ${calls} small calls`);
+  assert.ok(internal.wasmMemory().buffer.byteLength <= 16 * MiB, `memory ${internal.wasmMemory().buffer.byteLength} after renewal`);
   assert.deepStrictEqual(decodeEntity(encodeEntity({ after: [1n] })), { after: [1n] });
 });
 
 test('a core lacking a function of wasm/exports.txt is refused by name (ERR_NOT_READY); the core in use stays', () => {
-  const real = core.exportsForTest();
-  const mem = core.wasmMemory();
+  const real = internal.exportsForTest();
+  const mem = internal.wasmMemory();
   assert.ok(abi.EXPORTS.includes('dk_ctx_seed'));
   for (const name of abi.EXPORTS) {
     const partial = { ...real };
     delete partial[name];
-    assert.throws(() => core.useExportsForTest(partial),
+    assert.throws(() => internal.useExportsForTest(partial),
       (e) => e instanceof DarmokError && e.code === 'ERR_NOT_READY' && e.message.includes(name), name);
-    assert.strictEqual(core.exportsForTest(), real, name);
+    assert.strictEqual(internal.exportsForTest(), real, name);
   }
-  assert.strictEqual(core.wasmMemory(), mem);
+  assert.strictEqual(internal.wasmMemory(), mem);
   assert.strictEqual(decodeEntity(encodeEntity({ ok: 1 })).ok, 1);
 });
 
 test('every new context is seeded: dk_ctx_seed is called by setup, with two random words', () => {
-  const real = core.exportsForTest();
+  const real = internal.exportsForTest();
   const seeds = [];
   const counted = { ...real, dk_ctx_seed: (c, a, b) => { seeds.push([a, b]); return real.dk_ctx_seed(c, a, b); } };
   try {
-    core.useExportsForTest(counted);
-    core.useExportsForTest(counted);
+    internal.useExportsForTest(counted);
+    internal.useExportsForTest(counted);
     assert.strictEqual(seeds.length, 2);
     assert.notDeepStrictEqual(seeds[0], seeds[1]);
     assert.strictEqual(decodeEntity(encodeEntity({ ok: 1 })).ok, 1);
   } finally {
-    core.useExportsForTest(real, { keepContext: true });
+    internal.useExportsForTest(real, { keepContext: true });
   }
 });
 
 test('a core whose setup fails midway leaves the core in use as it was', () => {
-  const real = core.exportsForTest();
-  const mem = core.wasmMemory();
+  const real = internal.exportsForTest();
+  const mem = internal.wasmMemory();
   const failing = { ...real, memory: new WebAssembly.Memory({ initial: 1 }), dk_ctx_new: () => 0 };
-  assert.throws(() => core.useExportsForTest(failing), (e) => e instanceof DarmokError && e.code === 'ERR_MEMORY');
-  assert.strictEqual(core.wasmMemory(), mem);
-  assert.strictEqual(core.exportsForTest(), real);
+  assert.throws(() => internal.useExportsForTest(failing), (e) => e instanceof DarmokError && e.code === 'ERR_MEMORY');
+  assert.strictEqual(internal.wasmMemory(), mem);
+  assert.strictEqual(internal.exportsForTest(), real);
   assert.deepStrictEqual(decodeEntity(encodeEntity({ ok: [1, 'é'] })), { ok: [1, 'é'] });
 });
 

@@ -130,6 +130,14 @@ function isolatedCodec(format) {
   return createCodec({ format, registry: createRegistry() });
 }
 
+/* isolatedCodec(format) as c, with its registry's Registry (plans, shapes: js/internal.cjs). */
+function inspectedCodec(format) {
+  const { createCodec, createRegistry } = require('../../js/index.cjs');
+  const { registryOf } = require('../../js/internal.cjs');
+  const registry = createRegistry();
+  return { c: createCodec({ format, registry }), registry: registryOf(registry) };
+}
+
 /*
  * The process warnings with one of codes that fn (sync) causes, those
  * whose message matches `about`: they are emitted on a later tick (so
@@ -163,5 +171,5 @@ const pbDoc = (text) => protoc('encode', text);
 const pbText = (bytes) => protoc('decode', bytes).toString('utf8');
 
 module.exports = {
-  assert, sameGraph, deepFreeze, haveWasm, hasOwn, throwsCode, warningsOf, FORMATS, isolatedCodec, xorshift, pbDoc, pbText
+  assert, sameGraph, deepFreeze, haveWasm, hasOwn, throwsCode, warningsOf, FORMATS, isolatedCodec, inspectedCodec, xorshift, pbDoc, pbText
 };

@@ -85,14 +85,14 @@ test('memory comes back: after the worst protobuf transcodes, ordinary decodes b
   const script = `
     const { pbStringRefs } = require(${JSON.stringify(path.join(__dirname, 'attacks.cjs'))});
     const p = require(${JSON.stringify(path.join(__dirname, '../../js/protobuf.cjs'))});
-    const core = require(${JSON.stringify(path.join(__dirname, '../../js/core.cjs'))});
+    const internal = require(${JSON.stringify(path.join(__dirname, '../../js/internal.cjs'))});
     let peak = 0;
     let peakRss = 0;
     // references to a long text and to a short one, each escaped 6 bytes a
     // byte: the JSON text passes its bounds (ERR_TOO_LARGE) at 64 MiB
     for (const len of [120, 64]) {
       try { p.transcode(pbStringRefs(1 << 20, len, '\\u0001'), { from: 'protobuf', to: 'json' }); } catch (e) { if (!(e instanceof p.DarmokError)) throw e; }
-      peak = Math.max(peak, core.wasmMemory().buffer.byteLength);
+      peak = Math.max(peak, internal.wasmMemory().buffer.byteLength);
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     }
     // a server's work: decodes whose values it keeps a while (the last
@@ -107,7 +107,7 @@ test('memory comes back: after the worst protobuf transcodes, ordinary decodes b
       calls += 100;
       rss = process.memoryUsage().rss;
     }
-    console.log(JSON.stringify({ peak, peakRss, wasm: core.wasmMemory().buffer.byteLength, rss, calls }));`;
+    console.log(JSON.stringify({ peak, peakRss, wasm: internal.wasmMemory().buffer.byteLength, rss, calls }));`;
   const r = spawnSync(process.execPath, ['--max-old-space-size=512', '-e', script], { encoding: 'utf8', timeout: 90000 });
   assert.strictEqual(r.status, 0, r.stderr);
   const m = JSON.parse(r.stdout);

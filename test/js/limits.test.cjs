@@ -8,7 +8,7 @@
 const { test } = require('node:test');
 const { assert, haveWasm, throwsCode } = require('./helpers.cjs');
 const darmok = require('../../js/index.cjs');
-const core = require('../../js/core.cjs');
+const internal = require('../../js/internal.cjs');
 
 const { encodeEntity, decodeEntity, serializable, DarmokError, MAX_DEPTH, MAX_BYTES, MAX_LENGTH } = darmok;
 const skip = haveWasm ? false : 'build/darmok.wasm is not built';
@@ -75,9 +75,9 @@ test('maxDepth on encode: a self-nested structure without refs throws ERR_DEPTH,
 
 test('maxBytes: the input size is checked before it is copied into the core', { skip }, () => {
   let calls = 0;
-  const real = core.exportsForTest();
+  const real = internal.exportsForTest();
   const counting = { ...real, dk_ctx_input: (...args) => { calls++; return real.dk_ctx_input(...args); } };
-  core.useExportsForTest(counting, { keepContext: true });
+  internal.useExportsForTest(counting, { keepContext: true });
   try {
     throwsCode(() => decodeEntity('[1,2,3]', { maxBytes: 6 }), 'ERR_TOO_LARGE');
     throwsCode(() => decodeEntity(Buffer.from('[1,2,3]'), { maxBytes: 6 }), 'ERR_TOO_LARGE');
@@ -87,7 +87,7 @@ test('maxBytes: the input size is checked before it is copied into the core', { 
     assert.deepStrictEqual(decodeEntity('[1,2,3]', { maxBytes: 7 }), [1, 2, 3]);
     assert.strictEqual(decodeEntity('"\u20ac\u20ac\u20ac"', { maxBytes: 11 }), '\u20ac\u20ac\u20ac');
   } finally {
-    core.useExportsForTest(real, { keepContext: true });
+    internal.useExportsForTest(real, { keepContext: true });
   }
 });
 
@@ -128,10 +128,10 @@ test('maxLength does not apply to a Date or a special number: both formats alike
 
 test('maxLength: a hostile length is refused before any allocation', { skip }, () => {
   // A 20-byte input announcing 4 billion holes: refused by count, no array made.
-  const before = core.wasmMemory().buffer.byteLength;
+  const before = internal.wasmMemory().buffer.byteLength;
   throwsCode(() => decodeEntity('[{"$hole":4294967295}]'), 'ERR_TOO_LARGE');
   throwsCode(() => decodeEntity('[{"$hole":4294967295},1]', { maxLength: 0xffffffff }), 'ERR_TOO_LARGE');
-  assert.strictEqual(core.wasmMemory().buffer.byteLength, before);
+  assert.strictEqual(internal.wasmMemory().buffer.byteLength, before);
   // Within maxLength a sparse array is cheap: its holes are never touched.
   assert.strictEqual(decodeEntity('[{"$hole":16777216}]').length, 16777216);
 });
@@ -269,10 +269,10 @@ test('after a failed call the core is reset: 100,000 mixed calls, memory stable 
     return failures;
   };
   round(5000);
-  const size = core.wasmMemory().buffer.byteLength;
+  const size = internal.wasmMemory().buffer.byteLength;
   const failures = round(100000);
   assert.strictEqual(failures, 60000);
-  assert.strictEqual(core.wasmMemory().buffer.byteLength, size, 'WebAssembly memory grew');
+  assert.strictEqual(internal.wasmMemory().buffer.byteLength, size, 'WebAssembly memory grew');
   // And the core still answers correctly.
   assert.strictEqual(encodeEntity(decodeEntity(text)), text);
 });
@@ -281,13 +281,13 @@ test('a large input then small ones: memory is reused, not grown again', { skip 
   const big = JSON.stringify(Array.from({ length: 200000 }, (_, i) => `s${i}`));
   decodeEntity(big);
   try { decodeEntity(big.slice(0, -1)); } catch (e) { assert.strictEqual(e.code, 'ERR_SYNTAX'); }
-  const size = core.wasmMemory().buffer.byteLength;
+  const size = internal.wasmMemory().buffer.byteLength;
   for (let i = 0; i < 50; i++) {
     decodeEntity(big);
     try { decodeEntity(big.slice(0, -1)); } catch (e) { assert.strictEqual(e.code, 'ERR_SYNTAX'); }
     decodeEntity('[1]');
   }
-  assert.strictEqual(core.wasmMemory().buffer.byteLength, size);
+  assert.strictEqual(internal.wasmMemory().buffer.byteLength, size);
 });
 
 test('maxDepth raised past what the JS stack holds: ERR_DEPTH, never a bare RangeError', () => {

@@ -6,7 +6,7 @@
 const { test } = require('node:test');
 const { assert, haveWasm } = require('./helpers.cjs');
 const { serializable, encodeEntity, decodeEntity, DarmokError } = require('../../js/index.cjs');
-const core = require('../../js/core.cjs');
+const internal = require('../../js/internal.cjs');
 
 test('memory is stable across good and failing calls', { skip: haveWasm ? false : 'build/darmok.wasm is not built' }, () => {
   class M { constructor(i) { this.i = i; this.tags = new Set(['a', 'b']); this.at = new Date(i); } }
@@ -27,10 +27,10 @@ test('memory is stable across good and failing calls', { skip: haveWasm ? false 
     return failures;
   };
   round(2000);
-  const size = core.wasmMemory().buffer.byteLength;
+  const size = internal.wasmMemory().buffer.byteLength;
   const failures = round(12000);
   assert.ok(failures >= 6000);
-  assert.strictEqual(core.wasmMemory().buffer.byteLength, size);
+  assert.strictEqual(internal.wasmMemory().buffer.byteLength, size);
 });
 
 /*
@@ -45,11 +45,11 @@ test('long strings: one scratch per call, not one per string', { skip: haveWasm 
   const path = require('node:path');
   const script = `
     const darmok = require(${JSON.stringify(path.join(__dirname, '../../js/index.cjs'))});
-    const core = require(${JSON.stringify(path.join(__dirname, '../../js/core.cjs'))});
+    const internal = require(${JSON.stringify(path.join(__dirname, '../../js/internal.cjs'))});
     const value = Array.from({ length: 600 }, () => 'a'.repeat(20000));
-    const before = core.wasmMemory().buffer.byteLength;
+    const before = internal.wasmMemory().buffer.byteLength;
     const text = darmok.encodeEntity(value);
-    const grown = core.wasmMemory().buffer.byteLength - before;
+    const grown = internal.wasmMemory().buffer.byteLength - before;
     console.log(JSON.stringify({ grown, tape: 5 + 600 * 40005, ok: text.length === 600 * 20003 + 1 }));
   `;
   const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
@@ -121,8 +121,8 @@ test('hostile documents of tiny fields: bounded peak, and memory stays put after
   const path = require('node:path');
   const script = `
     const darmok = require(${JSON.stringify(path.join(__dirname, '../../js/index.cjs'))});
-    const core = require(${JSON.stringify(path.join(__dirname, '../../js/core.cjs'))});
-    const mem = () => core.wasmMemory().buffer.byteLength;
+    const internal = require(${JSON.stringify(path.join(__dirname, '../../js/internal.cjs'))});
+    const mem = () => internal.wasmMemory().buffer.byteLength;
     const head = Buffer.from([0x08, 1, 0x22, 1, 1]); // format 1, one KIND_NULL
     // the peak allowed, times the input: measured 11 (JSON), 40, 34, 29
     const cases = [

@@ -10,7 +10,7 @@ const { test } = require('node:test');
 const { assert, haveWasm, sameGraph, pbDoc: doc } = require('./helpers.cjs');
 const pb = require('../../js/protobuf.cjs');
 const darmok = require('../../js/index.cjs');
-const core = require('../../js/core.cjs');
+const internal = require('../../js/internal.cjs');
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
 
@@ -119,9 +119,9 @@ test('protobuf: the string table cannot amplify a small document into a huge tap
   const values = Array.from({ length: 3000 }, () => text);
   const bytes = doc(`format: 1 kinds: [KIND_ARRAY, KIND_STRING${', KIND_STRING_REF'.repeat(2999)}] counts: [3000${', 0'.repeat(2999)}] texts: "${text}"`);
   assert.ok(bytes.length < 100000, `${bytes.length} bytes`);
-  const before = core.wasmMemory().buffer.byteLength;
+  const before = internal.wasmMemory().buffer.byteLength;
   assert.deepStrictEqual(pb.decodeEntity(bytes), values);
-  assert.ok(core.wasmMemory().buffer.byteLength - before < 8 << 20, 'no large allocation');
+  assert.ok(internal.wasmMemory().buffer.byteLength - before < 8 << 20, 'no large allocation');
   assert.throws(() => darmok.transcode(bytes, { from: 'protobuf', to: 'json' }), (e) => e.code === 'ERR_TOO_LARGE');
   // Even within maxBytes: the copies of a long text may take at most 64
   // times the input plus 1 MiB of JSON.
@@ -135,9 +135,9 @@ test('protobuf: the string table cannot amplify a small document into a huge tap
   const objs = Array.from({ length: 3000 }, () => ({ [key]: 1 }));
   const keyed = pb.encodeEntity(objs);
   assert.ok(keyed.length < 100000, `${keyed.length} bytes`);
-  const mem = core.wasmMemory().buffer.byteLength;
+  const mem = internal.wasmMemory().buffer.byteLength;
   const back = pb.decodeEntity(keyed);
-  assert.ok(core.wasmMemory().buffer.byteLength - mem < 8 << 20, 'no huge allocation');
+  assert.ok(internal.wasmMemory().buffer.byteLength - mem < 8 << 20, 'no huge allocation');
   assert.strictEqual(back.length, 3000);
   assert.ok(back.every((o) => Object.keys(o).length === 1 && o[key] === 1));
   assert.throws(() => darmok.transcode(keyed, { from: 'protobuf', to: 'json' }), (e) => e.code === 'ERR_TOO_LARGE');
@@ -239,9 +239,9 @@ test('protobuf: memory is stable across good and failing calls', { skip }, () =>
     return failures;
   };
   round(1000);
-  const size = core.wasmMemory().buffer.byteLength;
+  const size = internal.wasmMemory().buffer.byteLength;
   assert.ok(round(10000) >= 4000);
-  assert.strictEqual(core.wasmMemory().buffer.byteLength, size);
+  assert.strictEqual(internal.wasmMemory().buffer.byteLength, size);
 });
 
 /*

@@ -11,19 +11,12 @@
 const { test } = require('node:test');
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
-const { assert, haveWasm, sameGraph, throwsCode } = require('./helpers.cjs');
+const { assert, haveWasm, sameGraph, throwsCode, inspectedCodec } = require('./helpers.cjs');
 const { formats } = require('./fixtures.cjs');
-const { createCodec, createRegistry } = require('../../js/index.cjs');
 const { SHAPE_AFTER, SHAPE_RETRY, SHAPE_MAX_MISSES } = require('../../js/shapes.cjs');
-const { registryOf } = require('../../js/internal.cjs');
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
 
-/* A codec over a registry of its own, and that registry's Registry (plans, shapes). */
-function codec(format) {
-  const registry = createRegistry();
-  return { c: createCodec({ format, registry }), registry: registryOf(registry) };
-}
 
 /* fn() run until a class met once per call has its shape; the last result. */
 function primed(fn) {
@@ -44,7 +37,7 @@ function ownDescriptors(obj) {
 
 for (const format of formats) {
   test(`${format}: the second decode of a class builds through its shape, with the same result`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     class Point {
       constructor(x, y) { this.x = x; this.y = y; }
       norm() { return Math.hypot(this.x, this.y); }
@@ -71,7 +64,7 @@ for (const format of formats) {
   });
 
   test(`${format}: instances whose fields leave the shape (order, fewer, more, repeated) decode exactly`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Rec {}
     c.serializable(Rec);
     primed(() => c.decodeEntity(c.encodeEntity(make(Rec, { a: 1, b: 2, c: 3 })))); // the shape: a, b, c
@@ -98,7 +91,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a setter added to the prototype after the shape was made is never run`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Item {
       constructor(name, qty) { this.name = name; this.qty = qty; }
     }
@@ -127,7 +120,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a setter added after thousands of decodes (the chain check optimized) is never run`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Hot {
       constructor(a, b) { this.a = a; this.zz_late = b; }
     }
@@ -150,7 +143,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a setter on the chain for any one key of a shape is never run`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     const keys = ['a', '0', 'a long key, not an identifier: "quoted" \\ \u2028', 'b', '$c', 'z'];
     class Wide {
       constructor(i) { for (const k of keys) this[k] = `${k}${i}`; }
@@ -173,7 +166,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a setter that a class hook adds in the middle of a decode is never run`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Box {
       constructor(v) { this.v = v; }
     }
@@ -191,7 +184,7 @@ for (const format of formats) {
         }
       }
     });
-    const old = codec(format);
+    const old = inspectedCodec(format);
     class LegacyV1 {}
     class BoxThen {
       constructor(v) { this.v = v; }
@@ -213,13 +206,13 @@ for (const format of formats) {
   });
 
   test(`${format}: an error inside a field built by a shape has the field's path`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Holder {}
     c.serializable(Holder);
     const good = c.encodeEntity(make(Holder, { first: 1, inner: make(Holder, { first: 2, inner: null }) }));
     primed(() => c.decodeEntity(good)); // the shape: first, inner
     // An unknown class key inside the second field, two levels down.
-    const { c: other } = codec(format);
+    const { c: other } = inspectedCodec(format);
     class Stranger {}
     other.serializable(Holder);
     other.serializable(Stranger);
@@ -231,7 +224,7 @@ for (const format of formats) {
   });
 
   test(`${format}: keys that are not identifiers make a working shape`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     class Odd {}
     c.serializable(Odd);
     const keys = ['"];globalThis.pwned=1;//', "'", '\\', '\u2028', '\ud800', '${x}', '`', 'a b', '', 'constructor2', '0x'];
@@ -248,7 +241,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a key on the prototype chain (__proto__, toString, a method) keeps the instance on the generic path`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     class Named {
       label() { return 'method'; }
     }
@@ -270,7 +263,7 @@ for (const format of formats) {
 
   test(`${format}: a class hook that runs inside a field of a shaped instance: the later fields are set as the generic loop sets them`, { skip }, () => {
     for (const how of ['setter', 'read-only', 'Object.prototype setter']) {
-      const { c } = codec(format);
+      const { c } = inspectedCodec(format);
       class A {}
       class Old {}
       const log = [];
@@ -286,7 +279,7 @@ for (const format of formats) {
           }
         }
       });
-      const old = codec(format);
+      const old = inspectedCodec(format);
       class OldV1 {}
       class AThen {}
       old.c.serializable(OldV1, { key: 'Old' });
@@ -307,7 +300,7 @@ for (const format of formats) {
   });
 
   test(`${format}: after an instance leaves its shape, a later key with a setter on the chain is defined, not assigned`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     let calls = 0;
     class Acc {
       set c(v) { calls++; }
@@ -325,7 +318,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a class whose SHAPE_AFTER-th instance can have no shape gets one later`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     class Empty {}
     c.serializable(Empty);
     const doc = c.encodeEntity(Array.from({ length: SHAPE_AFTER }, () => make(Empty, {})));
@@ -338,7 +331,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a decoder kept for the next call forgets which keys Object.prototype had`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     const doc = c.encodeEntity({ late: 1, other: { late: 2 } });
     c.decodeEntity(doc); // 'late' is not on Object.prototype now
     const log = [];
@@ -354,7 +347,7 @@ for (const format of formats) {
   });
 
   test(`${format}: encoding an instance past maxDepth fails before its keys are asked for`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Box { constructor(inner) { this.inner = inner; } }
     c.serializable(Box);
     primed(() => c.encodeEntity(new Box(null)));
@@ -364,7 +357,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a class whose instances keep leaving its shape learns the new one`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     class Moving {}
     c.serializable(Moving);
     primed(() => c.decodeEntity(c.encodeEntity(make(Moving, { old: 1, order: 2 }))));
@@ -402,7 +395,7 @@ function sameBytes(a, b, what) {
 
 for (const format of formats) {
   test(`${format}: the encode shape writes the bytes the generic loop writes`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     class Doc {
       constructor(i) {
         this.id = i;
@@ -425,7 +418,7 @@ for (const format of formats) {
   });
 
   test(`${format}: instances whose keys differ from the encode shape, skipped and accessor fields`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     class Rec {}
     c.serializable(Rec);
     primed(() => c.encodeEntity(make(Rec, { a: 1, b: 2, c: 3 }))); // the shape: a, b, c
@@ -477,7 +470,7 @@ for (const format of formats) {
   });
 
   test(`${format}: an ES5-style class with enumerable prototype methods keeps its encode shape`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     function Old(a, b) {
       this.a = a;
       this.b = b;
@@ -508,7 +501,7 @@ for (const format of formats) {
   });
 
   test(`${format}: Proxies as instances and on the prototype chain: the bytes of the generic loop`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     // A Proxy's ownKeys may list a key it does not have, named like an
     // inherited enumerable one, among its own keys, or an own key after an
     // inherited one.
@@ -543,7 +536,7 @@ for (const format of formats) {
       function Old(a) { this.a = a; }
       Old.prototype = Object.create(top);
       Old.prototype.method = function method() { return this.a; }; // enumerable
-      const { c: c2 } = codec(format);
+      const { c: c2 } = inspectedCodec(format);
       c2.serializable(Old, { key: `Old${throws}` });
       primed(() => c2.encodeEntity(new Old(1)));
       const before = calls;
@@ -555,7 +548,7 @@ for (const format of formats) {
   });
 
   test(`${format}: errors inside an encode shape: strict mode, depth, a throwing getter, with their paths`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Node2 {
       constructor(v, next) { this.v = v; this.next = next; }
     }
@@ -575,7 +568,7 @@ for (const format of formats) {
   });
 
   test(`${format}: classes written through fields, exclude or toData have no encode shape`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     class A { constructor() { this.x = 1; this.y = 2; } }
     class B { constructor() { this.x = 1; this.y = 2; } }
     class C { constructor() { this.x = 1; this.y = 2; } }
@@ -590,7 +583,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a class whose instances keep leaving its encode shape learns the new one; long keys have none`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     class Moving {}
     c.serializable(Moving);
     primed(() => c.encodeEntity(make(Moving, { old: 1 })));
@@ -680,7 +673,7 @@ test('instances made through serializable() and decoded instances share their hi
 
 /*
  * The decoder and the tape reader are kept from call to call (so their
- * hidden classes live, see core.cjs `reader`); they must not keep the
+ * hidden classes live, see instance.cjs `reader`); they must not keep the
  * last decoded value alive. A child with --expose-gc checks with WeakRefs.
  */
 test('the kept decoder and reader hold nothing of the last decoded value', { skip }, () => {

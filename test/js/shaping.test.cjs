@@ -7,22 +7,16 @@
  * instances) and the generic loops.
  */
 const { test } = require('node:test');
-const { assert, haveWasm, sameGraph, throwsCode, xorshift } = require('./helpers.cjs');
+const { assert, haveWasm, sameGraph, throwsCode, xorshift, inspectedCodec } = require('./helpers.cjs');
 const { formats, fixtures, invalid } = require('./fixtures.cjs');
 const darmok = require('../../js/index.cjs');
-const { createCodec, createRegistry, configure } = darmok;
+const { configure } = darmok;
 const { SHAPE_AFTER } = require('../../js/shapes.cjs');
-const { registryOf } = require('../../js/internal.cjs');
 const { TRANSFORMS } = require('../../js/naming.cjs');
 const { isoString } = require('../../js/plain.cjs');
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
 
-/* A codec over a registry of its own, and that registry's Registry (plans, shapes). */
-function codec(format) {
-  const registry = createRegistry();
-  return { c: createCodec({ format, registry }), registry: registryOf(registry) };
-}
 
 /* Encode value often enough for its classes to have shapes; the last document. */
 function primed(c, value, options) {
@@ -59,7 +53,7 @@ test('the named transforms', () => {
 
 for (const format of formats) {
   test(`${format}: transformKeys and rename write wire names and decode to the class's own fields`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Post {
       constructor(id, createdAt, authorName) { this.postId = id; this.createdAt = createdAt; this.authorName = authorName; }
       age() { return Date.now() - this.createdAt; }
@@ -90,7 +84,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a transformKeys function is called once per field name per class`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     const calls = [];
     class A { constructor(i) { this.one = i; this.two = [i]; } }
     class B { constructor(i) { this.one = i; } }
@@ -104,7 +98,7 @@ for (const format of formats) {
   });
 
   test(`${format}: names that collide, or a transform that returns no string, are refused`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class A { constructor() { this.a = 1; this.b = 2; } }
     throwsCode(() => c.serializable(A, { rename: { a: 'x', b: 'x' } }), 'ERR_INVALID_OPTION');
     throwsCode(() => c.serializable(A, { transformKeys: 'shout' }), 'ERR_INVALID_OPTION');
@@ -117,7 +111,7 @@ for (const format of formats) {
   });
 
   test(`${format}: subclasses inherit their superclass's names, override transformKeys and merge rename`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Base { constructor() { this.baseField = 1; this.keptName = 2; } }
     class Inherits extends Base { constructor() { super(); this.ownField = 3; } }
     class Overrides extends Base { constructor() { super(); this.ownField = 4; } }
@@ -142,7 +136,7 @@ for (const format of formats) {
   });
 
   test(`${format}: configure() sets defaults, classes override them, and a change reaches classes with shapes`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     class Row { constructor(i) { this.rowId = i; this.createdBy = 'me'; } }
     class Own { constructor() { this.rowId = 1; } }
     c.serializable(Row);
@@ -169,7 +163,7 @@ for (const format of formats) {
   });
 
   test(`${format}: named instances nested, in Maps and in Sets round-trip`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Leaf { constructor(v) { this.leafValue = v; } }
     class Tree { constructor() { this.childLeaf = new Leaf(1); this.byName = new Map([['k', new Leaf(2)], [new Leaf(3), 'v']]); this.leafSet = new Set([new Leaf(4)]); } }
     c.serializable(Leaf, { transformKeys: 'kebab', rename: { leafValue: 'v' } });
@@ -182,8 +176,8 @@ for (const format of formats) {
   });
 
   test(`${format}: migrations see the class's own field names`, { skip }, () => {
-    const old = codec(format);
-    const now = codec(format);
+    const old = inspectedCodec(format);
+    const now = inspectedCodec(format);
     class UserV1 { constructor() { this.firstName = 'Ada'; this.lastName = 'Lovelace'; } }
     class User { constructor() { this.firstName = 'Grace'; this.lastName = 'Hopper'; this.displayName = 'Grace Hopper'; } }
     old.c.serializable(UserV1, { key: 'User', transformKeys: 'snake' });
@@ -210,7 +204,7 @@ for (const format of formats) {
   });
 
   test(`${format}: sortKeys gives identical bytes for values whose fields were made in other orders`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Item { }
     c.serializable(Item, { transformKeys: 'snake', rename: { zebra: 'a_zebra' } });
     const item = (order) => {
@@ -239,7 +233,7 @@ for (const format of formats) {
   });
 
   test(`${format}: only and except select fields by class key; unselected classes keep their shapes`, { skip }, () => {
-    const { c, registry } = codec(format);
+    const { c, registry } = inspectedCodec(format);
     class Post { constructor() { this.id = 1; this.title = 't'; this.body = 'b'; this.author = new User(); } }
     class User { constructor() { this.id = 2; this.name = 'n'; this.email = 'e@x'; } }
     c.serializable(Post);
@@ -268,7 +262,7 @@ for (const format of formats) {
   });
 
   test(`${format}: every option together round-trips, and the default bytes are untouched`, { skip }, () => {
-    const { c } = codec(format);
+    const { c } = inspectedCodec(format);
     class Account { constructor(i) { this.accountId = i; this.ownerName = 'Zoë'; this.apiSecret = 's'; this.createdAt = new Date(i); this.tagSet = new Set(['b', 'a']); } }
     class Ledger { constructor() { this.entries = [new Account(1), new Account(2)]; this.byId = new Map([[1, new Account(3)]]); this.label = 'l'; } }
     c.serializable(Account, { transformKeys: 'snake', rename: { accountId: 'id' } });
@@ -287,16 +281,16 @@ for (const format of formats) {
     // toPlain with the same options is the same tree.
     assert.deepStrictEqual(c.toPlain(value, options), JSON.parse(jsonOf(c, doc)));
     // Classes without options: the bytes of a codec that has none of this.
-    const plain = codec(format);
+    const plain = inspectedCodec(format);
     class Bare { constructor() { this.b = 1; this.a = 2; } }
     plain.c.serializable(Bare);
     assert.strictEqual(jsonOf(plain.c, primed(plain.c, new Bare())), '{"$":"Bare","b":1,"a":2}');
   });
 
   test(`${format}: a decode-only process knows a class's wire names from its fields; unknown wire names stay as they are`, { skip }, () => {
-    const writer = codec(format);
-    const reader = codec(format);
-    const bare = codec(format);
+    const writer = inspectedCodec(format);
+    const reader = inspectedCodec(format);
+    const bare = inspectedCodec(format);
     class Event { constructor() { this.eventName = 'e'; this.occurredAt = 1; } }
     writer.c.serializable(Event, { transformKeys: 'snake' });
     reader.c.serializable(Event, { transformKeys: 'snake', fields: ['eventName', 'occurredAt'] });
@@ -375,7 +369,7 @@ test('fromPlain of a parsed document gives what decodeEntity gives, with the sam
 });
 
 test('fromPlain: classes, migrations, unknown classes and an object whose keys JavaScript reorders', { skip }, () => {
-  const { c } = codec('json');
+  const { c } = inspectedCodec('json');
   class Thing { constructor() { this.a = 1; } }
   class Old {}
   c.serializable(Thing);
@@ -400,7 +394,7 @@ test('fromPlain: classes, migrations, unknown classes and an object whose keys J
 });
 
 test('toPlain and fromPlain of a protobuf codec are those of the JSON format', { skip }, () => {
-  const { c } = codec('protobuf');
+  const { c } = inspectedCodec('protobuf');
   class P { constructor() { this.xCoord = -0; this.when = new Date(5); } }
   c.serializable(P, { transformKeys: 'snake' });
   const value = [new P(), new Map([[1n, new Uint8Array([1, 2])]])];

@@ -33,10 +33,10 @@ test('a string over maxBytes / 3 units goes in by its exact UTF-8 length', () =>
  * wherever they sit.
  */
 test('strings come from the text\'s own units', () => {
-  const T = require('../../js/tape.cjs');
-  const fromUtf16 = T.TapeReader.prototype.fromUtf16;
+  const { TapeReader } = require('../../js/tape-reader.cjs');
+  const fromUtf16 = TapeReader.prototype.fromUtf16;
   let own = 0;
-  T.TapeReader.prototype.fromUtf16 = function (at) {
+  TapeReader.prototype.fromUtf16 = function (at) {
     const b = this.buf;
     const p = this.u16At;
     if (p < this.u16End && (b[p + 7] & 0x80) !== 0) own++;
@@ -82,7 +82,7 @@ test('strings come from the text\'s own units', () => {
     assert.deepStrictEqual(decodeEntity('["' + 'a'.repeat(40) + '","é","\ud800"]'), ['a'.repeat(40), 'é', '\ud800']);
     assert.equal(own, 0);
   } finally {
-    T.TapeReader.prototype.fromUtf16 = fromUtf16;
+    TapeReader.prototype.fromUtf16 = fromUtf16;
   }
 });
 

@@ -10,16 +10,18 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const T = require('../../js/tape.cjs');
+const { TapeWriter } = require('../../js/tape-writer.cjs');
+const { TapeReader } = require('../../js/tape-reader.cjs');
 const { xorshift } = require('./helpers.cjs');
 const { encodeEntity, decodeEntity } = require('../../js/json.cjs');
 
 /* A tape of one string value, read back through a TapeReader over buf. */
 function readBack(s, asBuffer) {
-  const w = new T.TapeWriter();
+  const w = new TapeWriter();
   w.str(s);
   const bytes = w.buf.slice(0, w.pos);
   const u8 = asBuffer ? Buffer.from(bytes) : bytes;
-  const r = new T.TapeReader(u8, new DataView(u8.buffer, u8.byteOffset, u8.byteLength), 0, u8.length);
+  const r = new TapeReader(u8, new DataView(u8.buffer, u8.byteOffset, u8.byteLength), 0, u8.length);
   return r.str();
 }
 
@@ -84,7 +86,7 @@ test('binary values decoded from WebAssembly memory are copies of their own size
  * method (default: fromUtf16, the core's side table).
  */
 function sideTableHits(run, method = 'fromUtf16') {
-  const proto = T.TapeReader.prototype;
+  const proto = TapeReader.prototype;
   const from = proto[method];
   let hits = 0;
   proto[method] = function (...args) {
@@ -252,7 +254,7 @@ test('UTF-16 side table read in chunks: strings across chunk ends, and longer th
   for (const n of [8187, 8188, 8189, 8192, 8193, 32768, 70000]) strings.push(make(n), make(3 + rnd(40)));
   for (let i = 0; i < 200; i++) strings.push(make(1 + rnd(2000)));
   strings.push(make(100) + '\ud800' + make(100), '\udc00'); // lone surrogates between them
-  const proto = T.TapeReader.prototype;
+  const proto = TapeReader.prototype;
   const fromUtf16 = proto.fromUtf16;
   const slice = Buffer.prototype.ucs2Slice;
   for (const format of ['json', 'json bytes', 'protobuf']) {
@@ -411,10 +413,10 @@ test('protobuf key references: repeated member keys everywhere decode to the sam
     Array.from({ length: 50 }, (_, i) => ({ id: i, title: `t${i}`, nested: { id: i, k: [i] } }))
   ];
   // Count the references the core wrote: keys read from the reader's list.
-  const T = require('../../js/tape.cjs');
-  const key = T.TapeReader.prototype.key;
+  const { TapeReader } = require('../../js/tape-reader.cjs');
+  const key = TapeReader.prototype.key;
   let refs = 0;
-  T.TapeReader.prototype.key = function () {
+  TapeReader.prototype.key = function () {
     const at = this.pos;
     const header = this.buf[at] | (this.buf[at + 1] << 8);
     if (this.keys !== null && (header & 3) === 3) refs++;
@@ -436,7 +438,7 @@ test('protobuf key references: repeated member keys everywhere decode to the sam
       }
     }
   } finally {
-    T.TapeReader.prototype.key = key;
+    TapeReader.prototype.key = key;
   }
   assert.ok(refs > 150, `${refs} key references`);
 });
@@ -450,11 +452,11 @@ test('protobuf decode shapes: member keys written in full are matched on their b
   const rows = Array.from({ length: 20 }, (_, i) => new Row(i));
   const bytes = codec.encodeEntity(rows);
   for (let i = 0; i < 3; i++) codec.decodeEntity(bytes); // the class gets its decode shape
-  const T = require('../../js/tape.cjs');
-  const key = T.TapeReader.prototype.key;
+  const { TapeReader } = require('../../js/tape-reader.cjs');
+  const key = TapeReader.prototype.key;
   const full = [];
   let refs = 0;
-  T.TapeReader.prototype.key = function () {
+  TapeReader.prototype.key = function () {
     const header = this.buf[this.pos] | (this.buf[this.pos + 1] << 8);
     if ((header & 3) === 3) refs++;
     else full.push(header >>> 2);
@@ -464,7 +466,7 @@ test('protobuf decode shapes: member keys written in full are matched on their b
   try {
     back = codec.decodeEntity(bytes);
   } finally {
-    T.TapeReader.prototype.key = key;
+    TapeReader.prototype.key = key;
   }
   assert.deepEqual(back, rows);
   assert.ok(back.every((r) => r instanceof Row));

@@ -9,6 +9,7 @@ const { assert, sameGraph, deepFreeze } = require('./helpers.cjs');
 const { encodeTape } = require('../../js/encode.cjs');
 const { decodeTape } = require('../../js/decode.cjs');
 const T = require('../../js/tape.cjs');
+const { TapeWriter } = require('../../js/tape-writer.cjs');
 
 for (const f of fixtures) {
   test(`tape round trip: ${f.name}`, () => {
@@ -29,7 +30,7 @@ test('tape round trip of a deep-frozen fixture graph', () => {
 });
 
 function tapeOf(...parts) {
-  const w = new T.TapeWriter(16);
+  const w = new TapeWriter(16);
   for (const p of parts) p(w);
   return w.buf.slice(0, w.pos);
 }

@@ -10,7 +10,7 @@
  * of its own, encodes them.
  */
 const { test } = require('node:test');
-const { assert, haveWasm, sameGraph, throwsCode } = require('./helpers.cjs');
+const { assert, haveWasm, sameGraph, throwsCode, isolatedCodec } = require('./helpers.cjs');
 const { formats } = require('./fixtures.cjs');
 const darmok = require('../../js/index.cjs');
 const { registryOf } = require('../../js/internal.cjs');
@@ -18,10 +18,6 @@ const { createCodec, createRegistry, serializable } = darmok;
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
 
-/* A codec over a fresh registry, and one over another fresh registry. */
-function codec(format) {
-  return createCodec({ format, registry: createRegistry() });
-}
 
 /* Whether the document holds the string (as text or as UTF-8 bytes). */
 function holds(doc, s) {
@@ -49,7 +45,7 @@ const userSteps = {
 
 for (const format of formats) {
   test(`${format}: #private state round-trips through toData/fromData`, { skip }, () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     let constructed = 0;
     class Account {
       #balance;
@@ -89,9 +85,9 @@ for (const format of formats) {
   });
 
   test(`${format}: a setter a migrate step adds to Object.prototype never runs for later fields`, { skip }, () => {
-    const v1 = codec(format);
+    const v1 = isolatedCodec(format);
     v1.serializable(UserV1, { key: 'app.User' });
-    const v2 = codec(format);
+    const v2 = isolatedCodec(format);
     let calls = 0;
     v2.serializable(UserV2, {
       key: 'app.User',
@@ -131,9 +127,9 @@ for (const format of formats) {
   });
 
   test(`${format}: a v1 blob decodes as the v3 class through two migrations`, { skip }, () => {
-    const v1 = codec(format);
+    const v1 = isolatedCodec(format);
     v1.serializable(UserV1, { key: 'app.User' });
-    const v3 = codec(format);
+    const v3 = isolatedCodec(format);
     v3.serializable(UserV3, { key: 'app.User', version: 3, migrate: userSteps });
     const doc = v1.encodeEntity(new UserV1('Ada Lovelace'));
     const out = v3.decodeEntity(doc);
@@ -141,7 +137,7 @@ for (const format of formats) {
     assert.deepStrictEqual({ ...out }, { first: 'Ada', last: 'Lovelace', email: null });
     assert.strictEqual(out.display, 'Ada Lovelace <null>');
     // A v2 blob takes the last step only; a v3 blob none.
-    const v2 = codec(format);
+    const v2 = isolatedCodec(format);
     v2.serializable(UserV2, { key: 'app.User', version: 2, migrate: { 1: userSteps[1] } });
     assert.deepStrictEqual({ ...v3.decodeEntity(v2.encodeEntity(new UserV2('A', 'B'))) }, { first: 'A', last: 'B', email: null });
     const same = new UserV3('x', 'y', 'z@w');
@@ -157,14 +153,14 @@ for (const format of formats) {
   test(`${format}: nested and Map-held instances migrate with their own steps, inner first`, { skip }, () => {
     class Line1 { constructor(sku, qty) { this.sku = sku; this.qty = qty; } }
     class Order1 { constructor(lines, byId) { this.lines = lines; this.byId = byId; } }
-    const old = codec(format);
+    const old = isolatedCodec(format);
     old.serializable(Order1, { key: 'shop.Order', nested: [Line1] });
     old.serializable(Line1, { key: 'shop.Line' });
 
     const calls = [];
     class Line2 { get total() { return this.quantity * this.price; } }
     class Order2 { get count() { return this.items.length; } }
-    const now = codec(format);
+    const now = isolatedCodec(format);
     now.serializable(Line2, {
       key: 'shop.Line',
       version: 2,
@@ -197,9 +193,9 @@ for (const format of formats) {
   test(`${format}: a migrated instance inside a cycle keeps its identity`, { skip }, () => {
     class Node1 { constructor(label) { this.label = label; this.next = null; } }
     class Node2 {}
-    const old = codec(format);
+    const old = isolatedCodec(format);
     old.serializable(Node1, { key: 'g.Node' });
-    const now = codec(format);
+    const now = isolatedCodec(format);
     now.serializable(Node2, { key: 'g.Node', version: 2, migrate: { 1: (d) => ({ name: d.label, next: d.next }) } });
     const x = new Node1('x');
     const y = new Node1('y');
@@ -212,7 +208,7 @@ for (const format of formats) {
   });
 
   test(`${format}: a cycle through a fromData instance fails loudly`, { skip }, () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     class Box { constructor(v) { this.v = v; } }
     c.serializable(Box, { key: 'c.Box', toData: (b) => ({ v: b.v }), fromData: (d) => new Box(d.v) });
     const box = new Box(null);
@@ -226,9 +222,9 @@ for (const format of formats) {
   test(`${format}: a renamed class reads through its alias`, { skip }, () => {
     class Customer { constructor(n) { this.n = n; } }
     class Client { hello() { return `hi ${this.n}`; } }
-    const old = codec(format);
+    const old = isolatedCodec(format);
     old.serializable(Customer, { key: 'crm.Customer' });
-    const now = codec(format);
+    const now = isolatedCodec(format);
     now.serializable(Client, { key: 'crm.Client', aliases: ['crm.Customer', 'Customer'] });
     const out = now.decodeEntity(old.encodeEntity([new Customer(1), new Customer(2)]));
     assert.ok(out[0] instanceof Client);
@@ -244,9 +240,9 @@ for (const format of formats) {
   test(`${format}: newer-version bytes throw ERR_VERSION, or decode with newerVersion 'accept'`, { skip }, () => {
     class PriceV1 { constructor(amount) { this.amount = amount; } }
     class PriceV2 { constructor(amount, currency) { this.amount = amount; this.currency = currency; } }
-    const old = codec(format);
+    const old = isolatedCodec(format);
     old.serializable(PriceV1, { key: 'money.Price' });
-    const next = codec(format);
+    const next = isolatedCodec(format);
     next.serializable(PriceV2, { key: 'money.Price', version: 2, migrate: { 1: (d) => ({ ...d, currency: 'EUR' }) } });
     const doc = next.encodeEntity({ items: [new PriceV2(5, 'USD')] });
     throwsCode(() => old.decodeEntity(doc), 'ERR_VERSION', (e) => {
@@ -264,22 +260,22 @@ for (const format of formats) {
 
   test(`${format}: bytes older than the oldest migration step throw ERR_VERSION`, { skip }, () => {
     class T1 {}
-    const old = codec(format);
+    const old = isolatedCodec(format);
     old.serializable(T1, { key: 't.T' });
     const doc = old.encodeEntity(Object.assign(new T1(), { a: 1 }));
-    const noSteps = codec(format);
+    const noSteps = isolatedCodec(format);
     noSteps.serializable(class T3 {}, { key: 't.T', version: 3 });
     throwsCode(() => noSteps.decodeEntity(doc), 'ERR_VERSION', (e) => assert.strictEqual(e.version, 1));
-    const fromTwo = codec(format);
+    const fromTwo = isolatedCodec(format);
     fromTwo.serializable(class T3 {}, { key: 't.T', version: 3, migrate: { 2: (d) => d } });
     throwsCode(() => fromTwo.decodeEntity(doc), 'ERR_VERSION', (e) => assert.strictEqual(e.currentVersion, 3));
-    const bad = codec(format);
+    const bad = isolatedCodec(format);
     bad.serializable(class T2 {}, { key: 't.T', version: 2, migrate: { 1: () => 42 } });
     throwsCode(() => bad.decodeEntity(doc), 'ERR_VERSION');
   });
 
   test(`${format}: excluded fields are absent from the bytes; fields fixes the list and order`, { skip }, () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     class Session {
       constructor() {
         this.user = 'ann';
@@ -309,7 +305,7 @@ for (const format of formats) {
   });
 
   test(`${format}: replacing a key's class warns once per key (DARMOK_KEY_REPLACED)`, { skip }, async () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     const warnings = [];
     const onWarning = (w) => { if (w.code === 'DARMOK_KEY_REPLACED') warnings.push(w); };
     process.on('warning', onWarning);
@@ -331,8 +327,8 @@ for (const format of formats) {
   });
 
   test(`${format}: registries are isolated; one key, two classes`, { skip }, () => {
-    const a = codec(format);
-    const b = codec(format);
+    const a = isolatedCodec(format);
+    const b = isolatedCodec(format);
     class TenantA { constructor() { this.a = 1; } }
     class TenantB { constructor() { this.b = 2; } }
     a.serializable(TenantA, { key: 'tenant.Thing' });
@@ -347,11 +343,11 @@ for (const format of formats) {
   test(`${format}: nested types of previous versions decode (tanagra's way)`, { skip }, () => {
     class Engine1 { constructor() { this.hp = 100; } }
     class Car1 { constructor() { this.engine = new Engine1(); } }
-    const old = codec(format);
+    const old = isolatedCodec(format);
     old.serializable(Car1, { key: 'Car', nested: [Engine1] });
     class Motor { get kw() { return Math.round(this.hp * 0.7457); } }
     class Car2 { constructor() { this.motor = new Motor(); } }
-    const now = codec(format);
+    const now = isolatedCodec(format);
     // Engine1 is not used by Car2 any more, but old bytes hold it.
     now.serializable(Car2, { key: 'Car', nested: [Motor, Engine1] });
     const out = now.decodeEntity(old.encodeEntity(new Car1()));
@@ -361,11 +357,11 @@ for (const format of formats) {
   });
 
   test(`${format}: the decorator form takes the same options`, { skip }, () => {
-    const c = codec(format);
+    const c = isolatedCodec(format);
     class Temp {}
     c.serializable({ key: 'w.Temp', version: 2, migrate: { 1: (d) => ({ celsius: (d.f - 32) * 5 / 9 }) } })(Temp);
     class TempOld { constructor() { this.f = 212; } }
-    const old = codec(format);
+    const old = isolatedCodec(format);
     old.serializable('w.Temp')(TempOld);
     const out = c.decodeEntity(old.encodeEntity(new TempOld()));
     assert.ok(out instanceof Temp);
