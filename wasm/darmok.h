@@ -196,10 +196,8 @@ int dk_json_read(const uint8_t *json, size_t len, const dk_limits *lim,
 
 /*
  * dk_json_read_opts plus a UTF-16 side table for JS: unless u16_out is
- * NULL it is emptied and gets, for every non-ASCII str of the tape in tape
- * order, an entry: u32 tape offset of the str's header, u32 count of
- * UTF-16 code units, the units (LE, 2 bytes each). A later entry never has
- * a smaller offset. JS makes such strings as slices of one
+ * NULL it is emptied and gets, for every non-ASCII str of the tape, an
+ * entry with its units (layout at DK_U16_SRC below). JS makes such strings as slices of one
  * Buffer#ucs2Slice of many entries, instead of decoding UTF-8, which V8
  * does slowly. Emptied on failure.
  * Unless keep_out is NULL, *keep_out is set to how many of the tape's
@@ -211,8 +209,21 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
                     const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
                     dk_buf *u16_out, uint32_t *keep_out, dk_err *err);
 
-/* Side-table entry flag on the unit count: the units are in the source. */
-#define DK_U16_SRC 0x80000000u
+/*
+ * The UTF-16 side table (dk_json_read_ex, dk_json_read_utf16,
+ * dk_pb_read_ex; result words DK_RES_U16/_LEN): entries one after the
+ * other, in tape order (a later entry never has a smaller offset), each
+ *   u32 tape offset of a str's header, u32 count of UTF-16 units,
+ *   then the units (LE, 2 bytes each)                     8 + 2 x count bytes
+ * or, when the count has DK_U16_SRC set (dk_json_read_utf16 only),
+ *   u32 tape offset, u32 count | DK_U16_SRC, u32 index of the first of
+ *   the units in the decoded text's own units             12 bytes
+ * all little-endian. The one description of the layout; its writers are
+ * dk_u16.h and dk_u16.c.
+ */
+#define DK_U16_SRC 0x80000000u  /* on the count: the units are in the source */
+#define DK_U16_HEAD 8u          /* bytes of an entry before its units */
+#define DK_U16_SRC_ENTRY 12u    /* bytes of a DK_U16_SRC entry */
 
 /*
  * dk_json_read_utf16 also gives an ASCII string of at least this many

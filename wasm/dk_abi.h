@@ -101,10 +101,7 @@ enum dk_res_word {
     DK_RES_MSG_LEN = 5, /* its length */
     /*
      * Decode (JSON and protobuf): address of the UTF-16 side table of the
-     * tape's strs (entries u32 tape offset, u32 units, the units; a JSON
-     * decode of UTF-16 units also has entries u32 tape offset, u32 units |
-     * DK_U16_SRC, u32 index of the first in the input's units, which stay
-     * in place: dk_json_read_ex, dk_json_read_utf16 in darmok.h).
+     * tape's strs (its layout: darmok.h DK_U16_SRC).
      * Encode: the output's address again when the output is UTF-16 (LE)
      * units, as it is once a character is not ASCII (DK_WRITE_MAY_WIDE),
      * or 0 when it is all-ASCII UTF-8 (then it reads as Latin-1 too).

@@ -509,15 +509,6 @@ DK_MUST int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at,
                           dk_scratch *s, const uint8_t **out, size_t *n, dk_err *err);
 
 /*
- * Appends to the UTF-16 side table u (the format of dk_json_read_ex) the
- * entry of the tape str whose header is at tape offset at and whose bytes
- * are s[0..n), trusted WTF-8: u32 at, u32 unit count, the units. Never more
- * than 8 + 2n bytes. Fails with DK_ERR_TOO_LARGE or DK_ERR_MEMORY at pos.
- */
-DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
-                           dk_err *err, size_t pos);
-
-/*
  * dk_json_read_ex flag: the text is valid UTF-8 because the core made it
  * (dk_utf16_to_utf8 of a JS string), so the non-ASCII bytes of strings are
  * copied without a check. Never for text from outside.

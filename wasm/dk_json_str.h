@@ -9,6 +9,7 @@
 #define DK_JSON_STR_H
 
 #include "dk_json_reader.h"
+#include "dk_u16.h"
 
 /* Reads 4 hex digits at p into *v; returns how many were hex (4 = ok). */
 static int hex4(const uint8_t *p, uint32_t *v)
@@ -181,10 +182,8 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
  * (hence no checks), read from the JSON string whose opening quote is at
  * input offset qat and whose closing quote was the last byte read: its
  * source units when it has no escapes (escapes only ever shorten a string)
- * and they are intact (dk_json_read_utf16): u32 at, u32 unit count |
- * DK_U16_SRC, u32 index of the first; else u32 at, u32 unit count, the
- * UTF-16 units (LE; a byte gives at most one unit, a 4-byte sequence two,
- * so 2n bytes do). An ASCII str (ascii set: one byte, one unit) only ever
+ * and they are intact (dk_json_read_utf16), a DK_U16_SRC entry; else an
+ * entry with its units (the layout: darmok.h DK_U16_SRC). An ASCII str (ascii set: one byte, one unit) only ever
  * gets the first kind, from DK_U16_SRC_ASCII_MIN bytes on; JS makes it from
  * its bytes otherwise (units would make it a two-byte string).
  */
@@ -203,12 +202,7 @@ DK_MUST static int put_utf16(reader *r, size_t at, size_t qat, int ascii)
         r->src_at = from + span;
         if (n == span && first >= r->src->intact && units <= r->src->n - first &&
             at <= UINT32_MAX) {
-            if (u->cap - u->len < 12) DK_TRY(dk_buf_reserve(u, 12, r->err, POS(r)));
-            dk_wr32(u->data + u->len, (uint32_t)at);
-            dk_wr32(u->data + u->len + 4, (uint32_t)units | DK_U16_SRC);
-            dk_wr32(u->data + u->len + 8, (uint32_t)first);
-            u->len += 12;
-            return DK_OK;
+            return dk_u16_put_src(u, at, units, first, r->err, POS(r));
         }
     }
     if (ascii) return DK_OK;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dk_pb.h"
+#include "dk_u16.h"
 
 /*
  * pb_text_scan of an entry protobuf-c copied into the arena (readable
@@ -192,10 +193,9 @@ static DK_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, un
 }
 
 /*
- * Side-table entries (dk_pb_read_ex) are made in two steps: memory for the
- * largest entry a str of len bytes can need (8 + 2 len) past the table's
- * end, where its units are written; then the entry is committed at its
- * real size.
+ * Side-table entries (dk_pb_read_ex) are made in two steps (dk_u16.h):
+ * room for the largest entry a str of len bytes can need, where its units
+ * are written; then the entry is committed at its real size.
  *
  * Entries are not charged to max_out: they only save JS work (it makes
  * every string from the tape bytes without them), so they must not fail
@@ -206,24 +206,9 @@ static DK_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, un
  * NULL), and JS makes it from its bytes.
  */
 #define PB_U16_SHARE 2
-static DK_MUST int dec_entry_room(pb_dec *d, size_t len, uint8_t **units_at)
+static DK_MUST DK_INLINE int dec_entry_room(pb_dec *d, size_t len, uint8_t **units_at)
 {
-    dk_buf *u = d->u16;
-    size_t cap = d->max_out / PB_U16_SHARE;
-    *units_at = NULL;
-    if (cap < 8 || len > (cap - 8) / 2 || u->len > cap - 8 - 2 * len) return 0;
-    if (u->cap - u->len < 8 + 2 * len) DK_TRY(dk_buf_reserve(u, 8 + 2 * len, d->err, 0));
-    *units_at = u->data + u->len + 8;
-    return 0;
-}
-
-/* Commit the entry of the str at tape offset at, whose units are written. */
-static void dec_entry_commit(pb_dec *d, size_t at, size_t units)
-{
-    dk_buf *u = d->u16;
-    dk_wr32(u->data + u->len, (uint32_t)at);
-    dk_wr32(u->data + u->len + 4, (uint32_t)units);
-    u->len += 8 + 2 * units;
+    return dk_u16_room(d->u16, len, d->max_out / PB_U16_SHARE, units_at, d->err, 0);
 }
 
 /* A tape str (header + bytes), and its side-table entry when it is not
@@ -237,7 +222,7 @@ static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, un
     dec_str_unsafe(d, b, f);
     if (d->u16 == NULL || (f & DK_STR_ASCII)) return 0;
     DK_TRY(dec_entry_room(d, b->len, &units_at));
-    if (units_at != NULL) dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
+    if (units_at != NULL) dk_u16_commit(d->u16, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
     return 0;
 }
 
@@ -282,7 +267,7 @@ static DK_MUST int dec_text(pb_dec *d)
     if (d->text_at != NULL) d->text_at[i] = (uint32_t)at; /* at < max_out <= INT32_MAX */
     d->ti++;
     dec_str_unsafe(d, b, f);
-    if (units_at != NULL && !(f & PB_TX_ASCII)) dec_entry_commit(d, at, units);
+    if (units_at != NULL && !(f & PB_TX_ASCII)) dk_u16_commit(d->u16, at, units);
     return 0;
 }
 

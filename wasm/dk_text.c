@@ -532,23 +532,6 @@ int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at, dk_aren
     return DK_OK;
 }
 
-/* See dk_internal.h. */
-int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
-                   dk_err *err, size_t pos)
-{
-    size_t units;
-
-    if (n > (SIZE_MAX - 8) / 2 || at > UINT32_MAX)
-        return dk_fail(err, DK_ERR_TOO_LARGE, "string too long", pos);
-    if (u->cap - u->len < 8 + 2 * n)
-        DK_TRY(dk_buf_reserve(u, 8 + 2 * n, err, pos));
-    units = dk_wtf8_to_utf16(s, n, u->data + u->len + 8);
-    dk_wr32(u->data + u->len, (uint32_t)at);
-    dk_wr32(u->data + u->len + 4, (uint32_t)units);
-    u->len += 8 + 2 * units;
-    return DK_OK;
-}
-
 /*
  * Calendar arithmetic on days from 1970-01-01 in the proleptic Gregorian
  * calendar, in 32-bit integers: a Date's days (|d| <= 1e8) and the years of
