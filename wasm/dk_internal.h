@@ -595,9 +595,6 @@ int dk_bigint_ok(const uint8_t *s, size_t n);
 /* 1e0 .. 1e22: the powers of ten that are exact doubles. */
 extern const double dk_pow10[23];
 
-/* The tag name of a DK_BYTES_* kind, without the "$" ("Uint8Array"). */
-extern const char *const dk_bytes_name[DK_BYTES_KIND_COUNT];
-
 /* The element size in bytes of a DK_BYTES_* kind. */
 extern const uint8_t dk_bytes_size[DK_BYTES_KIND_COUNT];
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "dk_json_str.h"
+#include "dk_tags.h"
 
 /* A scanned number token. */
 typedef struct numtok {
@@ -360,37 +361,16 @@ DK_MUST static int member_key(reader *r, rframe *f, int *state, uint64_t *slots)
     return DK_OK;
 }
 
-/* Tags (the names after "$"); binary kinds follow as TAG_BYTES + kind. */
-enum {
-    TAG_UNDEFINED,
-    TAG_NUMBER,
-    TAG_BIGINT,
-    TAG_DATE,
-    TAG_REGEXP,
-    TAG_MAP,
-    TAG_SET,
-    TAG_NULLPROTO,
-    TAG_ERROR,
-    TAG_HOLE,
-    TAG_REF,
-    TAG_BYTES
-};
-
-static const char *const tag_names[TAG_BYTES] = {
-    "undefined", "Number",    "BigInt", "Date", "RegExp", "Map",
-    "Set",       "NullProto", "Error",  "hole", "ref",
-};
-
 /* The TAG_* for name s[0..n) (without "$"), or -1. */
 static int find_tag(const uint8_t *s, size_t n)
 {
     /* the tags documents are full of, before the table walk: most tags
      * are one of these two, and the walk costs more than two compares */
-    if (n == 3 && memcmp(s, "Map", 3) == 0) return TAG_MAP;
-    if (n == 4 && memcmp(s, "Date", 4) == 0) return TAG_DATE;
-    for (int i = 0; i < TAG_BYTES + DK_BYTES_KIND_COUNT; i++) {
+    if (n == 3 && memcmp(s, "Map", 3) == 0) return DK_TAG_MAP;
+    if (n == 4 && memcmp(s, "Date", 4) == 0) return DK_TAG_DATE;
+    for (int i = 0; i < DK_TAG_BYTES + DK_BYTES_KIND_COUNT; i++) {
         const char *t =
-            i < TAG_BYTES ? tag_names[i] : dk_bytes_name[i - TAG_BYTES];
+            i < DK_TAG_BYTES ? dk_tag_names[i] : dk_bytes_name[i - DK_TAG_BYTES];
         size_t k = 0;
 
         /* no strlen: t's NUL ends the compare, s may hold any byte */
@@ -471,7 +451,7 @@ DK_MUST static int read_date_inline(reader *r, int *done)
     double ms;
 
     /* the padding covers the 9 bytes compared; the text has the rest */
-    if (memcmp(r->p, "\"$Date\":\"", 9) != 0) return DK_OK;
+    if (memcmp(r->p, "\"$" DK_TAG_DATE_S "\":\"", 9) != 0) return DK_OK;
     if (left >= 9 + 25 && s[24] == '"')
         n = 24;
     else if (left >= 9 + 28 && s[27] == '"')
@@ -569,15 +549,15 @@ DK_MUST static int read_tag(reader *r, int tag, size_t open, int *state,
     size_t at = POS(r);
 
     switch (tag) {
-    case TAG_UNDEFINED:
+    case DK_TAG_UNDEFINED:
         DK_TRY(read_uint(r, 0, 0, &v, "$undefined must be 0"));
         DK_TRY(emit_op(r, DK_T_UNDEF));
         break;
-    case TAG_NUMBER: DK_TRY(read_tag_number(r)); break;
-    case TAG_BIGINT: DK_TRY(read_tag_bigint(r)); break;
-    case TAG_DATE: DK_TRY(read_tag_date(r)); break;
-    case TAG_REGEXP: DK_TRY(read_tag_regexp(r)); break;
-    case TAG_HOLE:
+    case DK_TAG_NUMBER: DK_TRY(read_tag_number(r)); break;
+    case DK_TAG_BIGINT: DK_TRY(read_tag_bigint(r)); break;
+    case DK_TAG_DATE: DK_TRY(read_tag_date(r)); break;
+    case DK_TAG_REGEXP: DK_TRY(read_tag_regexp(r)); break;
+    case DK_TAG_HOLE:
         if (r->sp == 0 || r->stack[r->sp - 1].kind != F_ARRAY)
             return fail(r, DK_ERR_FORMAT, "$hole outside an array", open);
         DK_TRY(read_uint(r, 1, UINT32_MAX, &v,
@@ -585,7 +565,7 @@ DK_MUST static int read_tag(reader *r, int tag, size_t open, int *state,
         DK_TRY(emit_op_u32(r, DK_T_HOLE, v));
         *slots = v;
         break;
-    case TAG_REF:
+    case DK_TAG_REF:
         DK_TRY(read_uint(r, 0, UINT32_MAX, &v,
                          "$ref must be a non-negative integer"));
         if (v >= r->refs)
@@ -593,11 +573,11 @@ DK_MUST static int read_tag(reader *r, int tag, size_t open, int *state,
         if (v >= r->keep) r->keep = (uint64_t)v + 1;
         DK_TRY(emit_op_u32(r, DK_T_REF, v));
         break;
-    case TAG_MAP:
-    case TAG_SET:
+    case DK_TAG_MAP:
+    case DK_TAG_SET:
         if (*r->p != '[') return bad_value(r, "$Map/$Set need an array");
-        DK_TRY(open_counted(r, tag == TAG_MAP ? F_MAP : F_SET,
-                            tag == TAG_MAP ? DK_T_MAP : DK_T_SET, open, &f));
+        DK_TRY(open_counted(r, tag == DK_TAG_MAP ? F_MAP : F_SET,
+                            tag == DK_TAG_MAP ? DK_T_MAP : DK_T_SET, open, &f));
         f->wrap = 1;
         r->p++;
         skip_ws(r);
@@ -606,18 +586,18 @@ DK_MUST static int read_tag(reader *r, int tag, size_t open, int *state,
             *state = S_AFTER;
             return close_top(r);
         }
-        if (tag == TAG_MAP) return map_entry(r, state);
+        if (tag == DK_TAG_MAP) return map_entry(r, state);
         *state = S_VALUE;
         return DK_OK;
-    case TAG_NULLPROTO:
-    case TAG_ERROR:
+    case DK_TAG_NULLPROTO:
+    case DK_TAG_ERROR:
         if (*r->p != '{')
             return bad_value(r, "$NullProto/$Error need an object");
         DK_TRY(open_counted(r, F_FIELDS,
-                            tag == TAG_ERROR ? DK_T_ERROR : DK_T_NULLPROTO,
+                            tag == DK_TAG_ERROR ? DK_T_ERROR : DK_T_NULLPROTO,
                             open, &f));
         f->wrap = 1;
-        f->is_error = tag == TAG_ERROR;
+        f->is_error = tag == DK_TAG_ERROR;
         r->p++;
         skip_ws(r);
         if (*r->p == '}') {
@@ -627,7 +607,7 @@ DK_MUST static int read_tag(reader *r, int tag, size_t open, int *state,
         }
         if (*r->p != '"') return unexpected(r, "expected a key or '}'");
         return member_key(r, f, state, slots);
-    default: DK_TRY(read_tag_bytes(r, (uint8_t)(tag - TAG_BYTES))); break;
+    default: DK_TRY(read_tag_bytes(r, (uint8_t)(tag - DK_TAG_BYTES))); break;
     }
     *state = S_AFTER;
     return close_tag(r);

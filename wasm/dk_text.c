@@ -9,8 +9,18 @@
 #include <stdlib.h>
 
 #include "dk_internal.h"
+#include "dk_tags.h"
 
 /* Indexed by DK_BYTES_*; these are the JSON tag names minus the "$". */
+const char *const dk_tag_names[DK_TAG_BYTES] = {
+    [DK_TAG_UNDEFINED] = DK_TAG_UNDEFINED_S, [DK_TAG_NUMBER] = DK_TAG_NUMBER_S,
+    [DK_TAG_BIGINT] = DK_TAG_BIGINT_S,       [DK_TAG_DATE] = DK_TAG_DATE_S,
+    [DK_TAG_REGEXP] = DK_TAG_REGEXP_S,       [DK_TAG_MAP] = DK_TAG_MAP_S,
+    [DK_TAG_SET] = DK_TAG_SET_S,             [DK_TAG_NULLPROTO] = DK_TAG_NULLPROTO_S,
+    [DK_TAG_ERROR] = DK_TAG_ERROR_S,         [DK_TAG_HOLE] = DK_TAG_HOLE_S,
+    [DK_TAG_REF] = DK_TAG_REF_S,
+};
+
 const char *const dk_bytes_name[DK_BYTES_KIND_COUNT] = {
     "Buffer",        "ArrayBuffer",       "DataView",     "Int8Array",
     "Uint8Array",    "Uint8ClampedArray", "Int16Array",   "Uint16Array",
