@@ -7,7 +7,7 @@
  *   tape ops, str header flags and shift, DK_T_BYTES kinds   dk_tape.h
  *   result words (below)                                      dk_abi.h
  *   error codes, and the JS code each maps to                 darmok.h dk_code
- *   dk_pb_decode_ctx flags, the UTF-16 side table's flag      dk_internal.h
+ *   dk_pb_decode_ctx flags, the UTF-16 side table's flag      darmok.h
  *
  * js/ takes every one of them from js/dk_abi.cjs; test/js/abi.test.cjs
  * fails when a copy appears in js/ or the generated module drifts.
@@ -52,7 +52,7 @@
  *                                       units (LE) from byte DK_U16_AT(units)
  *                                       (2-byte aligned) of an area of
  *                                       DK_U16_AREA(units) bytes
- *                                       (dk_internal.h), made UTF-8 in
+ *                                       (below), made UTF-8 in
  *                                       place first.
  *   int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len,
  *                        uint32_t max_depth);
@@ -101,10 +101,7 @@ enum dk_res_word {
     DK_RES_MSG_LEN = 5, /* its length */
     /*
      * Decode (JSON and protobuf): address of the UTF-16 side table of the
-     * tape's strs (entries u32 tape offset, u32 units, the units; a JSON
-     * decode of UTF-16 units also has entries u32 tape offset, u32 units |
-     * DK_U16_SRC, u32 index of the first in the input's units, which stay
-     * in place: dk_json_read_ex, dk_json_read_utf16 in dk_internal.h).
+     * tape's strs (its layout: darmok.h DK_U16_SRC).
      * Encode: the output's address again when the output is UTF-16 (LE)
      * units, as it is once a character is not ASCII (DK_WRITE_MAY_WIDE),
      * or 0 when it is all-ASCII UTF-8 (then it reads as Latin-1 too).
@@ -119,5 +116,14 @@ enum dk_res_word {
     DK_RES_KEEP = 9,
     DK_RES_WORDS = 10 /* how many result words there are */
 };
+
+/*
+ * Where the n UTF-16 units of a JS string's JSON text sit in its decode
+ * area (dk_json_read_utf16): at byte n, rounded up to even so that they
+ * are 2-byte aligned when the area is (Node's ucs2Write and ucs2Slice copy
+ * unaligned units once more). The area is DK_U16_AREA(n) bytes.
+ */
+#define DK_U16_AT(n) ((n) + ((n) & 1))
+#define DK_U16_AREA(n) (3 * (n) + 1)
 
 #endif

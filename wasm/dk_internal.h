@@ -9,9 +9,10 @@
 #include <string.h>
 
 #include "darmok.h"
+#include "dk_abi.h"
 
 /*
- * DK_MUST: fallible internal functions return a dk_code and must be checked.
+ * DK_MUST (darmok.h): fallible internal functions return a dk_code too.
  * DK_INLINE: a per-value helper of a hot loop (a few loads and a store, or
  * a fast path): clang keeps such a function with several callers out of
  * line, and in WebAssembly the call costs about as much as the work.
@@ -21,13 +22,11 @@
  * its caller's usual one, kept a call for the same reason.
  */
 #if defined(__GNUC__) || defined(__clang__)
-#define DK_MUST __attribute__((warn_unused_result))
 #define DK_INLINE inline __attribute__((always_inline))
 #define DK_COLD __attribute__((noinline, cold))
 #define DK_NOINLINE __attribute__((noinline))
 #define DK_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
-#define DK_MUST
 #define DK_INLINE inline
 #define DK_COLD
 #define DK_NOINLINE
@@ -61,13 +60,6 @@ void *dk_arena_alloc(dk_arena *a, size_t n);
  */
 void *dk_arena_grow(dk_arena *a, const void *old, size_t old_n, size_t new_n,
                     size_t size);
-
-/*
- * Makes room for n more bytes after b->len (b->data may move). Fails with
- * DK_ERR_TOO_LARGE when the size overflows, DK_ERR_MEMORY when realloc
- * fails; pos is the input offset reported then.
- */
-DK_MUST int dk_buf_reserve(dk_buf *b, size_t n, dk_err *err, size_t pos);
 
 /*
  * Every arena allocation may be read (not written) up to DK_ARENA_SLACK
@@ -438,68 +430,6 @@ typedef struct dk_src16 {
     size_t intact;
 } dk_src16;
 
-/*
- * dk_json_read_opts plus a UTF-16 side table for JS: unless u16_out is
- * NULL it is emptied and gets, for every non-ASCII str of the tape in tape
- * order, an entry: u32 tape offset of the str's header, u32 count of
- * UTF-16 code units, the units (LE, 2 bytes each). A later entry never has
- * a smaller offset. JS makes such strings as slices of one
- * Buffer#ucs2Slice of many entries, instead of decoding UTF-8, which V8
- * does slowly. Emptied on failure.
- * Unless keep_out is NULL, *keep_out is set to how many of the tape's
- * referenceable values (in tape order) a rebuild must keep for its T_REFs:
- * the highest index a T_REF names, plus one; 0 when the tape has no T_REF
- * (and on failure). JS keeps only those in its table, sized at once.
- */
-int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
-                    const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                    dk_buf *u16_out, uint32_t *keep_out, dk_err *err);
-
-/* Side-table entry flag on the unit count: the units are in the source. */
-#define DK_U16_SRC 0x80000000u
-
-/*
- * dk_json_read_utf16 also gives an ASCII string of at least this many
- * bytes a DK_U16_SRC entry (JS then slices it out of its text); shorter
- * ones JS makes from the tape bytes, through its cache (js/tape.cjs
- * SHORT_MAX + 1). Without a JS string, an ASCII string gets no entry: JS
- * makes the long ones from the tape bytes with latin1Slice, or where they
- * come close together as slices of one Latin-1 string of a stretch of the
- * tape (TapeReader#fromLatin1), so they stay one-byte strings, where units
- * would make them two-byte ones (twice the memory, slower to use).
- */
-#define DK_U16_SRC_ASCII_MIN 25
-
-/*
- * Where the n UTF-16 units of a JS string's JSON text sit in its decode
- * area (dk_json_read_utf16): at byte n, rounded up to even so that they
- * are 2-byte aligned when the area is (Node's ucs2Write and ucs2Slice copy
- * unaligned units once more). The area is DK_U16_AREA(n) bytes.
- */
-#define DK_U16_AT(n) ((n) + ((n) & 1))
-#define DK_U16_AREA(n) (3 * (n) + 1)
-
-/*
- * Reads the JSON text of a JS string: its n UTF-16 units (LE) at byte
- * DK_U16_AT(n) of the area of DK_U16_AREA(n) + DK_JSON_PADDING bytes at
- * area are made WTF-8 in place (dk_utf16_to_wtf8_lone: UTF-8 unless the
- * string has a lone surrogate; *json_len is set to its length, which error
- * offsets count) and read as dk_json_read_ex reads with DK_READ_PADDED |
- * DK_READ_VALID_UTF8, or with DK_READ_PADDED | DK_READ_RAW_WTF8 when it
- * has a lone surrogate, which its string keeps (as JSON.parse keeps it).
- * A string without escapes whose units the UTF-8 has
- * not overwritten gets, unless the text had a lone surrogate, the side-
- * table entry u32 tape offset, u32 count | DK_U16_SRC, u32 index of its
- * first unit: JS takes it from the text, and the core converts nothing
- * back. Such entries are made for ASCII strings too, from
- * DK_U16_SRC_ASCII_MIN bytes on (an ASCII string never gets an entry
- * with its units). keep_out as for dk_json_read_ex. The WebAssembly entry
- * dk_json_decode_ctx with units.
- */
-int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
-                       dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, uint32_t *keep_out,
-                       dk_err *err);
-
 /* ---- text helpers (dk_text.c) ------------------------------------------ */
 
 /* Longest output of dk_fmt_double, sign and exponent included. */
@@ -518,16 +448,6 @@ size_t dk_fmt_double(double x, char out[DK_NUM_MAX]);
  * s[n + 15] (DK_JSON_PADDING).
  */
 size_t dk_utf8_units(const uint8_t *s, size_t n);
-
-/*
- * Writes the WTF-8 bytes s[0..n) (trusted: complete, minimal sequences, as
- * the core validated or wrote them) as UTF-16 code units, little-endian, to
- * d (room for 2n bytes: a byte gives at most one unit); returns the count
- * of units. Encoded lone surrogates become lone surrogate units. JS makes a
- * string of them with one copy (Buffer#ucs2Slice), which is several times
- * faster than its UTF-8 decoding of non-ASCII text.
- */
-size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d);
 
 /*
  * Writes the n UTF-16 code units at s (little-endian, any alignment) as
@@ -589,15 +509,6 @@ DK_MUST int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at,
                           dk_scratch *s, const uint8_t **out, size_t *n, dk_err *err);
 
 /*
- * Appends to the UTF-16 side table u (the format of dk_json_read_ex) the
- * entry of the tape str whose header is at tape offset at and whose bytes
- * are s[0..n), trusted WTF-8: u32 at, u32 unit count, the units. Never more
- * than 8 + 2n bytes. Fails with DK_ERR_TOO_LARGE or DK_ERR_MEMORY at pos.
- */
-DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
-                           dk_err *err, size_t pos);
-
-/*
  * dk_json_read_ex flag: the text is valid UTF-8 because the core made it
  * (dk_utf16_to_utf8 of a JS string), so the non-ASCII bytes of strings are
  * copied without a check. Never for text from outside.
@@ -620,60 +531,6 @@ DK_MUST int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
 extern unsigned long dk_pb_reseeds_seen;
 #endif
 
-/* dk_pb_read_ex flag: repeated member keys as key references (dk_tape.h). */
-#define DK_READ_KEYREFS 2u
-
-/* dk_pb_read_ex flag: a STRING_REF Kind naming a text that is not ASCII or
- * has DK_U16_SRC_ASCII_MIN bytes or more as DK_T_STRREF (dk_tape.h),
- * not a copy of it. */
-#define DK_READ_STRREFS 16u
-
-/*
- * dk_pb_read_opts plus the UTF-16 side table of dk_json_read_ex for the
- * non-ASCII strs of the tape (u16_out NULL: none). The
- * table does not count against max_out, so the outcome of a document
- * never depends on it (but for memory); it has a bound of its own, half
- * of max_out: a str whose entry would pass it has none (JS makes it from
- * its bytes).
- * flags: DK_READ_KEYREFS for a tape JS rebuilds from (the writers do not
- * read key references), DK_READ_STRREFS for one JS rebuilds from or
- * dk_json_write_refs writes, or 0. keep_out as for dk_json_read_ex.
- */
-int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
-                  size_t max_out, uint32_t flags, dk_arena *scratch,
-                  dk_buf *tape_out, dk_buf *u16_out, uint32_t *keep_out, dk_err *err);
-
-/*
- * dk_pb_write_ex flag: the tape's strings are WTF-8 as darmok's JS tape
- * writer makes it (a surrogate pair always one 4-byte sequence), so they
- * are not checked again. Only for tapes JS wrote (dk_pb_encode_ctx): a
- * tape that breaks the promise gives a Document whose decoding fails.
- */
-#define DK_WRITE_TRUSTED_TEXT 1u
-
-/*
- * dk_json_write_ex flag: the output may be UTF-16 (LE) units instead of
- * UTF-8. The writer starts in UTF-8 and, at the first long string JS put
- * on the tape as UTF-16 (DK_T_STR16) that is not ASCII, makes what it
- * wrote so far units and goes on in units: such strings are then copied,
- * not narrowed to UTF-8 and widened again for JavaScript's string. Short
- * strings (DK_T_STR, WTF-8) do not switch it: in a document of many
- * small values and a few names that are not ASCII, writing units cost
- * more than one widening of the whole output at the end.
- */
-#define DK_WRITE_MAY_WIDE 2u
-
-/* What dk_json_write_ex wrote: ASCII (UTF-8 that is also Latin-1), other
- * UTF-8, or UTF-16 units (only with DK_WRITE_MAY_WIDE). */
-#define DK_FORM_ASCII 0
-#define DK_FORM_UTF8 1
-#define DK_FORM_UTF16 2
-
-/* dk_json_write_opts with flags (DK_WRITE_MAY_WIDE, or 0); *form (may be
- * NULL) says which output it wrote, on success. */
-int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
-                     dk_arena *scratch, dk_buf *out, int *form, dk_err *err);
-
 /*
  * The longest string value the protobuf encoder shares (KIND_STRING_REF):
  * repeated values are short (names, tags, enum-like words); every string
@@ -695,16 +552,6 @@ int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint
  */
 int dk_json_write_refs(const uint8_t *tape, size_t len, const dk_limits *lim, size_t max_out,
                        size_t max_json, dk_arena *scratch, dk_buf *out, dk_err *err);
-
-/* dk_pb_to_json_opts with a bound on the JSON text: over max_json bytes
- * (SIZE_MAX: none) it fails with DK_ERR_TOO_LARGE. dk_pb_to_json_ctx
- * passes the caller's maxBytes: what decodeEntity would read back. */
-int dk_pb_to_json_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_json,
-                     dk_arena *scratch, dk_buf *tape, dk_buf *out, dk_err *err);
-
-/* dk_pb_write_opts with flags (DK_WRITE_TRUSTED_TEXT, or 0). */
-int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
-                   dk_arena *scratch, dk_buf *out, dk_err *err);
 
 /* Writes the int64 v in decimal into out; returns the length. */
 size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX]);
@@ -747,9 +594,6 @@ int dk_bigint_ok(const uint8_t *s, size_t n);
 
 /* 1e0 .. 1e22: the powers of ten that are exact doubles. */
 extern const double dk_pow10[23];
-
-/* The tag name of a DK_BYTES_* kind, without the "$" ("Uint8Array"). */
-extern const char *const dk_bytes_name[DK_BYTES_KIND_COUNT];
 
 /* The element size in bytes of a DK_BYTES_* kind. */
 extern const uint8_t dk_bytes_size[DK_BYTES_KIND_COUNT];

@@ -11,13 +11,14 @@
  * and are not relied on here: the bytes themselves are checked as WTF-8
  * and every encoded surrogate is written as a \udxxx escape.
  *
- * Output is UTF-8, or with DK_WRITE_MAY_WIDE (dk_internal.h) UTF-16 units
+ * Output is UTF-8, or with DK_WRITE_MAY_WIDE (darmok.h) UTF-16 units
  * from the first DK_T_STR16 that is not ASCII on: go_wide() makes what
  * was written units, and every output function has a units form.
  */
 #include <math.h>
 
 #include "dk_internal.h"
+#include "dk_tags.h"
 
 /* One open container of the tape. */
 typedef struct wframe {
@@ -585,11 +586,11 @@ DK_MUST static int put_number(writer *w, double d)
 {
     char *num;
 
-    if (isnan(d)) return PUT_LIT(w, "{\"$Number\":\"NaN\"}");
+    if (isnan(d)) return PUT_LIT(w, "{\"$" DK_TAG_NUMBER_S "\":\"NaN\"}");
     if (isinf(d))
-        return d > 0 ? PUT_LIT(w, "{\"$Number\":\"Infinity\"}")
-                     : PUT_LIT(w, "{\"$Number\":\"-Infinity\"}");
-    if (d == 0 && signbit(d)) return PUT_LIT(w, "{\"$Number\":\"-0\"}");
+        return d > 0 ? PUT_LIT(w, "{\"$" DK_TAG_NUMBER_S "\":\"Infinity\"}")
+                     : PUT_LIT(w, "{\"$" DK_TAG_NUMBER_S "\":\"-Infinity\"}");
+    if (d == 0 && signbit(d)) return PUT_LIT(w, "{\"$" DK_TAG_NUMBER_S "\":\"-0\"}");
     DK_TRY(out_room(w, DK_NUM_MAX, &num));
     return out_done(w, num, dk_fmt_double(d, num));
 }
@@ -686,13 +687,13 @@ DK_MUST static int write_date(writer *w, size_t at)
     DK_TRY(need(w, 8));
     ms = dk_rdf64(w->tape + w->pos);
     w->pos += 8;
-    if (isnan(ms)) return PUT_LIT(w, "{\"$Date\":null}");
+    if (isnan(ms)) return PUT_LIT(w, "{\"$" DK_TAG_DATE_S "\":null}");
     if (!(ms >= -DK_DATE_MAX_MS && ms <= DK_DATE_MAX_MS) ||
         ms != (double)(int64_t)ms)
         return bad_tape(w, "date out of range or not an integer", at);
     /* one reservation for {"$Date":"…"} */
     DK_TRY(out_room(w, 10 + DK_ISO_MAX + 2, &iso));
-    memcpy(iso, "{\"$Date\":\"", 10);
+    memcpy(iso, "{\"$" DK_TAG_DATE_S "\":\"", 10);
     n = dk_fmt_iso(ms, iso + 10);
     memcpy(iso + 10 + n, "\"}", 2);
     return out_done(w, iso, 10 + n + 2);
@@ -742,7 +743,7 @@ DK_MUST static int write_value(writer *w)
     DK_TRY(need(w, 1));
     op = w->tape[w->pos++];
     switch (op) {
-    case DK_T_UNDEF: return PUT_LIT(w, "{\"$undefined\":0}");
+    case DK_T_UNDEF: return PUT_LIT(w, "{\"$" DK_TAG_UNDEFINED_S "\":0}");
     case DK_T_NULL: return PUT_LIT(w, "null");
     case DK_T_FALSE: return PUT_LIT(w, "false");
     case DK_T_TRUE: return PUT_LIT(w, "true");
@@ -756,7 +757,7 @@ DK_MUST static int write_value(writer *w)
     case DK_T_BIGINT:
         DK_TRY(read_str(w, &s, &n, &sat));
         if (!dk_bigint_ok(s, n)) return bad_tape(w, "bad bigint digits", sat);
-        DK_TRY(PUT_LIT(w, "{\"$BigInt\":\""));
+        DK_TRY(PUT_LIT(w, "{\"$" DK_TAG_BIGINT_S "\":\""));
         DK_TRY(put(w, s, n));
         return PUT_LIT(w, "\"}");
     case DK_T_STR:
@@ -775,7 +776,7 @@ DK_MUST static int write_value(writer *w)
     case DK_T_REF:
         DK_TRY(read_u32(w, &u));
         if (u >= w->refs) return bad_tape(w, "ref does not point back", at);
-        DK_TRY(PUT_LIT(w, "{\"$ref\":"));
+        DK_TRY(PUT_LIT(w, "{\"$" DK_TAG_REF_S "\":"));
         DK_TRY(put_int(w, u));
         return PUT_LIT(w, "}");
     default: break;
@@ -789,7 +790,7 @@ DK_MUST static int write_value(writer *w)
     case DK_T_REGEXP:
         DK_TRY(read_str(w, &s, &n, &sat));
         DK_TRY(read_str(w, &fl, &fn, &fat));
-        DK_TRY(PUT_LIT(w, "{\"$RegExp\":["));
+        DK_TRY(PUT_LIT(w, "{\"$" DK_TAG_REGEXP_S "\":["));
         DK_TRY(put_str(w, s, n, 0, sat));
         DK_TRY(PUT_LIT(w, ","));
         DK_TRY(put_str(w, fl, fn, 0, fat));
@@ -805,20 +806,20 @@ DK_MUST static int write_value(writer *w)
     case DK_T_NULLPROTO:
         DK_TRY(read_u32(w, &u));
         DK_TRY(push(w, op, u, at));
-        return PUT_LIT(w, "{\"$NullProto\":{");
+        return PUT_LIT(w, "{\"$" DK_TAG_NULLPROTO_S "\":{");
     case DK_T_ERROR:
         DK_TRY(read_u32(w, &u));
         if (u < 2) return bad_tape(w, "error without name and message", at);
         DK_TRY(push(w, op, u, at));
-        return PUT_LIT(w, "{\"$Error\":{");
+        return PUT_LIT(w, "{\"$" DK_TAG_ERROR_S "\":{");
     case DK_T_MAP:
         DK_TRY(read_u32(w, &u));
         DK_TRY(push(w, op, u, at));
-        return PUT_LIT(w, "{\"$Map\":[");
+        return PUT_LIT(w, "{\"$" DK_TAG_MAP_S "\":[");
     case DK_T_SET:
         DK_TRY(read_u32(w, &u));
         DK_TRY(push(w, op, u, at));
-        return PUT_LIT(w, "{\"$Set\":[");
+        return PUT_LIT(w, "{\"$" DK_TAG_SET_S "\":[");
     case DK_T_INSTANCE:
         DK_TRY(read_str(w, &s, &n, &sat));
         DK_TRY(read_u32(w, &ver));
@@ -927,7 +928,7 @@ DK_MUST static int write_all(writer *w)
                 if (k == 0 || k > f->left)
                     return bad_tape(w, "hole run outside the array length", at);
                 f->left -= k;
-                DK_TRY(PUT_LIT(w, "{\"$hole\":"));
+                DK_TRY(PUT_LIT(w, "{\"$" DK_TAG_HOLE_S "\":"));
                 DK_TRY(put_int(w, k));
                 DK_TRY(PUT_LIT(w, "}"));
                 continue;
@@ -978,7 +979,7 @@ static int json_write(const uint8_t *tape, size_t len, const dk_limits *lim, uin
     return rc;
 }
 
-/* See dk_internal.h. */
+/* See darmok.h. */
 int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
                      dk_arena *scratch, dk_buf *out, int *form, dk_err *err)
 {

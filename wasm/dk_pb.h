@@ -116,4 +116,20 @@ static inline void pb_nan_canon(double *x)
  */
 int pb_date_canon(double *ms);
 
+/*
+ * Checks the darmok.Document bytes in[0..len) (untrusted) against the
+ * descriptors as protobuf-c will read them: DK_ERR_SYNTAX at the offending
+ * byte for a wire fault, DK_ERR_TOO_LARGE for a bytes field over max_str,
+ * DK_ERR_FORMAT or DK_ERR_DEPTH for what darmok never writes. After it
+ * passes, protobuf-c's unpack can fail only for memory (dk_pb_wire.c).
+ */
+DK_MUST int pb_wire_check(const uint8_t *in, size_t len, uint32_t max_str, dk_err *err);
+
+/*
+ * The byte offset in in[0..len) of element i of the Document's repeated
+ * field `field`, as protobuf-c counted it; len when there is none. Only
+ * after pb_wire_check passed (hence _unsafe), for error reports.
+ */
+size_t pb_elem_at_unsafe(const uint8_t *in, size_t len, unsigned field, size_t i);
+
 #endif

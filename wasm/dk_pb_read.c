@@ -6,13 +6,15 @@
  * protobuf-c never sees malformed data), unpack with protobuf-c into the
  * arena, then walk the kinds stream iteratively, validating as we go, and
  * write the tape. Byte offsets of stream entries are found again in the
- * input only when an error is reported (pb_elem_at).
+ * input only when an error is reported (pb_elem_at_unsafe). The wire
+ * check and that search are dk_pb_wire.c.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dk_pb.h"
+#include "dk_u16.h"
 
 /*
  * pb_text_scan of an entry protobuf-c copied into the arena (readable
@@ -32,10 +34,6 @@ static DK_INLINE unsigned pb_text_class(const ProtobufCBinaryData *b, uint8_t *d
     }
     return pb_text_scan(b->data, n, d, units);
 }
-
-/* Deepest message nesting the schema allows is 2 (Document > Shape); a
- * margin for future revisions. */
-#define PB_SCAN_NEST 4
 
 typedef struct pb_dec_frame {
     Darmok__Kind kind;          /* the container's Kind */
@@ -83,266 +81,10 @@ static int dec_fail(pb_dec *d, dk_code code, const char *msg, size_t at)
     return dk_fail(d->err, code, msg, at);
 }
 
-/* Parse a varint of at most max bytes at in[*pos..end). 0: ok, *pos past it. */
-static int pb_varint(const uint8_t *in, size_t *pos, size_t end, unsigned max, uint64_t *v)
-{
-    uint64_t r = 0;
-    unsigned i;
-    /* one byte: nearly every tag and length of a document */
-    if (*pos < end && in[*pos] < 0x80) {
-        *v = in[(*pos)++];
-        return 0;
-    }
-    for (i = 0; i < max && *pos + i < end; i++) {
-        uint8_t b = in[*pos + i];
-        r |= (uint64_t)(b & 0x7F) << (7 * i);
-        if ((b & 0x80) == 0) {
-            *pos += i + 1;
-            *v = r;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-static int pb_is_varint_type(ProtobufCType t)
-{
-    return t == PROTOBUF_C_TYPE_INT32 || t == PROTOBUF_C_TYPE_SINT32 ||
-           t == PROTOBUF_C_TYPE_UINT32 || t == PROTOBUF_C_TYPE_INT64 ||
-           t == PROTOBUF_C_TYPE_SINT64 || t == PROTOBUF_C_TYPE_UINT64 ||
-           t == PROTOBUF_C_TYPE_BOOL || t == PROTOBUF_C_TYPE_ENUM;
-}
-
-static int pb_is_fixed32_type(ProtobufCType t)
-{
-    return t == PROTOBUF_C_TYPE_FIXED32 || t == PROTOBUF_C_TYPE_SFIXED32 ||
-           t == PROTOBUF_C_TYPE_FLOAT;
-}
-
-static int pb_is_fixed64_type(ProtobufCType t)
-{
-    return t == PROTOBUF_C_TYPE_FIXED64 || t == PROTOBUF_C_TYPE_SFIXED64 ||
-           t == PROTOBUF_C_TYPE_DOUBLE;
-}
-
-/*
- * A varint v for a 32-bit field. protobuf-c keeps the low 32 bits of a
- * longer one without a word; we refuse it instead, except the sign-extended
- * 10-byte form protobuf writes for a negative int32 or enum.
- */
-static int pb_fits_32(ProtobufCType t, uint64_t v)
-{
-    if (t == PROTOBUF_C_TYPE_UINT32 || t == PROTOBUF_C_TYPE_SINT32 || t == PROTOBUF_C_TYPE_BOOL)
-        return v <= UINT32_MAX;
-    if (t == PROTOBUF_C_TYPE_INT32 || t == PROTOBUF_C_TYPE_ENUM)
-        return v <= UINT32_MAX || v >= 0xFFFFFFFF80000000u;
-    return 1;
-}
-
-/*
- * The descriptor of field `id` of desc, or NULL. Generated descriptors list
- * fields by number, so for a schema numbered 1, 2, 3... (ours) field id is
- * at index id - 1, checked; protobuf-c's lookup (a binary search over
- * ranges, and a call) otherwise, which would run once per tag.
- */
-static const ProtobufCFieldDescriptor *pb_field(const ProtobufCMessageDescriptor *desc, uint64_t id)
-{
-    if (id - 1 < desc->n_fields && desc->fields[id - 1].id == id) return &desc->fields[id - 1];
-    return protobuf_c_message_descriptor_get_field(desc, (unsigned)id);
-}
-
-/*
- * Check the wire bytes against the descriptors, as protobuf-c will read
- * them, before protobuf-c does: every tag, varint and length in bounds, wire
- * types matching known fields, varints of 32-bit fields in range, packed
- * runs well-formed and not empty, no groups, bytes fields at most
- * max_length bytes. (The schema has no `string` fields: protobuf-c would
- * neither check their UTF-8 nor keep a U+0000 in them.) Iterative;
- * sub-messages nest at most PB_SCAN_NEST deep.
- *
- * After this passes, protobuf-c's unpack can only fail for lack of memory.
- */
-static DK_MUST int dec_scan(pb_dec *d)
-{
-    struct {
-        const ProtobufCMessageDescriptor *desc;
-        size_t end;
-        uint64_t seen; /* singular message fields met, by field index */
-    } st[PB_SCAN_NEST];
-    size_t depth = 1, pos = 0;
-    const uint8_t *in = d->in;
-
-    st[0].desc = &darmok__document__descriptor;
-    st[0].end = d->len;
-    st[0].seen = 0;
-    while (depth > 0) {
-        const ProtobufCMessageDescriptor *desc = st[depth - 1].desc;
-        size_t end = st[depth - 1].end, at = pos;
-        const ProtobufCFieldDescriptor *fd;
-        uint64_t tag, v;
-        unsigned wt;
-
-        if (pos == end) {
-            depth--;
-            continue;
-        }
-        if (pb_varint(in, &pos, end, 5, &tag) != 0 || tag > UINT32_MAX)
-            return dec_fail(d, DK_ERR_SYNTAX, "bad protobuf tag", at);
-        wt = (unsigned)(tag & 7);
-        if ((tag >> 3) == 0) return dec_fail(d, DK_ERR_SYNTAX, "protobuf field number 0", at);
-        fd = pb_field(desc, tag >> 3);
-
-        switch (wt) {
-        case 0: /* varint */
-            if (pb_varint(in, &pos, end, 10, &v) != 0)
-                return dec_fail(d, DK_ERR_SYNTAX, "bad protobuf varint", pos);
-            if (fd != NULL && !pb_is_varint_type(fd->type))
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
-                                at);
-            if (fd != NULL && !pb_fits_32(fd->type, v))
-                return dec_fail(d, DK_ERR_SYNTAX, "varint out of range for a 32-bit field", at);
-            break;
-        case 1:   /* 64-bit */
-        case 5: { /* 32-bit */
-            size_t w = wt == 1 ? 8 : 4;
-            if (end - pos < w)
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf input ends inside a field", pos);
-            if (fd != NULL && !(wt == 1 ? pb_is_fixed64_type(fd->type) : pb_is_fixed32_type(fd->type)))
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
-                                at);
-            pos += w;
-            break;
-        }
-        case 2: { /* length-delimited */
-            size_t start, n;
-            if (pb_varint(in, &pos, end, 5, &v) != 0)
-                return dec_fail(d, DK_ERR_SYNTAX, "bad protobuf length", pos);
-            if (v > (uint64_t)(end - pos))
-                return dec_fail(d, DK_ERR_SYNTAX,
-                                "protobuf length runs past the end of its message", at);
-            start = pos;
-            n = (size_t)v;
-            pos += n;
-            if (fd == NULL) break;
-            if (fd->type == PROTOBUF_C_TYPE_STRING) {
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf string fields are not supported", at);
-            } else if (fd->type == PROTOBUF_C_TYPE_BYTES) {
-                if (n > d->max_str)
-                    return dec_fail(d, DK_ERR_TOO_LARGE, "string or binary longer than max_length",
-                                    at);
-            } else if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
-                /* A singular message field given twice is merged by
-                 * protobuf-c, and 1.4.1's merge can fail. darmok never
-                 * writes a field twice: refuse. */
-                size_t fi = (size_t)(fd - desc->fields);
-                if (fd->label != PROTOBUF_C_LABEL_REPEATED &&
-                    !(fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && fi < 64) {
-                    if (st[depth - 1].seen & ((uint64_t)1 << fi))
-                        return dec_fail(d, DK_ERR_FORMAT, "message field given twice", at);
-                    st[depth - 1].seen |= (uint64_t)1 << fi;
-                }
-                if (depth == PB_SCAN_NEST)
-                    return dec_fail(d, DK_ERR_DEPTH, "protobuf messages nested too deeply", at);
-                st[depth].desc = fd->descriptor;
-                st[depth].end = pos;
-                st[depth].seen = 0;
-                depth++;
-                pos = start;
-            } else if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
-                /* A packed run of scalars. Encoders never write an empty
-                 * one, and protobuf-c 1.4.1 then does arithmetic on a NULL
-                 * array (undefined behaviour): refuse. */
-                size_t p = start, e0;
-                if (n == 0) return dec_fail(d, DK_ERR_FORMAT, "empty packed field", at);
-                if (pb_is_varint_type(fd->type)) {
-                    while (p < pos) {
-                        /* A byte < 0x80 is a one-byte varint, in range
-                         * for every type: most Kinds, counts and ints.
-                         * Skipped a run at a time while all are. */
-                        if (pos - p >= DK_PLAIN_RUN && dk_ascii_mask(in + p) == 0) {
-                            p += DK_PLAIN_RUN;
-                            continue;
-                        }
-                        e0 = p;
-                        if (pb_varint(in, &p, pos, 10, &v) != 0)
-                            return dec_fail(d, DK_ERR_SYNTAX, "bad varint in a packed field", e0);
-                        if (!pb_fits_32(fd->type, v))
-                            return dec_fail(d, DK_ERR_SYNTAX,
-                                            "varint out of range for a 32-bit field", e0);
-                    }
-                } else if ((pb_is_fixed32_type(fd->type) && n % 4 != 0) ||
-                           (pb_is_fixed64_type(fd->type) && n % 8 != 0)) {
-                    return dec_fail(d, DK_ERR_SYNTAX,
-                                    "packed field length is not a multiple of its element", at);
-                }
-            } else {
-                return dec_fail(d, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
-                                at);
-            }
-            break;
-        }
-        default:
-            return dec_fail(d, DK_ERR_SYNTAX,
-                            "protobuf groups and wire types 6, 7 are not supported", at);
-        }
-    }
-    return 0;
-}
-
-/*
- * The byte offset of element i of the Document's repeated field `field`, as
- * protobuf-c counted it: packed runs element by element, other occurrences
- * one each, in wire order. Only for error reports, after dec_scan has
- * passed (hence _unsafe: it trusts the wire structure, though every read is
- * still bounded). d->len when there is no such element.
- */
-static size_t pb_elem_at_unsafe(const pb_dec *d, unsigned field, size_t i)
-{
-    const uint8_t *in = d->in;
-    const ProtobufCFieldDescriptor *fd =
-        protobuf_c_message_descriptor_get_field(&darmok__document__descriptor, field);
-    size_t pos = 0, k = 0;
-    while (pos < d->len) {
-        size_t at = pos, end;
-        uint64_t tag, v;
-        if (pb_varint(in, &pos, d->len, 5, &tag) != 0) break;
-        switch (tag & 7) {
-        case 0:
-            if (pb_varint(in, &pos, d->len, 10, &v) != 0) return d->len;
-            break;
-        case 1: pos += 8; break;
-        case 5: pos += 4; break;
-        case 2:
-            if (pb_varint(in, &pos, d->len, 5, &v) != 0 || v > d->len - pos) return d->len;
-            end = pos + (size_t)v;
-            if ((tag >> 3) == field && fd != NULL && fd->label == PROTOBUF_C_LABEL_REPEATED &&
-                fd->type != PROTOBUF_C_TYPE_BYTES && fd->type != PROTOBUF_C_TYPE_MESSAGE) {
-                size_t step = pb_is_fixed64_type(fd->type)   ? 8
-                              : pb_is_fixed32_type(fd->type) ? 4
-                                                             : 0;
-                while (pos < end) {
-                    if (k++ == i) return pos;
-                    if (step != 0)
-                        pos += step;
-                    else if (pb_varint(in, &pos, end, 10, &v) != 0)
-                        return d->len;
-                }
-                continue;
-            }
-            pos = end;
-            if ((tag >> 3) == field && k++ == i) return at;
-            continue;
-        default: return d->len;
-        }
-        if ((tag >> 3) == field && k++ == i) return at;
-    }
-    return d->len;
-}
-
 /* A document-level failure at element i of a Document field. */
 static int dec_bad(pb_dec *d, dk_code code, const char *msg, unsigned field, size_t i)
 {
-    return dk_fail(d->err, code, msg, pb_elem_at_unsafe(d, field, i));
+    return dk_fail(d->err, code, msg, pb_elem_at_unsafe(d->in, d->len, field, i));
 }
 
 /* The same, at the Kind being decoded (d->ki has moved past it). */
@@ -451,10 +193,9 @@ static DK_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, un
 }
 
 /*
- * Side-table entries (dk_pb_read_ex) are made in two steps: memory for the
- * largest entry a str of len bytes can need (8 + 2 len) past the table's
- * end, where its units are written; then the entry is committed at its
- * real size.
+ * Side-table entries (dk_pb_read_ex) are made in two steps (dk_u16.h):
+ * room for the largest entry a str of len bytes can need, where its units
+ * are written; then the entry is committed at its real size.
  *
  * Entries are not charged to max_out: they only save JS work (it makes
  * every string from the tape bytes without them), so they must not fail
@@ -465,29 +206,14 @@ static DK_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, un
  * NULL), and JS makes it from its bytes.
  */
 #define PB_U16_SHARE 2
-static DK_MUST int dec_entry_room(pb_dec *d, size_t len, uint8_t **units_at)
+static DK_MUST DK_INLINE int dec_entry_room(pb_dec *d, size_t len, uint8_t **units_at)
 {
-    dk_buf *u = d->u16;
-    size_t cap = d->max_out / PB_U16_SHARE;
-    *units_at = NULL;
-    if (cap < 8 || len > (cap - 8) / 2 || u->len > cap - 8 - 2 * len) return 0;
-    if (u->cap - u->len < 8 + 2 * len) DK_TRY(dk_buf_reserve(u, 8 + 2 * len, d->err, 0));
-    *units_at = u->data + u->len + 8;
-    return 0;
-}
-
-/* Commit the entry of the str at tape offset at, whose units are written. */
-static void dec_entry_commit(pb_dec *d, size_t at, size_t units)
-{
-    dk_buf *u = d->u16;
-    dk_wr32(u->data + u->len, (uint32_t)at);
-    dk_wr32(u->data + u->len + 4, (uint32_t)units);
-    u->len += 8 + 2 * units;
+    return dk_u16_room(d->u16, len, d->max_out / PB_U16_SHARE, units_at, d->err, 0);
 }
 
 /* A tape str (header + bytes), and its side-table entry when it is not
  * ASCII and a table is made; f: its tape flags. b->len is at most
- * max_str (checked by dec_scan): max_length capped at the tape's 2^30 - 1. */
+ * max_str (checked by pb_wire_check): max_length capped at the tape's 2^30 - 1. */
 static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
     size_t at = d->out->len;
@@ -496,7 +222,7 @@ static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, un
     dec_str_unsafe(d, b, f);
     if (d->u16 == NULL || (f & DK_STR_ASCII)) return 0;
     DK_TRY(dec_entry_room(d, b->len, &units_at));
-    if (units_at != NULL) dec_entry_commit(d, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
+    if (units_at != NULL) dk_u16_commit(d->u16, at, dk_wtf8_to_utf16(b->data, b->len, units_at));
     return 0;
 }
 
@@ -541,7 +267,7 @@ static DK_MUST int dec_text(pb_dec *d)
     if (d->text_at != NULL) d->text_at[i] = (uint32_t)at; /* at < max_out <= INT32_MAX */
     d->ti++;
     dec_str_unsafe(d, b, f);
-    if (units_at != NULL && !(f & PB_TX_ASCII)) dec_entry_commit(d, at, units);
+    if (units_at != NULL && !(f & PB_TX_ASCII)) dk_u16_commit(d->u16, at, units);
     return 0;
 }
 
@@ -871,7 +597,7 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim, size_t 
     return dk_pb_read_ex(pb, len, lim, max_out, 0, scratch, tape_out, NULL, NULL, err);
 }
 
-/* The same, with the UTF-16 side table; see dk_internal.h. */
+/* The same, with the UTF-16 side table; see darmok.h. */
 int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_out,
                   uint32_t flags, dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out,
                   uint32_t *keep_out, dk_err *err)
@@ -901,7 +627,7 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t ma
     if (len > DK_PB_MAX_OUT) return dec_fail(&d, DK_ERR_TOO_LARGE, "input too large", 0);
     if (max_out == 0) max_out = dk_pb_max_out(len);
     d.max_out = max_out < DK_PB_MAX_OUT ? max_out : DK_PB_MAX_OUT;
-    DK_TRY(dec_scan(&d));
+    DK_TRY(pb_wire_check(d.in, d.len, d.max_str, d.err));
     dec_room_set(&d);
 
     ac.a = scratch;

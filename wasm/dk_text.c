@@ -9,8 +9,18 @@
 #include <stdlib.h>
 
 #include "dk_internal.h"
+#include "dk_tags.h"
 
 /* Indexed by DK_BYTES_*; these are the JSON tag names minus the "$". */
+const char *const dk_tag_names[DK_TAG_BYTES] = {
+    [DK_TAG_UNDEFINED] = DK_TAG_UNDEFINED_S, [DK_TAG_NUMBER] = DK_TAG_NUMBER_S,
+    [DK_TAG_BIGINT] = DK_TAG_BIGINT_S,       [DK_TAG_DATE] = DK_TAG_DATE_S,
+    [DK_TAG_REGEXP] = DK_TAG_REGEXP_S,       [DK_TAG_MAP] = DK_TAG_MAP_S,
+    [DK_TAG_SET] = DK_TAG_SET_S,             [DK_TAG_NULLPROTO] = DK_TAG_NULLPROTO_S,
+    [DK_TAG_ERROR] = DK_TAG_ERROR_S,         [DK_TAG_HOLE] = DK_TAG_HOLE_S,
+    [DK_TAG_REF] = DK_TAG_REF_S,
+};
+
 const char *const dk_bytes_name[DK_BYTES_KIND_COUNT] = {
     "Buffer",        "ArrayBuffer",       "DataView",     "Int8Array",
     "Uint8Array",    "Uint8ClampedArray", "Int16Array",   "Uint16Array",
@@ -283,7 +293,7 @@ size_t dk_utf8_units(const uint8_t *s, size_t n)
     return units;
 }
 
-/* See dk_internal.h. */
+/* See darmok.h. */
 size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
 {
     uint8_t *d0 = d;
@@ -529,23 +539,6 @@ int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at, dk_aren
     }
     *out = s->p;
     *n = dk_utf16_to_wtf8(p, u, s->p);
-    return DK_OK;
-}
-
-/* See dk_internal.h. */
-int dk_utf16_entry(dk_buf *u, size_t at, const uint8_t *s, size_t n,
-                   dk_err *err, size_t pos)
-{
-    size_t units;
-
-    if (n > (SIZE_MAX - 8) / 2 || at > UINT32_MAX)
-        return dk_fail(err, DK_ERR_TOO_LARGE, "string too long", pos);
-    if (u->cap - u->len < 8 + 2 * n)
-        DK_TRY(dk_buf_reserve(u, 8 + 2 * n, err, pos));
-    units = dk_wtf8_to_utf16(s, n, u->data + u->len + 8);
-    dk_wr32(u->data + u->len, (uint32_t)at);
-    dk_wr32(u->data + u->len + 4, (uint32_t)units);
-    u->len += 8 + 2 * units;
     return DK_OK;
 }
 

@@ -13,9 +13,10 @@
  * freed (one per module instance lives as long as the instance).
  */
 #include <stdlib.h>
+#include <string.h>
 
+#include "darmok.h"
 #include "dk_abi.h"
-#include "dk_internal.h"
 
 #define EXPORT __attribute__((used, visibility("default")))
 
@@ -94,7 +95,7 @@ static int finish(dk_ctx *c, const dk_err *err)
 /* Fails a call before the core runs (bad length from JS). */
 static int reject(dk_ctx *c, dk_err *err)
 {
-    (void)dk_fail(err, DK_ERR_TOO_LARGE, "length exceeds the input area", 0);
+    *err = (dk_err){DK_ERR_TOO_LARGE, "length exceeds the input area", 0};
     return finish(c, err);
 }
 
@@ -146,10 +147,10 @@ EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
     } else if (form == DK_FORM_UTF8) {
         size_t n = c->out.len;
 
-        if (n > SIZE_MAX / 2 || dk_buf_reserve(&c->u16, 2 * n, &err, 0) != DK_OK) {
+        if (n > SIZE_MAX / 2) err = (dk_err){DK_ERR_MEMORY, "out of memory", 0};
+        if (err.code != DK_OK || dk_buf_reserve(&c->u16, 2 * n, &err, 0) != DK_OK) {
             c->res[DK_RES_OUT] = 0;
             c->res[DK_RES_OUT_LEN] = 0;
-            (void)dk_fail(&err, DK_ERR_MEMORY, "out of memory", 0);
             return finish(c, &err);
         }
         c->u16.len = 2 * dk_wtf8_to_utf16(c->out.data, n, c->u16.data);
@@ -202,7 +203,7 @@ EXPORT int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 
     if (start(c, tape_len, &err) != 0) return (int)err.code;
     /* The tape comes from the JS layer's TapeWriter: its strings are
-     * WTF-8 by construction (dk_internal.h DK_WRITE_TRUSTED_TEXT). */
+     * WTF-8 by construction (darmok.h DK_WRITE_TRUSTED_TEXT). */
     (void)dk_pb_write_ex(c->in.data, tape_len, &lim, DK_WRITE_TRUSTED_TEXT, &c->arena,
                          &c->out, &err);
     return finish(c, &err);

@@ -23,7 +23,7 @@ const SOURCES = [
   { header: 'dk_tape.h', enums: ['dk_tape_op', 'dk_bytes_kind'], prefixes: ['DK_STR_'] },
   { header: 'dk_abi.h', enums: ['dk_res_word'] },
   { header: 'darmok.h', codes: 'dk_code' },
-  { header: 'dk_internal.h', defines: ['DK_READ_KEYREFS', 'DK_READ_STRREFS', 'DK_U16_SRC', 'DK_U16_SRC_ASCII_MIN'] }
+  { header: 'darmok.h', defines: ['DK_READ_KEYREFS', 'DK_READ_STRREFS', 'DK_U16_SRC', 'DK_U16_SRC_ASCII_MIN'] }
 ];
 
 const INTEGER = /^(0[xX][0-9a-fA-F]+|0|[1-9][0-9]*)[uU]?$/;

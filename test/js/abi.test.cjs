@@ -135,7 +135,7 @@ test('a constant changed in a header alone changes what js/ gets', () => {
     defineEdit('dk_tape.h', 'DK_STR_SHIFT'),
     enumEdit('dk_tape.h', 'DK_BYTES_UINT8'),
     enumEdit('dk_abi.h', 'DK_RES_KEEP'),
-    defineEdit('dk_internal.h', 'DK_READ_KEYREFS'),
+    defineEdit('darmok.h', 'DK_READ_KEYREFS'),
     ['darmok.h', /ERR_MEMORY: out of memory/, 'ERR_INTERNAL: out of memory', null, null]
   ];
   for (const [header, from, to, name, moved] of edits) {
@@ -164,8 +164,8 @@ test('the generator refuses what it does not understand, by file and line', () =
     ['dk_tape.h', (t) => t.replace(/#define DK_STR_SHIFT \d+/, '#define DK_STR_SHIFT (1 + 1)'), /dk_tape\.h:\d+: not an integer literal/],
     ['dk_tape.h', (t) => t.replace(/DK_T_MAP = \d+,/, `DK_T_MAP = ${value('DK_T_INSTANCE')},`), /DK_T_MAP repeats the value/],
     ['dk_tape.h', (t) => t.replace('enum dk_bytes_kind {', 'enum dk_kinds {'), /enum dk_bytes_kind found 0 times/],
-    ['dk_internal.h', (t) => t.replace(/#define DK_READ_KEYREFS .*/, ''), /#define DK_READ_KEYREFS not found/],
-    ['dk_internal.h', (t) => t.replace(/#define DK_U16_SRC .*/, '#define DK_U16_SRC(x) x'), /function-like macro/],
+    ['darmok.h', (t) => t.replace(/#define DK_READ_KEYREFS .*/, ''), /#define DK_READ_KEYREFS not found/],
+    ['darmok.h', (t) => t.replace(/#define DK_U16_SRC .*/, '#define DK_U16_SRC(x) x'), /function-like macro/],
     ['darmok.h', (t) => t.replace('/* ERR_MEMORY: out of memory */', '/* out of memory */'), /DK_ERR_MEMORY does not start with its JS code/],
     ['darmok.h', (t) => t.replace(/DK_ERR_TAPE = \d+/, `DK_ERR_TAPE = ${codes.length + 1}`), /no code \d+ \(numbered from 0, no gaps\)/],
     ['dk_abi.h', (t) => t.replace(/(DK_RES_KEEP = \d+),/, '$1'), /no comma after DK_RES_KEEP/]
