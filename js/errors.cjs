@@ -57,7 +57,7 @@ const CODES = Object.freeze([
  * The JS code of each C dk_code by number (null for DK_OK), generated from
  * wasm/darmok.h, where each code's comment names its JS code.
  */
-const { CORE_CODES } = require('./dk_abi.cjs');
+const { CORE_CODES, TAGS, BYTES_NAMES } = require('./dk_abi.cjs');
 
 function coreCode(n) {
   return (n > 0 && n < CORE_CODES.length) ? CORE_CODES[n] : 'ERR_INTERNAL';
@@ -163,14 +163,8 @@ function pathError(code, message) {
  * throws and reads only bytes[0..end).
  */
 
-/* Tags whose value is a scalar: the tag object is the value itself. */
-const SCALAR_TAGS = new Set([
-  'undefined', 'Number', 'BigInt', 'Date', 'RegExp', 'hole', 'ref',
-  'Buffer', 'ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array',
-  'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array',
-  'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array',
-  'BigUint64Array'
-]);
+/* Every tag (without its "$"): the core's list (wasm/dk_tags.h, dk_tape.h). */
+const ALL_TAGS = new Set([...TAGS, ...BYTES_NAMES]);
 
 const NO_SEGMENT = null;
 /* Frame kinds. */
@@ -280,7 +274,7 @@ function documentPath(bytes, end) {
         } else if (key.startsWith('$$')) {
           top.mode = M_PLAIN;
           top.childSeg = key.slice(1);
-        } else if (key.startsWith('$') && (SCALAR_TAGS.has(key.slice(1)) || ['Map', 'Set', 'NullProto', 'Error'].includes(key.slice(1)))) {
+        } else if (key.startsWith('$') && ALL_TAGS.has(key.slice(1))) {
           top.mode = M_TAG;
           top.tag = key.slice(1);
           top.childSeg = NO_SEGMENT;

@@ -9,7 +9,7 @@
 const { STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT } = require('./tape.cjs');
 // UTF-16 side table (wasm/dk_internal.h): the flag of an entry whose units stay in the text, and
 // the shortest ASCII string of a JSON string's decode that gets such an entry.
-const { U16_SRC, U16_SRC_ASCII_MIN } = require('./dk_abi.cjs');
+const { U16_SRC, U16_HEAD, U16_SRC_ENTRY, U16_SRC_ASCII_MIN } = require('./dk_abi.cjs');
 const { utf8Decoder, readWtf8Unsafe, nodeBufferOf } = require('./text.cjs');
 
 /*
@@ -27,7 +27,7 @@ function i32At(buf, p) {
  * high bit (DK_U16_SRC), u32 offset, u32 count, u32 index into the text.
  */
 function entryEnd(p, units) {
-  return (units & U16_SRC) !== 0 ? p + 12 : p + 8 + 2 * units;
+  return (units & U16_SRC) !== 0 ? p + U16_SRC_ENTRY : p + U16_HEAD + 2 * units;
 }
 
 /*

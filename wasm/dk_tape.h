@@ -126,9 +126,10 @@ enum dk_tape_op {
 #define DK_STR_SHIFT 2
 #define DK_STR_MAX 0x40000000u /* byte_length < DK_STR_MAX (2^30) */
 
-/* DK_T_BYTES kinds. Element size in brackets. */
+/* DK_T_BYTES kinds; each comment starts with the kind's tag name (js/ takes
+   the names from it, wasm/gen_abi.cjs), element size in brackets. */
 enum dk_bytes_kind {
-    DK_BYTES_BUFFER = 0,        /* Node Buffer [1] */
+    DK_BYTES_BUFFER = 0,        /* Buffer (Node) [1] */
     DK_BYTES_ARRAYBUFFER = 1,   /* ArrayBuffer [1] */
     DK_BYTES_DATAVIEW = 2,      /* DataView [1] */
     DK_BYTES_INT8 = 3,          /* Int8Array [1] */

@@ -11,7 +11,10 @@
  * - and throws on anything else it is asked to read, rather than guess.
  * Each JS name is the C name without "DK_"; dk_code becomes CORE_CODES,
  * the DarmokError code of each value by number (null for DK_OK), taken
- * from the first word of its comment. EXPORTS is the list of functions JS
+ * from the first word of its comment. TAGS is the darmok JSON tags of
+ * dk_tags.h (names without the "$"), in enum dk_tag's order, which must be
+ * that of their #define DK_TAG_<ID>_S "name" lines; BYTES_NAMES the tag
+ * name of each DK_BYTES_* kind, the first word of its comment. EXPORTS is the list of functions JS
  * calls, from exports.txt (one name a line, # comments), the list the
  * Makefile gives emcc: core.cjs refuses a core that lacks one of them.
  */
@@ -23,7 +26,10 @@ const SOURCES = [
   { header: 'dk_tape.h', enums: ['dk_tape_op', 'dk_bytes_kind'], prefixes: ['DK_STR_'] },
   { header: 'dk_abi.h', enums: ['dk_res_word'] },
   { header: 'darmok.h', codes: 'dk_code' },
-  { header: 'darmok.h', defines: ['DK_READ_KEYREFS', 'DK_READ_STRREFS', 'DK_U16_SRC', 'DK_U16_SRC_ASCII_MIN'] }
+  { header: 'darmok.h', defines: ['DK_READ_KEYREFS', 'DK_READ_STRREFS', 'DK_U16_SRC', 'DK_U16_HEAD', 'DK_U16_SRC_ENTRY',
+    'DK_U16_SRC_ASCII_MIN'] },
+  { header: 'dk_tags.h', tags: 'dk_tag' },
+  { header: 'dk_tape.h', kindNames: 'dk_bytes_kind' }
 ];
 
 const INTEGER = /^(0[xX][0-9a-fA-F]+|0|[1-9][0-9]*)[uU]?$/;
@@ -117,6 +123,41 @@ function parseDefines(text, want, file) {
 }
 
 /*
+ * The tags of dk_tags.h: each `#define DK_TAG_<ID>_S "name"` line in order,
+ * checked against the enumerators DK_TAG_<ID> of enum name (which end with
+ * DK_TAG_BYTES, the binary kinds): [name].
+ */
+function parseTags(text, name, file) {
+  const found = [];
+  text.split('\n').forEach((line, i) => {
+    if (!/^\s*#\s*define\s+DK_TAG_/.test(line)) return;
+    const m = /^\s*#\s*define\s+DK_TAG_([A-Z0-9_]+)_S\s+"([A-Za-z0-9]+)"\s*(\/\*.*\*\/)?\s*$/.exec(line);
+    if (m === null) fail(file, i + 1, 'a DK_TAG_ define that is not #define DK_TAG_<ID>_S "name"');
+    found.push({ id: `DK_TAG_${m[1]}`, name: m[2], line: i + 1 });
+  });
+  if (found.length === 0) fail(file, 0, 'no #define DK_TAG_<ID>_S');
+  const items = parseEnum(text, name, file);
+  const last = items[items.length - 1];
+  if (last.name !== 'DK_TAG_BYTES') fail(file, 0, `enum ${name} does not end with DK_TAG_BYTES`);
+  if (items.length - 1 !== found.length) fail(file, 0, `enum ${name} has ${items.length - 1} tags, the defines ${found.length}`);
+  found.forEach((t, i) => {
+    if (items[i].name !== t.id || items[i].value !== i) fail(file, t.line, `${t.id}_S is tag ${i}, but enum ${name} has ${items[i].name} = ${items[i].value} there`);
+  });
+  return found.map((t) => t.name);
+}
+
+/* The first word of the comment of each enumerator of enum name but the last (the count): [word]. */
+function parseKindNames(text, name, file) {
+  const items = parseEnum(text, name, file);
+  return items.slice(0, -1).map((it, i) => {
+    const m = it.comment === null ? null : /^([A-Za-z][A-Za-z0-9]*)\b/.exec(it.comment);
+    if (m === null) fail(file, 0, `${name}: the comment of ${it.name} does not start with its tag name`);
+    if (it.value !== i) fail(file, 0, `${name}: ${it.name} is ${it.value}, not ${i}`);
+    return m[1];
+  });
+}
+
+/*
  * The names of exports.txt in dir, read as the Makefile reads it (a # to the
  * end of the line is a comment, blank lines are skipped): each must be a C
  * name, and none twice.
@@ -138,13 +179,16 @@ function readExports(dir) {
 /*
  * Reads the headers and exports.txt in dir: { constants: [{ c, js, value }]
  * in header order, codes: the CORE_CODES array, codeValues: [{ c, value }]
- * of dk_code, exports: the names of exports.txt }. Throws on anything
+ * of dk_code, tags and bytesNames: TAGS and BYTES_NAMES, exports: the
+ * names of exports.txt }. Throws on anything
  * missing, repeated or not understood.
  */
 function read(dir) {
   const constants = [];
   let codes = null;
   let codeValues = null;
+  let tags = null;
+  let bytesNames = null;
   const add = (c, value, file) => {
     if (!c.startsWith('DK_')) fail(file, 0, `${c} does not start with DK_`);
     if (constants.some((k) => k.c === c)) fail(file, 0, `${c} defined twice`);
@@ -164,6 +208,8 @@ function read(dir) {
       if (d.length === 0) fail(file, 0, `no #define ${prefix}*`);
       for (const it of d) add(it.name, it.value, file);
     }
+    if (src.tags !== undefined) tags = parseTags(text, src.tags, file);
+    if (src.kindNames !== undefined) bytesNames = parseKindNames(text, src.kindNames, file);
     if (src.codes !== undefined) {
       const items = parseEnum(text, src.codes, file);
       codeValues = items.map((it) => ({ c: it.name, value: it.value }));
@@ -183,12 +229,12 @@ function read(dir) {
       }
     }
   }
-  return { constants, codes, codeValues, exports: readExports(dir) };
+  return { constants, codes, codeValues, tags, bytesNames, exports: readExports(dir) };
 }
 
 /* The text of js/dk_abi.cjs made from the headers in dir. */
 function generate(dir) {
-  const { constants, codes, exports } = read(dir);
+  const { constants, codes, tags, bytesNames, exports } = read(dir);
   const entries = constants.map((k) => [`${k.js}: ${k.value > 0xffff ? `0x${k.value.toString(16)}` : k.value},`, k.c]);
   const width = Math.max(...entries.map(([e]) => e.length));
   const lines = entries.map(([e, c]) => `  ${e.padEnd(width)} // ${c}`);
@@ -198,6 +244,9 @@ module.exports = Object.freeze({
 ${lines.join('\n')}
   // dk_code (darmok.h) by number: the DarmokError code of each
   CORE_CODES: Object.freeze(${JSON.stringify(codes).replace(/,/g, ', ')}),
+  // the darmok JSON tags without their "$" (dk_tags.h), and the tag of each DK_BYTES_* kind (dk_tape.h)
+  TAGS: Object.freeze(${JSON.stringify(tags).replace(/,/g, ', ')}),
+  BYTES_NAMES: Object.freeze(${JSON.stringify(bytesNames).replace(/,/g, ', ')}),
   // the functions JS calls (exports.txt)
   EXPORTS: Object.freeze(${JSON.stringify(exports).replace(/,/g, ', ')})
 });

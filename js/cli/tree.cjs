@@ -11,6 +11,8 @@
  * order decides what is a tag.
  */
 
+const { TAGS: ABI_TAGS, BYTES_NAMES } = require('../dk_abi.cjs');
+
 /* JSON text -> { t: 'obj', entries: [[key, node]] } | { t: 'arr', items } | { t: 'str', v } | { t: 'raw', v }. */
 function parse(text) {
   const stack = [];
@@ -69,10 +71,8 @@ function parse(text) {
   }
 }
 
-const TAGS = new Set(['$undefined', '$Number', '$BigInt', '$Date', '$RegExp', '$Map', '$Set', '$NullProto', '$Error',
-  '$hole', '$ref', '$Buffer', '$ArrayBuffer', '$DataView', '$Int8Array', '$Uint8Array', '$Uint8ClampedArray',
-  '$Int16Array', '$Uint16Array', '$Int32Array', '$Uint32Array', '$Float32Array', '$Float64Array', '$BigInt64Array',
-  '$BigUint64Array']);
+/* The darmok JSON tags, from the core's list (wasm/dk_tags.h, dk_tape.h). */
+const TAGS = new Set([...ABI_TAGS, ...BYTES_NAMES].map((t) => `$${t}`));
 const UNNUMBERED = new Set(['$undefined', '$Number', '$BigInt', '$hole', '$ref']);
 
 /* The tag of an object node ('$' for an instance), or null for a plain object. */

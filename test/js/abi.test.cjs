@@ -24,7 +24,7 @@ const { SHORT_MAX } = require('../../js/tape-reader.cjs');
 const core = require('../../js/core.cjs');
 const errors = require('../../js/errors.cjs');
 
-const { constants, codes, codeValues } = gen.read(wasmDir);
+const { constants, codes, codeValues, tags, bytesNames } = gen.read(wasmDir);
 const value = (c) => constants.find((k) => k.c === c).value;
 
 /* A copy of the headers and exports.txt in a temporary folder, with edit(text) applied to one of them. */
@@ -70,6 +70,32 @@ test('js/dk_abi.cjs is what the headers generate now', () => {
   assert.equal(built, gen.generate(wasmDir), 'stale: run make build');
   for (const k of constants) assert.equal(abi[k.js], k.value, k.c);
   assert.deepStrictEqual(abi.CORE_CODES, codes);
+  assert.deepStrictEqual(abi.TAGS, tags);
+  assert.deepStrictEqual(abi.BYTES_NAMES, bytesNames);
+});
+
+test('the tag names js/ gets are the ones the core reads and writes', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'darmok-abi-tags-'));
+  try {
+    const c = '#include <stdio.h>\n#include "dk_tags.h"\nint main(void)\n{\n' +
+      '    for (int i = 0; i < DK_TAG_BYTES; i++) printf("%s\\n", dk_tag_names[i]);\n' +
+      '    for (int k = 0; k < DK_BYTES_KIND_COUNT; k++) printf("%s\\n", dk_bytes_name[k]);\n    return 0;\n}\n';
+    fs.writeFileSync(path.join(dir, 'tags.c'), c);
+    execFileSync('gcc', ['-std=c11', '-Wall', '-Werror', `-I${wasmDir}`, path.join(dir, 'tags.c'),
+      path.join(wasmDir, 'dk_text.c'), path.join(wasmDir, 'dk_mem.c'), '-lm', '-o', path.join(dir, 'tags')]);
+    const seen = execFileSync(path.join(dir, 'tags'), { encoding: 'utf8' }).trim().split('\n');
+    assert.deepStrictEqual(seen, [...abi.TAGS, ...abi.BYTES_NAMES]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  // js/ spells no tag list of its own: each binary kind's name appears in the generated module only.
+  for (const f of sources(path.join(root, 'js'))) {
+    if (f.endsWith('dk_abi.cjs')) continue;
+    const text = fs.readFileSync(f, 'utf8');
+    for (const name of ['Uint8ClampedArray', 'BigUint64Array']) {
+      assert.doesNotMatch(text, new RegExp(`['"]\\$?${name}['"]`), `${path.relative(root, f)} spells '${name}'`);
+    }
+  }
 });
 
 test('the parser reads the values the C compiler sees', () => {
@@ -133,10 +159,13 @@ test('a constant changed in a header alone changes what js/ gets', () => {
   const edits = [
     enumEdit('dk_tape.h', 'DK_T_MAP'),
     defineEdit('dk_tape.h', 'DK_STR_SHIFT'),
-    enumEdit('dk_tape.h', 'DK_BYTES_UINT8'),
+    enumEdit('dk_tape.h', 'DK_BYTES_KIND_COUNT'),
     enumEdit('dk_abi.h', 'DK_RES_KEEP'),
     defineEdit('darmok.h', 'DK_READ_KEYREFS'),
-    ['darmok.h', /ERR_MEMORY: out of memory/, 'ERR_INTERNAL: out of memory', null, null]
+    defineEdit('darmok.h', 'DK_U16_SRC_ENTRY'),
+    ['darmok.h', /ERR_MEMORY: out of memory/, 'ERR_INTERNAL: out of memory', null, null],
+    ['dk_tags.h', /DK_TAG_MAP_S "Map"/, 'DK_TAG_MAP_S "Mapp"', 'TAGS', null],
+    ['dk_tape.h', /\/\* Uint8ClampedArray /, '/* Uint8Clamped ', 'BYTES_NAMES', null]
   ];
   for (const [header, from, to, name, moved] of edits) {
     const dir = editedHeaders(header, (t) => t.replace(from, to));
@@ -145,7 +174,11 @@ test('a constant changed in a header alone changes what js/ gets', () => {
       assert.notEqual(text, current, `${header}: ${to}`);
       const mod = { exports: {} };
       new Function('module', 'exports', text)(mod, mod.exports);
-      if (name !== null) {
+      if (name === 'TAGS') {
+        assert.equal(mod.exports.TAGS[abi.TAGS.indexOf('Map')], 'Mapp');
+      } else if (name === 'BYTES_NAMES') {
+        assert.equal(mod.exports.BYTES_NAMES[abi.BYTES_UINT8C], 'Uint8Clamped');
+      } else if (name !== null) {
         assert.equal(mod.exports[name], moved);
         assert.notEqual(abi[name], moved);
       } else {
@@ -168,7 +201,11 @@ test('the generator refuses what it does not understand, by file and line', () =
     ['darmok.h', (t) => t.replace(/#define DK_U16_SRC .*/, '#define DK_U16_SRC(x) x'), /function-like macro/],
     ['darmok.h', (t) => t.replace('/* ERR_MEMORY: out of memory */', '/* out of memory */'), /DK_ERR_MEMORY does not start with its JS code/],
     ['darmok.h', (t) => t.replace(/DK_ERR_TAPE = \d+/, `DK_ERR_TAPE = ${codes.length + 1}`), /no code \d+ \(numbered from 0, no gaps\)/],
-    ['dk_abi.h', (t) => t.replace(/(DK_RES_KEEP = \d+),/, '$1'), /no comma after DK_RES_KEEP/]
+    ['dk_abi.h', (t) => t.replace(/(DK_RES_KEEP = \d+),/, '$1'), /no comma after DK_RES_KEEP/],
+    ['dk_tags.h', (t) => t.replace(/#define DK_TAG_MAP_S "Map"/, '#define DK_TAG_MAP_S MAP_NAME'), /dk_tags\.h:\d+: a DK_TAG_ define that is not/],
+    ['dk_tags.h', (t) => t.replace(/(#define DK_TAG_SET_S .*\n)/, '$1#define DK_TAG_WEAK_S "Weak"\n'), /has 11 tags, the defines 12/],
+    ['dk_tags.h', (t) => t.replace(/    DK_TAG_MAP,\n    DK_TAG_SET,/, '    DK_TAG_SET,\n    DK_TAG_MAP,'), /DK_TAG_MAP_S is tag 5, but enum dk_tag has DK_TAG_SET/],
+    ['dk_tape.h', (t) => t.replace('/* Int8Array [1] */', '/* [1] */'), /the comment of DK_BYTES_INT8 does not start with its tag name/]
   ];
   for (const [header, edit, error] of bad) {
     const dir = editedHeaders(header, edit);
