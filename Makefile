@@ -12,7 +12,7 @@ BUILD := build
 
 # Debian packages the build and the tests need. `make setup` installs the
 # missing ones (as root, or through sudo when it is there).
-DEB_PACKAGES := emscripten node-acorn gcc gcc-multilib clang libclang-rt-14-dev \
+DEB_PACKAGES := emscripten node-acorn gcc gcc-multilib clang libclang-rt-14-dev clang-format \
                 protobuf-c-compiler protobuf-compiler make \
                 apt debian-archive-keyring tar gzip \
                 redis-server redis-tools chromium
@@ -110,7 +110,7 @@ $(ABI_JS): wasm/gen_abi.cjs $(CORE_HDR) wasm/exports.txt
 
 # --- tests -----------------------------------------------------------------
 
-test: test-c test-c-simd test-c-wasm test-c32 test-js test-fuzz
+test: test-format test-c test-c-simd test-c-wasm test-c32 test-js test-fuzz
 
 # Native C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer,
 # with every arena allocation a malloc of its own (DK_ARENA_EXACT) and every
@@ -257,11 +257,15 @@ fuzz-corpus: $(BUILD)/darmok.wasm $(ABI_JS)
 demo: $(BUILD)/darmok.wasm $(ABI_JS)
 	node examples/demo.cjs
 
-# Formats the C sources in place by .clang-format (clang-format 14).
-FORMAT_SRC := $(wildcard wasm/*.c wasm/*.h test/c/*.c test/c/*.h test/fuzz/*.c)
-.PHONY: format
-format:
+# Formats the C sources in place by .clang-format (Debian's clang-format 14);
+# test-format fails, naming the lines, when one is not formatted so.
+FORMAT_SRC := $(wildcard wasm/*.c wasm/*.h test/c/*.c test/c/*.h test/c/simd/*.h test/fuzz/*.c test/fuzz/*.h bench/*.c)
+.PHONY: format test-format
+format: | $(SETUP_STAMP)
 	clang-format -i $(FORMAT_SRC)
+
+test-format: | $(SETUP_STAMP)
+	clang-format --dry-run -Werror $(FORMAT_SRC)
 
 # Every folder and file the build makes, but the fetched protobuf-c source
 # and the setup stamps (distclean removes those and node_modules too).
