@@ -30,27 +30,42 @@
 
 #define BATCHES 7
 
-static double now_ns(void) {
+static double now_ns(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 /* The whole file, followed by DK_JSON_PADDING zero bytes. Exits on failure. */
-static uint8_t *slurp(const char *path, size_t *len) {
+static uint8_t *slurp(const char *path, size_t *len)
+{
     FILE *f = fopen(path, "rb");
-    if (f == NULL) { perror(path); exit(2); }
-    if (fseek(f, 0, SEEK_END) != 0) { perror(path); exit(2); }
+    if (f == NULL) {
+        perror(path);
+        exit(2);
+    }
+    if (fseek(f, 0, SEEK_END) != 0) {
+        perror(path);
+        exit(2);
+    }
     long n = ftell(f);
-    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) { perror(path); exit(2); }
+    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        perror(path);
+        exit(2);
+    }
     uint8_t *buf = calloc((size_t)n + DK_JSON_PADDING, 1);
-    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) { fprintf(stderr, "%s: read failed\n", path); exit(2); }
+    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        fprintf(stderr, "%s: read failed\n", path);
+        exit(2);
+    }
     fclose(f);
     *len = (size_t)n;
     return buf;
 }
 
-static int cmp_double(const void *a, const void *b) {
+static int cmp_double(const void *a, const void *b)
+{
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
@@ -58,18 +73,22 @@ static int cmp_double(const void *a, const void *b) {
 enum { MODE_WRITE, MODE_READ, MODE_PBWRITE, MODE_PBREAD };
 static const char *const MODES[] = {"write", "read", "pbwrite", "pbread"};
 
-static int call(int mode, const uint8_t *in, size_t len, dk_arena *scratch, dk_buf *out, dk_buf *u16, dk_err *err) {
+static int call(int mode, const uint8_t *in, size_t len, dk_arena *scratch, dk_buf *out,
+                dk_buf *u16, dk_err *err)
+{
     dk_arena_reset(scratch);
     memset(err, 0, sizeof *err);
     switch (mode) {
     case MODE_WRITE: return dk_json_write_opts(in, len, NULL, scratch, out, err);
     case MODE_READ: return dk_json_read_opts(in, len, DK_READ_PADDED, NULL, scratch, out, err);
-    case MODE_PBWRITE: return dk_pb_write_ex(in, len, NULL, DK_WRITE_TRUSTED_TEXT, scratch, out, err);
+    case MODE_PBWRITE:
+        return dk_pb_write_ex(in, len, NULL, DK_WRITE_TRUSTED_TEXT, scratch, out, err);
     default: return dk_pb_read_ex(in, len, NULL, 0, DK_READ_KEYREFS, scratch, out, u16, NULL, err);
     }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int mode = -1;
     for (int m = 0; argc >= 3 && m < 4; m++)
         if (strcmp(argv[1], MODES[m]) == 0) mode = m;
@@ -93,8 +112,8 @@ int main(int argc, char **argv) {
     double t0 = now_ns();
     do {
         if (call(mode, in, len, &scratch, &out, &u16, &err) != DK_OK) {
-            printf("{\"error\":%d,\"pos\":%lu,\"msg\":\"%s\"}\n", (int)err.code, (unsigned long)err.pos,
-                   err.msg ? err.msg : "");
+            printf("{\"error\":%d,\"pos\":%lu,\"msg\":\"%s\"}\n", (int)err.code,
+                   (unsigned long)err.pos, err.msg ? err.msg : "");
             return 1;
         }
         n++;
@@ -114,8 +133,10 @@ int main(int argc, char **argv) {
         out_len = out.len;
     }
     qsort(samples, BATCHES, sizeof samples[0], cmp_double);
-    printf("{\"ns_per_op\":%.1f,\"min_ns\":%.1f,\"max_ns\":%.1f,\"iters\":%ld,\"in_len\":%lu,\"out_len\":%lu}\n",
-           samples[BATCHES / 2], samples[0], samples[BATCHES - 1], iters, (unsigned long)len, (unsigned long)out_len);
+    printf("{\"ns_per_op\":%.1f,\"min_ns\":%.1f,\"max_ns\":%.1f,\"iters\":%ld,\"in_len\":%lu,\"out_"
+           "len\":%lu}\n",
+           samples[BATCHES / 2], samples[0], samples[BATCHES - 1], iters, (unsigned long)len,
+           (unsigned long)out_len);
     dk_buf_free(&out);
     dk_buf_free(&u16);
     dk_arena_free(&scratch);

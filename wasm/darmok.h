@@ -147,12 +147,11 @@ DK_MUST int dk_buf_reserve(dk_buf *b, size_t n, dk_err *err, size_t pos);
  * lim may be NULL (defaults). scratch holds the explicit stack; the caller
  * may reset it after the call. Returns err->code; on failure out->len is 0.
  */
-int dk_json_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
-                       dk_arena *scratch, dk_buf *out, dk_err *err);
+int dk_json_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim, dk_arena *scratch,
+                       dk_buf *out, dk_err *err);
 
 /* dk_json_write_opts with a private scratch arena, freed before return. */
-int dk_json_write(const uint8_t *tape, size_t len, const dk_limits *lim,
-                  dk_buf *out, dk_err *err);
+int dk_json_write(const uint8_t *tape, size_t len, const dk_limits *lim, dk_buf *out, dk_err *err);
 
 /*
  * dk_json_write_ex flag: the output may be UTF-16 (LE) units instead of
@@ -186,13 +185,12 @@ int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint
  * offending byte offset in json. lim may be NULL. Returns err->code; on
  * failure tape_out->len is 0.
  */
-int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
-                      const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                      dk_err *err);
+int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
+                      dk_arena *scratch, dk_buf *tape_out, dk_err *err);
 
 /* dk_json_read_opts without flags and with a private scratch arena. */
-int dk_json_read(const uint8_t *json, size_t len, const dk_limits *lim,
-                 dk_buf *tape_out, dk_err *err);
+int dk_json_read(const uint8_t *json, size_t len, const dk_limits *lim, dk_buf *tape_out,
+                 dk_err *err);
 
 /*
  * dk_json_read_opts plus a UTF-16 side table for JS: unless u16_out is
@@ -205,9 +203,9 @@ int dk_json_read(const uint8_t *json, size_t len, const dk_limits *lim,
  * the highest index a T_REF names, plus one; 0 when the tape has no T_REF
  * (and on failure). JS keeps only those in its table, sized at once.
  */
-int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
-                    const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                    dk_buf *u16_out, uint32_t *keep_out, dk_err *err);
+int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
+                    dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out, uint32_t *keep_out,
+                    dk_err *err);
 
 /*
  * The UTF-16 side table (dk_json_read_ex, dk_json_read_utf16,
@@ -221,9 +219,9 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
  * all little-endian. The one description of the layout; its writers are
  * dk_u16.h and dk_u16.c.
  */
-#define DK_U16_SRC 0x80000000u  /* on the count: the units are in the source */
-#define DK_U16_HEAD 8u          /* bytes of an entry before its units */
-#define DK_U16_SRC_ENTRY 12u    /* bytes of a DK_U16_SRC entry */
+#define DK_U16_SRC 0x80000000u /* on the count: the units are in the source */
+#define DK_U16_HEAD 8u         /* bytes of an entry before its units */
+#define DK_U16_SRC_ENTRY 12u   /* bytes of a DK_U16_SRC entry */
 
 /*
  * dk_json_read_utf16 also gives an ASCII string of at least this many
@@ -292,8 +290,8 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d);
  * may reset it after the call. Returns err->code; on failure
  * out->len is 0.
  */
-int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
-                     dk_arena *scratch, dk_buf *out, dk_err *err);
+int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim, dk_arena *scratch,
+                     dk_buf *out, dk_err *err);
 
 /*
  * dk_pb_write_ex flag: the tape's strings are WTF-8 as darmok's JS tape
@@ -319,9 +317,8 @@ int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32
  * unpacked structs live in scratch; nothing points into pb after the call.
  * Returns err->code; on failure tape_out->len is 0.
  */
-int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
-                    size_t max_out, dk_arena *scratch, dk_buf *tape_out,
-                    dk_err *err);
+int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_out,
+                    dk_arena *scratch, dk_buf *tape_out, dk_err *err);
 
 /* dk_pb_read_ex flag: repeated member keys as key references (dk_tape.h). */
 #define DK_READ_KEYREFS 2u
@@ -342,9 +339,9 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
  * read key references), DK_READ_STRREFS for one JS rebuilds from or
  * dk_json_write_refs writes, or 0. keep_out as for dk_json_read_ex.
  */
-int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
-                  size_t max_out, uint32_t flags, dk_arena *scratch,
-                  dk_buf *tape_out, dk_buf *u16_out, uint32_t *keep_out, dk_err *err);
+int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_out,
+                  uint32_t flags, dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out,
+                  uint32_t *keep_out, dk_err *err);
 
 /*
  * JSON text -> darmok.Document: dk_json_read_opts into tape (a caller-owned
@@ -352,9 +349,8 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim,
  * dk_json_read_opts. Errors of the first step carry JSON offsets; the
  * second can only fail for memory, size or depth (offset 0).
  */
-int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags,
-                         const dk_limits *lim, dk_arena *scratch, dk_buf *tape,
-                         dk_buf *out, dk_err *err);
+int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
+                         dk_arena *scratch, dk_buf *tape, dk_buf *out, dk_err *err);
 
 /* darmok.Document -> JSON text through tape, likewise. The tape keeps each
  * text once (string references, dk_tape.h); the JSON text holds every
@@ -363,9 +359,8 @@ int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags,
  * (DK_ERR_TOO_LARGE). The whole text has no bound here: a document of
  * short texts named many times can write ~190 bytes of JSON per byte;
  * dk_pb_to_json_ex (below) takes one. */
-int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim,
-                       dk_arena *scratch, dk_buf *tape, dk_buf *out,
-                       dk_err *err);
+int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim, dk_arena *scratch,
+                       dk_buf *tape, dk_buf *out, dk_err *err);
 
 /* dk_pb_to_json_opts with a bound on the JSON text: over max_json bytes
  * (SIZE_MAX: none) it fails with DK_ERR_TOO_LARGE. dk_pb_to_json_ctx

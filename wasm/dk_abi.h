@@ -123,7 +123,7 @@ enum dk_res_word {
  * are 2-byte aligned when the area is (Node's ucs2Write and ucs2Slice copy
  * unaligned units once more). The area is DK_U16_AREA(n) bytes.
  */
-#define DK_U16_AT(n) ((n) + ((n) & 1))
+#define DK_U16_AT(n) ((n) + ((n)&1))
 #define DK_U16_AREA(n) (3 * (n) + 1)
 
 #endif

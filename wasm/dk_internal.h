@@ -34,10 +34,10 @@
 #endif
 
 /* Propagates a failure: evaluates expr, returns its code unless DK_OK. */
-#define DK_TRY(expr)                                                           \
-    do {                                                                       \
-        int dk_try_rc_ = (expr);                                               \
-        if (dk_try_rc_ != DK_OK) return dk_try_rc_;                            \
+#define DK_TRY(expr)                                \
+    do {                                            \
+        int dk_try_rc_ = (expr);                    \
+        if (dk_try_rc_ != DK_OK) return dk_try_rc_; \
     } while (0)
 
 /*
@@ -58,8 +58,7 @@ void *dk_arena_alloc(dk_arena *a, size_t n);
  * simply abandoned. NULL on OOM or size overflow. Used to double explicit
  * stacks: the waste is bounded by the final size.
  */
-void *dk_arena_grow(dk_arena *a, const void *old, size_t old_n, size_t new_n,
-                    size_t size);
+void *dk_arena_grow(dk_arena *a, const void *old, size_t old_n, size_t new_n, size_t size);
 
 /*
  * Every arena allocation may be read (not written) up to DK_ARENA_SLACK
@@ -95,8 +94,7 @@ static inline void dk_put_short(dk_buf *b, const uint8_t *s, size_t n, size_t re
 /* Little-endian, unaligned loads and stores; callers check bounds. */
 static inline uint32_t dk_rd32(const uint8_t *p)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static inline void dk_wr32(uint8_t *p, uint32_t v)
@@ -206,10 +204,10 @@ typedef uint32_t dk_runmask;
  * control byte, '"' or '\\' (also for a block narrowed from UTF-16). */
 static inline dk_runmask dk_quote_bits(v128_t x)
 {
-    return (dk_runmask)wasm_i8x16_bitmask(wasm_v128_or(
-        wasm_u8x16_lt(x, wasm_i8x16_splat(0x20)),
-        wasm_v128_or(wasm_i8x16_eq(x, wasm_i8x16_splat('"')),
-                     wasm_i8x16_eq(x, wasm_i8x16_splat('\\')))));
+    return (dk_runmask)wasm_i8x16_bitmask(
+        wasm_v128_or(wasm_u8x16_lt(x, wasm_i8x16_splat(0x20)),
+                     wasm_v128_or(wasm_i8x16_eq(x, wasm_i8x16_splat('"')),
+                                  wasm_i8x16_eq(x, wasm_i8x16_splat('\\')))));
 }
 static inline dk_runmask dk_quote_mask(const uint8_t *p, dk_runmask *high)
 {
@@ -261,7 +259,6 @@ static inline dk_runmask dk_plain_mask(const uint8_t *p)
 
     return m | high;
 }
-
 
 /*
  * Length of the sequence at p[0..n) whose lead byte p[0] is >= 0x80: a
@@ -356,8 +353,8 @@ static inline void dk_put_u16(uint8_t *d, uint32_t v)
 /* The 4 ASCII bytes of a (LE) widened to 4 UTF-16 units, as 8 LE bytes. */
 static inline uint64_t dk_widen4(uint32_t a)
 {
-    return (uint64_t)(a & 0xFFu) | (uint64_t)(a & 0xFF00u) << 8 |
-           (uint64_t)(a & 0xFF0000u) << 16 | (uint64_t)(a & 0xFF000000u) << 24;
+    return (uint64_t)(a & 0xFFu) | (uint64_t)(a & 0xFF00u) << 8 | (uint64_t)(a & 0xFF0000u) << 16 |
+           (uint64_t)(a & 0xFF000000u) << 24;
 }
 #endif
 

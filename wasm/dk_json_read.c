@@ -58,8 +58,7 @@ DK_MUST static int scan_number(reader *r, numtok *t)
     }
     t->small = p - digits <= 10;
     if (t->small)
-        for (const uint8_t *d = digits; d < p; d++)
-            t->mag = t->mag * 10 + (uint64_t)(*d - '0');
+        for (const uint8_t *d = digits; d < p; d++) t->mag = t->mag * 10 + (uint64_t)(*d - '0');
     if (*p == '.') {
         p++;
         t->int_lit = 0;
@@ -187,8 +186,7 @@ DK_MUST static int read_number(reader *r)
  * Reads a non-negative integer literal in [lo, hi] (tag and meta values);
  * anything else that is a JSON value fails with DK_ERR_FORMAT at its start.
  */
-DK_MUST static int read_uint(reader *r, uint32_t lo, uint32_t hi, uint32_t *v,
-                             const char *msg)
+DK_MUST static int read_uint(reader *r, uint32_t lo, uint32_t hi, uint32_t *v, const char *msg)
 {
     size_t at = POS(r);
     numtok t;
@@ -226,8 +224,7 @@ DK_MUST static int push(reader *r, uint8_t kind, size_t open, rframe **out)
     rframe *f;
 
     if (kind != F_PAIR) {
-        if (r->depth >= r->max_depth)
-            return fail(r, DK_ERR_DEPTH, "nesting too deep", open);
+        if (r->depth >= r->max_depth) return fail(r, DK_ERR_DEPTH, "nesting too deep", open);
         r->depth++;
     }
     if (r->sp == r->cap) {
@@ -250,8 +247,7 @@ DK_MUST static int push(reader *r, uint8_t kind, size_t open, rframe **out)
  * Pushes a container frame and appends its op with a zero count to patch.
  * Containers are referenceable: each takes the next index here.
  */
-DK_MUST static int open_counted(reader *r, uint8_t kind, uint8_t op,
-                                size_t open, rframe **out)
+DK_MUST static int open_counted(reader *r, uint8_t kind, uint8_t op, size_t open, rframe **out)
 {
     DK_TRY(push(r, kind, open, out));
     r->refs++;
@@ -268,8 +264,7 @@ DK_MUST static int close_tag(reader *r)
         r->p++;
         return DK_OK;
     }
-    if (*r->p == ',')
-        return fail(r, DK_ERR_FORMAT, "tag object has extra members", POS(r));
+    if (*r->p == ',') return fail(r, DK_ERR_FORMAT, "tag object has extra members", POS(r));
     return unexpected(r, "expected '}'");
 }
 
@@ -303,9 +298,7 @@ DK_MUST static int map_entry(reader *r, int *state)
     DK_TRY(push(r, F_PAIR, POS(r), &f));
     r->p++;
     skip_ws(r);
-    if (*r->p == ']')
-        return fail(r, DK_ERR_FORMAT, "Map entry is not a [key, value]",
-                    POS(r));
+    if (*r->p == ']') return fail(r, DK_ERR_FORMAT, "Map entry is not a [key, value]", POS(r));
     *state = S_VALUE;
     return DK_OK;
 }
@@ -340,8 +333,7 @@ DK_MUST static int member_key(reader *r, rframe *f, int *state, uint64_t *slots)
 
             r->tape->len = mark;
             f->meta = 0;
-            DK_TRY(read_uint(r, 1, UINT32_MAX, &v,
-                             "$v must be a positive integer"));
+            DK_TRY(read_uint(r, 1, UINT32_MAX, &v, "$v must be a positive integer"));
             dk_wr32(r->tape->data + f->ver_at, v);
             *state = S_AFTER;
             *slots = 0;
@@ -354,8 +346,7 @@ DK_MUST static int member_key(reader *r, rframe *f, int *state, uint64_t *slots)
     if (f->is_error && f->count < 2) {
         const char *want = f->count == 0 ? "name" : "message";
         if (n != strlen(want) || memcmp(key, want, n) != 0)
-            return fail(r, DK_ERR_FORMAT,
-                        "$Error fields must start with name, message", kat);
+            return fail(r, DK_ERR_FORMAT, "$Error fields must start with name, message", kat);
     }
     *state = S_VALUE;
     return DK_OK;
@@ -369,8 +360,7 @@ static int find_tag(const uint8_t *s, size_t n)
     if (n == 3 && memcmp(s, "Map", 3) == 0) return DK_TAG_MAP;
     if (n == 4 && memcmp(s, "Date", 4) == 0) return DK_TAG_DATE;
     for (int i = 0; i < DK_TAG_BYTES + DK_BYTES_KIND_COUNT; i++) {
-        const char *t =
-            i < DK_TAG_BYTES ? dk_tag_names[i] : dk_bytes_name[i - DK_TAG_BYTES];
+        const char *t = i < DK_TAG_BYTES ? dk_tag_names[i] : dk_bytes_name[i - DK_TAG_BYTES];
         size_t k = 0;
 
         /* no strlen: t's NUL ends the compare, s may hold any byte */
@@ -394,8 +384,7 @@ static int find_tag(const uint8_t *s, size_t n)
 DK_MUST static int read_tag_number(reader *r)
 {
     static const char *const names[4] = {"NaN", "Infinity", "-Infinity", "-0"};
-    const double values[4] = {(double)NAN, (double)INFINITY, -(double)INFINITY,
-                              -0.0};
+    const double values[4] = {(double)NAN, (double)INFINITY, -(double)INFINITY, -0.0};
     size_t at = POS(r), mark = r->tape->len, n;
     uint32_t flags;
 
@@ -403,8 +392,7 @@ DK_MUST static int read_tag_number(reader *r)
     DK_TRY(read_str_bytes(r, TAG_TEXT_MAX(r), &flags));
     n = r->tape->len - mark;
     for (int i = 0; i < 4; i++) {
-        if (strlen(names[i]) == n &&
-            memcmp(names[i], r->tape->data + mark, n) == 0) {
+        if (strlen(names[i]) == n && memcmp(names[i], r->tape->data + mark, n) == 0) {
             r->tape->len = mark;
             return emit_op_f64(r, DK_T_F64, values[i]);
         }
@@ -523,14 +511,11 @@ DK_MUST static int read_tag_bytes(reader *r, uint8_t kind)
     r->tape->len += 4;
     data = r->tape->len;
     DK_TRY(read_str_bytes(r, DK_B64_LEN((uint64_t)r->max_len), &flags));
-    if (!dk_b64_decode(r->tape->data + data, r->tape->len - data,
-                       r->tape->data + data, &n))
+    if (!dk_b64_decode(r->tape->data + data, r->tape->len - data, r->tape->data + data, &n))
         return fail(r, DK_ERR_FORMAT, "bad base64", at);
-    if (n > r->max_len)
-        return fail(r, DK_ERR_TOO_LARGE, "binary value too long", at);
+    if (n > r->max_len) return fail(r, DK_ERR_TOO_LARGE, "binary value too long", at);
     if (n % dk_bytes_size[kind] != 0)
-        return fail(r, DK_ERR_FORMAT,
-                    "byte length not a multiple of the element size", at);
+        return fail(r, DK_ERR_FORMAT, "byte length not a multiple of the element size", at);
     dk_wr32(r->tape->data + data - 4, (uint32_t)n);
     r->tape->len = data + n;
     return DK_OK;
@@ -541,8 +526,7 @@ DK_MUST static int read_tag_bytes(reader *r, uint8_t kind)
  * tag object opened at input offset open. Scalar tags are read whole with
  * their closing '}'; Map, Set, NullProto and Error push a frame.
  */
-DK_MUST static int read_tag(reader *r, int tag, size_t open, int *state,
-                            uint64_t *slots)
+DK_MUST static int read_tag(reader *r, int tag, size_t open, int *state, uint64_t *slots)
 {
     rframe *f;
     uint32_t v;
@@ -560,16 +544,13 @@ DK_MUST static int read_tag(reader *r, int tag, size_t open, int *state,
     case DK_TAG_HOLE:
         if (r->sp == 0 || r->stack[r->sp - 1].kind != F_ARRAY)
             return fail(r, DK_ERR_FORMAT, "$hole outside an array", open);
-        DK_TRY(read_uint(r, 1, UINT32_MAX, &v,
-                         "$hole must be a positive integer"));
+        DK_TRY(read_uint(r, 1, UINT32_MAX, &v, "$hole must be a positive integer"));
         DK_TRY(emit_op_u32(r, DK_T_HOLE, v));
         *slots = v;
         break;
     case DK_TAG_REF:
-        DK_TRY(read_uint(r, 0, UINT32_MAX, &v,
-                         "$ref must be a non-negative integer"));
-        if (v >= r->refs)
-            return fail(r, DK_ERR_FORMAT, "$ref does not point back", at);
+        DK_TRY(read_uint(r, 0, UINT32_MAX, &v, "$ref must be a non-negative integer"));
+        if (v >= r->refs) return fail(r, DK_ERR_FORMAT, "$ref does not point back", at);
         if (v >= r->keep) r->keep = (uint64_t)v + 1;
         DK_TRY(emit_op_u32(r, DK_T_REF, v));
         break;
@@ -591,11 +572,9 @@ DK_MUST static int read_tag(reader *r, int tag, size_t open, int *state,
         return DK_OK;
     case DK_TAG_NULLPROTO:
     case DK_TAG_ERROR:
-        if (*r->p != '{')
-            return bad_value(r, "$NullProto/$Error need an object");
-        DK_TRY(open_counted(r, F_FIELDS,
-                            tag == DK_TAG_ERROR ? DK_T_ERROR : DK_T_NULLPROTO,
-                            open, &f));
+        if (*r->p != '{') return bad_value(r, "$NullProto/$Error need an object");
+        DK_TRY(
+            open_counted(r, F_FIELDS, tag == DK_TAG_ERROR ? DK_T_ERROR : DK_T_NULLPROTO, open, &f));
         f->wrap = 1;
         f->is_error = tag == DK_TAG_ERROR;
         r->p++;
@@ -618,8 +597,7 @@ DK_MUST static int read_tag(reader *r, int tag, size_t open, int *state,
  * INSTANCE, the class key, version 1 and count 0 (both patched later) and
  * pushes the field frame; the main loop continues after this "member".
  */
-DK_MUST static int read_instance(reader *r, size_t open, int *state,
-                                 uint64_t *slots)
+DK_MUST static int read_instance(reader *r, size_t open, int *state, uint64_t *slots)
 {
     rframe *f;
 
@@ -703,8 +681,7 @@ DK_MUST static int read_object(reader *r, int *state, uint64_t *slots)
     }
     DK_TRY(emit_op_u32(r, DK_T_OBJECT, 0));
     kat = POS(r);
-    DK_TRY(
-        read_str_max(r, r->max_str > DK_TAG_ROOM ? r->max_str : DK_TAG_ROOM));
+    DK_TRY(read_str_max(r, r->max_str > DK_TAG_ROOM ? r->max_str : DK_TAG_ROOM));
     skip_ws(r);
     if (*r->p != ':') return unexpected(r, "expected ':'");
     r->p++;
@@ -724,8 +701,7 @@ DK_MUST static int read_object(reader *r, int *state, uint64_t *slots)
             return read_tag(r, tag, open, state, slots);
         }
     }
-    if (n > r->max_str)
-        return fail(r, DK_ERR_TOO_LARGE, "string too long", kat);
+    if (n > r->max_str) return fail(r, DK_ERR_TOO_LARGE, "string too long", kat);
     DK_TRY(push(r, F_OBJECT, open, &f));
     r->refs++;
     f->count_at = mark + 1;
@@ -775,13 +751,11 @@ DK_MUST static int after_value(reader *r, int *state, uint64_t *slots)
             return close_top(r);
         }
         if (*r->p == ',' || *r->p == ']')
-            return fail(r, DK_ERR_FORMAT, "Map entry is not a [key, value]",
-                        POS(r));
+            return fail(r, DK_ERR_FORMAT, "Map entry is not a [key, value]", POS(r));
         return unexpected(r, f->count == 1 ? "expected ','" : "expected ']'");
     }
     f->count += *slots;
-    if (f->count > r->max_len)
-        return fail(r, DK_ERR_TOO_LARGE, "too many items", f->open);
+    if (f->count > r->max_len) return fail(r, DK_ERR_TOO_LARGE, "too many items", f->open);
     if (*r->p == ',') {
         r->p++;
         skip_ws(r);
@@ -818,8 +792,7 @@ DK_MUST static int parse(reader *r)
             if (r->sp == 0) {
                 skip_ws(r);
                 if (POS(r) < r->len)
-                    return fail(r, DK_ERR_SYNTAX,
-                                "expected the end of input after the value",
+                    return fail(r, DK_ERR_SYNTAX, "expected the end of input after the value",
                                 POS(r));
                 return DK_OK;
             }
@@ -912,9 +885,9 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
 }
 
 /* See darmok.h. */
-int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags,
-                    const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                    dk_buf *u16_out, uint32_t *keep_out, dk_err *err)
+int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
+                    dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out, uint32_t *keep_out,
+                    dk_err *err)
 {
     return json_read(json, len, flags, lim, scratch, tape_out, u16_out, NULL, keep_out, err);
 }
@@ -939,18 +912,18 @@ int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *
 }
 
 /* See darmok.h. */
-int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags,
-                      const dk_limits *lim, dk_arena *scratch, dk_buf *tape_out,
-                      dk_err *err)
+int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
+                      dk_arena *scratch, dk_buf *tape_out, dk_err *err)
 {
     /* DK_READ_PADDED only: the core's own flags (DK_READ_VALID_UTF8) are
      * not for text from outside */
-    return dk_json_read_ex(json, len, flags & DK_READ_PADDED, lim, scratch, tape_out, NULL, NULL, err);
+    return dk_json_read_ex(json, len, flags & DK_READ_PADDED, lim, scratch, tape_out, NULL, NULL,
+                           err);
 }
 
 /* See darmok.h. */
-int dk_json_read(const uint8_t *json, size_t len, const dk_limits *lim,
-                 dk_buf *tape_out, dk_err *err)
+int dk_json_read(const uint8_t *json, size_t len, const dk_limits *lim, dk_buf *tape_out,
+                 dk_err *err)
 {
     dk_arena a;
     int rc;

@@ -44,10 +44,10 @@ typedef struct reader {
     uint64_t keep;    /* the highest $ref index so far + 1; 0: none */
     char *num;        /* scratch copy of a long number token */
     size_t num_cap;
-    dk_buf *u16;      /* UTF-16 side table (dk_json_read_ex), or NULL */
-    size_t u16_last;  /* offset of its last entry */
-    int valid_utf8;   /* DK_READ_VALID_UTF8 */
-    int raw_wtf8;     /* DK_READ_RAW_WTF8 */
+    dk_buf *u16;     /* UTF-16 side table (dk_json_read_ex), or NULL */
+    size_t u16_last; /* offset of its last entry */
+    int valid_utf8;  /* DK_READ_VALID_UTF8 */
+    int raw_wtf8;    /* DK_READ_RAW_WTF8 */
     /* The UTF-16 source (dk_json_read_utf16), or NULL. Input offsets before
      * src_at hold src_delta more bytes than units: the non-ASCII strings
      * before it were counted (nothing else in a JSON text is non-ASCII). */
@@ -78,8 +78,8 @@ static int unexpected(reader *r, const char *msg)
 /* 1 when c can start a JSON value. */
 static int value_start(uint8_t c)
 {
-    return c == '{' || c == '[' || c == '"' || c == '-' || c == 't' ||
-           c == 'f' || c == 'n' || (c >= '0' && c <= '9');
+    return c == '{' || c == '[' || c == '"' || c == '-' || c == 't' || c == 'f' || c == 'n' ||
+           (c >= '0' && c <= '9');
 }
 
 /*

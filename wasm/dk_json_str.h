@@ -41,8 +41,8 @@ static int hex4(const uint8_t *p, uint32_t *v)
  * base is the tape offset where the string's bytes begin, qat the input
  * offset of its opening quote (for DK_ERR_TOO_LARGE).
  */
-DK_MUST static int unescape(reader *r, const uint8_t **pp, uint32_t *flags,
-                            uint64_t limit, size_t base, size_t qat)
+DK_MUST static int unescape(reader *r, const uint8_t **pp, uint32_t *flags, uint64_t limit,
+                            size_t base, size_t qat)
 {
     const uint8_t *p = *pp;
     dk_buf *t = r->tape;
@@ -67,8 +67,8 @@ DK_MUST static int unescape(reader *r, const uint8_t **pp, uint32_t *flags,
             return unexpected(r, "expected 4 hex digits after \\u");
         }
         p += 4;
-        if (cp >= 0xD800 && cp <= 0xDBFF && p[2] == '\\' && p[3] == 'u' &&
-            hex4(p + 4, &lo) == 4 && lo >= 0xDC00 && lo <= 0xDFFF) {
+        if (cp >= 0xD800 && cp <= 0xDBFF && p[2] == '\\' && p[3] == 'u' && hex4(p + 4, &lo) == 4 &&
+            lo >= 0xDC00 && lo <= 0xDFFF) {
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             p += 6;
         } else if (cp >= 0xD800 && cp <= 0xDFFF) {
@@ -79,8 +79,7 @@ DK_MUST static int unescape(reader *r, const uint8_t **pp, uint32_t *flags,
         break;
     default: r->p = p + 1; return unexpected(r, "expected an escape: \\\" \\\\ / b f n r t u");
     }
-    if (t->len - base + n > limit)
-        return fail(r, DK_ERR_TOO_LARGE, "string too long", qat);
+    if (t->len - base + n > limit) return fail(r, DK_ERR_TOO_LARGE, "string too long", qat);
     DK_TRY(room(r, n));
     dk_put_unsafe(t, b, n);
     *pp = p + 2;
@@ -121,40 +120,41 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
             high |= dk_mask_before(h, dk_mask_first(m));
             p += dk_mask_first(m);
             if (high != 0) *flags &= ~DK_STR_ASCII;
-        } else for (;;) {
-            uint8_t c;
-            size_t len, bad;
-            int sur;
-            /* plain bytes a run at a time; the load stays in the padding */
-            dk_runmask m = dk_plain_mask(p);
+        } else
+            for (;;) {
+                uint8_t c;
+                size_t len, bad;
+                int sur;
+                /* plain bytes a run at a time; the load stays in the padding */
+                dk_runmask m = dk_plain_mask(p);
 
-            if (m == 0) {
-                p += DK_PLAIN_RUN;
-                continue;
-            }
-            p += dk_mask_first(m);
-            /* the mask stops only at a byte that needs work: '"',
+                if (m == 0) {
+                    p += DK_PLAIN_RUN;
+                    continue;
+                }
+                p += dk_mask_first(m);
+                /* the mask stops only at a byte that needs work: '"',
              * '\\', a control byte (all handled below), or >= 0x80 */
-            c = *p;
-            if (c < 0x80) break;
-            /* 4 bytes at most, and the padding's zero ends the check; an
+                c = *p;
+                if (c < 0x80) break;
+                /* 4 bytes at most, and the padding's zero ends the check; an
              * encoded surrogate passes only with DK_READ_RAW_WTF8 */
-            len = dk_wtf8_seq(p, 4, r->raw_wtf8, &bad, &sur);
-            if (sur) {
-                /* a JS string's lone surrogate, kept (DK_READ_RAW_WTF8).
+                len = dk_wtf8_seq(p, 4, r->raw_wtf8, &bad, &sur);
+                if (sur) {
+                    /* a JS string's lone surrogate, kept (DK_READ_RAW_WTF8).
                  * Beside an escape of the other half it makes two 3-byte
                  * forms in the str (not WTF-8, which joins a pair), that the
                  * JS rebuild joins, as JSON.parse does: a tape only the
                  * rebuild reads (both writers refuse it) */
-                *flags |= DK_STR_WTF8;
+                    *flags |= DK_STR_WTF8;
+                }
+                if (len == 0) {
+                    r->p = p + bad;
+                    return unexpected(r, "expected well-formed UTF-8");
+                }
+                *flags &= ~DK_STR_ASCII;
+                p += len;
             }
-            if (len == 0) {
-                r->p = p + bad;
-                return unexpected(r, "expected well-formed UTF-8");
-            }
-            *flags &= ~DK_STR_ASCII;
-            p += len;
-        }
         n = (size_t)(p - run);
         if (n) {
             if (r->tape->len - base + n > limit)
@@ -255,8 +255,7 @@ DK_MUST static int read_str_long(reader *r, uint64_t limit, size_t at)
 
     r->tape->len = at + 4;
     DK_TRY(read_str_bytes(r, limit, &flags));
-    dk_wr32(r->tape->data + at,
-            (uint32_t)(r->tape->len - at - 4) << DK_STR_SHIFT | flags);
+    dk_wr32(r->tape->data + at, (uint32_t)(r->tape->len - at - 4) << DK_STR_SHIFT | flags);
     /* a long ASCII str only has an entry pointing at a JS string's units */
     if (r->u16 != NULL && (!(flags & DK_STR_ASCII) ||
                            (r->src != NULL && r->tape->len - at - 4 >= DK_U16_SRC_ASCII_MIN)))

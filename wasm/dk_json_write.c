@@ -39,7 +39,7 @@ typedef struct writer {
     wframe *stack;
     uint32_t sp, cap; /* open containers; stack capacity */
     uint32_t max_depth;
-    uint64_t refs; /* referenceable values met so far */
+    uint64_t refs;    /* referenceable values met so far */
     size_t max_out;   /* JSON bytes copies of long texts may take (dk_json_write_refs) */
     size_t copied;    /* JSON bytes they took so far */
     size_t max_json;  /* the JSON text's bound (dk_json_write_refs); else SIZE_MAX */
@@ -50,14 +50,14 @@ typedef struct writer {
     char num[48];     /* a number or date, formatted here when wide */
 } writer;
 
-_Static_assert(DK_NUM_MAX <= 48 && 10 + DK_ISO_MAX + 2 <= 48, "writer.num holds a number and a date");
+_Static_assert(DK_NUM_MAX <= 48 && 10 + DK_ISO_MAX + 2 <= 48,
+               "writer.num holds a number and a date");
 
 /* Fails with DK_ERR_TAPE at tape offset pos. */
 static int bad_tape(writer *w, const char *msg, size_t pos)
 {
     return dk_fail(w->err, DK_ERR_TAPE, msg, pos);
 }
-
 
 /*
  * The JSON text passed max_json. Checked at each string reference, the one
@@ -166,8 +166,7 @@ DK_MUST static int go_wide(writer *w, size_t at)
 DK_MUST static int put(writer *w, const void *s, size_t n)
 {
     if (DK_UNLIKELY(w->wide)) return put_units(w, s, n);
-    if (w->out->cap - w->out->len < n)
-        DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
+    if (w->out->cap - w->out->len < n) DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
     dk_put_unsafe(w->out, s, n);
     return DK_OK;
 }
@@ -188,7 +187,8 @@ DK_MUST static DK_INLINE int put_char(writer *w, uint8_t c)
 }
 
 /* Appends a string literal (punctuation, one character, without a call). */
-#define PUT_LIT(w, lit) (sizeof(lit) == 2 ? put_char((w), (uint8_t)(lit)[0]) : put((w), (lit), sizeof(lit) - 1))
+#define PUT_LIT(w, lit) \
+    (sizeof(lit) == 2 ? put_char((w), (uint8_t)(lit)[0]) : put((w), (lit), sizeof(lit) - 1))
 
 /*
  * The output's free bytes after reserving n, for a formatter to write into
@@ -201,8 +201,7 @@ DK_MUST static int out_room(writer *w, size_t n, char **at)
         *at = w->num;
         return DK_OK;
     }
-    if (w->out->cap - w->out->len < n)
-        DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
+    if (w->out->cap - w->out->len < n) DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
     *at = (char *)w->out->data + w->out->len;
     return DK_OK;
 }
@@ -224,8 +223,14 @@ static const char hex_digits[] = "0123456789abcdef";
  */
 static size_t put_escape(uint8_t *d, uint32_t u)
 {
-    uint8_t e = u == '"' ? '"' : u == '\\' ? '\\' : u == '\b' ? 'b' : u == '\f' ? 'f'
-              : u == '\n' ? 'n' : u == '\r' ? 'r' : u == '\t' ? 't' : 0;
+    uint8_t e = u == '"'    ? '"'
+                : u == '\\' ? '\\'
+                : u == '\b' ? 'b'
+                : u == '\f' ? 'f'
+                : u == '\n' ? 'n'
+                : u == '\r' ? 'r'
+                : u == '\t' ? 't'
+                            : 0;
 
     d[0] = '\\';
     if (e != 0) {
@@ -256,15 +261,15 @@ static size_t put_escape_units(uint8_t *d, uint32_t u)
  * must be one 4-byte sequence, never two 3-byte ones (JSON would read
  * them back as the pair).
  */
-DK_MUST static int wtf8_at(writer *w, const uint8_t *s, size_t n, size_t i, size_t at,
-                           size_t *len, int *sur)
+DK_MUST static int wtf8_at(writer *w, const uint8_t *s, size_t n, size_t i, size_t at, size_t *len,
+                           int *sur)
 {
     size_t bad;
 
     *len = dk_wtf8_seq(s + i, n - i, 1, &bad, sur);
     if (*len == 0) return bad_tape(w, "invalid WTF-8 in string", at + i);
-    if (*sur && s[i + 1] <= 0xAF && n - i >= 6 && s[i + 3] == 0xED &&
-        s[i + 4] >= 0xB0 && s[i + 4] <= 0xBF)
+    if (*sur && s[i + 1] <= 0xAF && n - i >= 6 && s[i + 3] == 0xED && s[i + 4] >= 0xB0 &&
+        s[i + 4] <= 0xBF)
         return bad_tape(w, "surrogate pair split in WTF-8", at + i);
     return DK_OK;
 }
@@ -307,7 +312,8 @@ DK_MUST static int put_str_units(writer *w, const uint8_t *s, size_t n, size_t i
         if (n - i >= DK_PLAIN_RUN) { /* plain bytes widened a run at a time */
             dk_runmask m = dk_plain_mask(s + i);
 
-            dk_widen_run(s + i, o->data + o->len); /* whole; the units past the plain ones are rewritten */
+            dk_widen_run(s + i,
+                         o->data + o->len); /* whole; the units past the plain ones are rewritten */
             if (m == 0) {
                 i += DK_PLAIN_RUN;
                 o->len += 2 * DK_PLAIN_RUN;
@@ -356,8 +362,7 @@ DK_MUST static int put_str_units(writer *w, const uint8_t *s, size_t n, size_t i
  * Room: n + 1 bytes stay reserved for the unflushed rest plus the closing
  * quote; each escape re-reserves its 6 bytes on top of that.
  */
-DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
-                           size_t at)
+DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, size_t at)
 {
     dk_buf *o = w->out;
     size_t i = 0, run = 0;
@@ -406,8 +411,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
         DK_TRY(put(w, dollar ? "\"$" : "\"", dollar ? 2 : 1));
         return put_str_units(w, s, n, 0, at);
     }
-    if (n > SIZE_MAX - 3)
-        return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
+    if (n > SIZE_MAX - 3) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
     DK_TRY(dk_buf_reserve(o, n + 3, w->err, at));
     o->data[o->len++] = '"';
     if (dollar) o->data[o->len++] = '$';
@@ -440,10 +444,10 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar,
         }
         dk_put_short(o, s + run, i - run, w->len - at - run);
         DK_TRY(dk_buf_reserve(o, 6 + (n - i) + 1, w->err, at + i));
-        o->len += put_escape(o->data + o->len,
-                             sur ? (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 |
-                                       (uint32_t)(s[i + 2] & 0x3F)
-                                 : c);
+        o->len += put_escape(o->data + o->len, sur ? (uint32_t)(c & 0x0F) << 12 |
+                                                         (uint32_t)(s[i + 1] & 0x3F) << 6 |
+                                                         (uint32_t)(s[i + 2] & 0x3F)
+                                                   : c);
         i += len;
         run = i;
     }
@@ -529,8 +533,7 @@ DK_MUST static int put_str16(writer *w, const uint8_t *u, size_t n, size_t at)
         DK_TRY(PUT_LIT(w, "\""));
         return put_str16_units(w, u, n, 0, at);
     }
-    if (n > (SIZE_MAX - 2) / 3)
-        return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
+    if (n > (SIZE_MAX - 2) / 3) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
     DK_TRY(dk_buf_reserve(o, 3 * n + 2, w->err, at));
     o->data[o->len++] = '"';
     while (i < n) {
@@ -540,7 +543,8 @@ DK_MUST static int put_str16(writer *w, const uint8_t *u, size_t n, size_t at)
             /* narrowed with unsigned saturation: units 0x100..0x7FFF
              * become 0xFF and units >= 0x8000 become 0, so every unit
              * that is not a plain ASCII byte fails the JSON mask */
-            v128_t x = wasm_u8x16_narrow_i16x8(wasm_v128_load(u + 2 * i), wasm_v128_load(u + 2 * i + 16));
+            v128_t x =
+                wasm_u8x16_narrow_i16x8(wasm_v128_load(u + 2 * i), wasm_v128_load(u + 2 * i + 16));
             dk_runmask m = dk_quote_bits(x) | (dk_runmask)wasm_i8x16_bitmask(x);
 
             wasm_v128_store(o->data + o->len, x);
@@ -566,7 +570,8 @@ DK_MUST static int put_str16(writer *w, const uint8_t *u, size_t n, size_t at)
             uint32_t lo = (uint32_t)u[2 * i] | (uint32_t)u[2 * i + 1] << 8;
             if (lo >= 0xDC00 && lo <= 0xDFFF) {
                 i++;
-                o->len += dk_put_utf8(o->data + o->len, 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00));
+                o->len +=
+                    dk_put_utf8(o->data + o->len, 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00));
                 continue;
             }
         }
@@ -612,15 +617,13 @@ DK_MUST static int push(writer *w, uint8_t op, uint32_t left, size_t at)
 {
     wframe *f;
 
-    if (w->sp >= w->max_depth)
-        return dk_fail(w->err, DK_ERR_DEPTH, "nesting too deep", at);
+    if (w->sp >= w->max_depth) return dk_fail(w->err, DK_ERR_DEPTH, "nesting too deep", at);
     if (w->sp == w->cap) {
         uint32_t cap = w->cap ? w->cap * 2 : 32;
 
         if (cap < w->cap) cap = UINT32_MAX; /* max_depth bounds sp */
         w->stack = dk_arena_grow(w->arena, w->stack, w->cap, cap, sizeof *f);
-        if (!w->stack)
-            return dk_fail(w->err, DK_ERR_MEMORY, "out of memory", at);
+        if (!w->stack) return dk_fail(w->err, DK_ERR_MEMORY, "out of memory", at);
         w->cap = cap;
     }
     f = &w->stack[w->sp++];
@@ -642,12 +645,10 @@ DK_MUST static int write_bytes(writer *w, size_t at)
 
     DK_TRY(need(w, 1));
     kind = w->tape[w->pos++];
-    if (kind >= DK_BYTES_KIND_COUNT)
-        return bad_tape(w, "unknown bytes kind", at);
+    if (kind >= DK_BYTES_KIND_COUNT) return bad_tape(w, "unknown bytes kind", at);
     DK_TRY(read_u32(w, &n));
     if (n % dk_bytes_size[kind] != 0)
-        return bad_tape(w, "byte length not a multiple of the element size",
-                        at);
+        return bad_tape(w, "byte length not a multiple of the element size", at);
     DK_TRY(need(w, n));
     name = dk_bytes_name[kind];
     if ((uint64_t)n / 3 * 4 + 32 > SIZE_MAX)
@@ -670,8 +671,7 @@ DK_MUST static int write_bytes(writer *w, size_t at)
     dk_put_unsafe(w->out, "{\"$", 3);
     dk_put_unsafe(w->out, name, strlen(name));
     dk_put_unsafe(w->out, "\":\"", 3);
-    w->out->len +=
-        dk_b64_encode(w->tape + w->pos, n, w->out->data + w->out->len);
+    w->out->len += dk_b64_encode(w->tape + w->pos, n, w->out->data + w->out->len);
     dk_put_unsafe(w->out, "\"}", 2);
     w->pos += n;
     return DK_OK;
@@ -688,8 +688,7 @@ DK_MUST static int write_date(writer *w, size_t at)
     ms = dk_rdf64(w->tape + w->pos);
     w->pos += 8;
     if (isnan(ms)) return PUT_LIT(w, "{\"$" DK_TAG_DATE_S "\":null}");
-    if (!(ms >= -DK_DATE_MAX_MS && ms <= DK_DATE_MAX_MS) ||
-        ms != (double)(int64_t)ms)
+    if (!(ms >= -DK_DATE_MAX_MS && ms <= DK_DATE_MAX_MS) || ms != (double)(int64_t)ms)
         return bad_tape(w, "date out of range or not an integer", at);
     /* one reservation for {"$Date":"…"} */
     DK_TRY(out_room(w, 10 + DK_ISO_MAX + 2, &iso));
@@ -747,9 +746,7 @@ DK_MUST static int write_value(writer *w)
     case DK_T_NULL: return PUT_LIT(w, "null");
     case DK_T_FALSE: return PUT_LIT(w, "false");
     case DK_T_TRUE: return PUT_LIT(w, "true");
-    case DK_T_INT:
-        DK_TRY(read_u32(w, &u));
-        return put_int(w, (int32_t)u);
+    case DK_T_INT: DK_TRY(read_u32(w, &u)); return put_int(w, (int32_t)u);
     case DK_T_F64:
         DK_TRY(need(w, 8));
         w->pos += 8;
@@ -760,9 +757,7 @@ DK_MUST static int write_value(writer *w)
         DK_TRY(PUT_LIT(w, "{\"$" DK_TAG_BIGINT_S "\":\""));
         DK_TRY(put(w, s, n));
         return PUT_LIT(w, "\"}");
-    case DK_T_STR:
-        DK_TRY(read_str(w, &s, &n, &sat));
-        return put_str(w, s, n, 0, sat);
+    case DK_T_STR: DK_TRY(read_str(w, &s, &n, &sat)); return put_str(w, s, n, 0, sat);
     case DK_T_STR16: {
         const uint8_t *t;
         DK_TRY(read_u32(w, &u));
@@ -851,8 +846,7 @@ DK_MUST static int write_key(writer *w, wframe *f)
     if (f->op == DK_T_ERROR && f->seen < 2) {
         const char *want = f->seen == 0 ? "name" : "message";
         if (n != strlen(want) || memcmp(s, want, n) != 0)
-            return bad_tape(w, "error fields must start with name, message",
-                            sat);
+            return bad_tape(w, "error fields must start with name, message", sat);
     }
     dollar = n > 0 && s[0] == '$' && (f->op != DK_T_OBJECT || f->seen == 0);
     f->seen++;
@@ -893,8 +887,7 @@ DK_MUST static int write_all(writer *w)
             wframe *f;
 
             if (w->sp == 0) {
-                if (w->pos != w->len)
-                    return bad_tape(w, "bytes after the value", w->pos);
+                if (w->pos != w->len) return bad_tape(w, "bytes after the value", w->pos);
                 return DK_OK;
             }
             f = &w->stack[w->sp - 1];
@@ -953,8 +946,8 @@ DK_MUST static int write_all(writer *w)
  * SIZE_MAX for an ordinary tape).
  */
 static int json_write(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
-                      int strrefs, size_t max_out, size_t max_json, dk_arena *scratch,
-                      dk_buf *out, int *form, dk_err *err)
+                      int strrefs, size_t max_out, size_t max_json, dk_arena *scratch, dk_buf *out,
+                      int *form, dk_err *err)
 {
     writer w;
     int rc;
@@ -994,15 +987,14 @@ int dk_json_write_refs(const uint8_t *tape, size_t len, const dk_limits *lim, si
 }
 
 /* See darmok.h. */
-int dk_json_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim,
-                       dk_arena *scratch, dk_buf *out, dk_err *err)
+int dk_json_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim, dk_arena *scratch,
+                       dk_buf *out, dk_err *err)
 {
     return dk_json_write_ex(tape, len, lim, 0, scratch, out, NULL, err);
 }
 
 /* See darmok.h. */
-int dk_json_write(const uint8_t *tape, size_t len, const dk_limits *lim,
-                  dk_buf *out, dk_err *err)
+int dk_json_write(const uint8_t *tape, size_t len, const dk_limits *lim, dk_buf *out, dk_err *err)
 {
     dk_arena a;
     int rc;

@@ -97,8 +97,7 @@ void *dk_arena_alloc(dk_arena *a, size_t n)
 }
 
 /* Copies old[0..old_n) into a fresh array of new_n elements. */
-void *dk_arena_grow(dk_arena *a, const void *old, size_t old_n, size_t new_n,
-                    size_t size)
+void *dk_arena_grow(dk_arena *a, const void *old, size_t old_n, size_t new_n, size_t size)
 {
     void *p;
 
@@ -182,8 +181,7 @@ int dk_buf_reserve(dk_buf *b, size_t n, dk_err *err, size_t pos)
     uint8_t *p;
 
     if (b->cap - b->len >= n) return DK_OK;
-    if (n > SIZE_MAX - b->len)
-        return dk_fail(err, DK_ERR_TOO_LARGE, "output too large", pos);
+    if (n > SIZE_MAX - b->len) return dk_fail(err, DK_ERR_TOO_LARGE, "output too large", pos);
     need = b->len + n;
     cap = b->cap < 256 ? 256 : b->cap;
     while (cap < need) cap = cap <= SIZE_MAX / 2 ? cap * 2 : need;

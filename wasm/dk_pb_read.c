@@ -63,8 +63,8 @@ typedef struct pb_dec {
     uint32_t n_keys;     /* member keys written in full */
 
     const Darmok__Document *doc;
-    uint8_t *str_f;  /* tape str flags of each strings entry */
-    uint8_t *text_f; /* and of each texts entry, once dec_text read it */
+    uint8_t *str_f;    /* tape str flags of each strings entry */
+    uint8_t *text_f;   /* and of each texts entry, once dec_text read it */
     uint32_t *text_at; /* DK_READ_STRREFS: the tape offset of each texts
                         * entry's str, once dec_text wrote it; else NULL */
 

@@ -126,7 +126,7 @@ int pb_wire_check(const uint8_t *in, size_t len, uint32_t max_str, dk_err *err)
                 return dk_fail(err, DK_ERR_SYNTAX, "bad protobuf varint", pos);
             if (fd != NULL && !pb_is_varint_type(fd->type))
                 return dk_fail(err, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
-                                at);
+                               at);
             if (fd != NULL && !pb_fits_32(fd->type, v))
                 return dk_fail(err, DK_ERR_SYNTAX, "varint out of range for a 32-bit field", at);
             break;
@@ -135,9 +135,10 @@ int pb_wire_check(const uint8_t *in, size_t len, uint32_t max_str, dk_err *err)
             size_t w = wt == 1 ? 8 : 4;
             if (end - pos < w)
                 return dk_fail(err, DK_ERR_SYNTAX, "protobuf input ends inside a field", pos);
-            if (fd != NULL && !(wt == 1 ? pb_is_fixed64_type(fd->type) : pb_is_fixed32_type(fd->type)))
+            if (fd != NULL &&
+                !(wt == 1 ? pb_is_fixed64_type(fd->type) : pb_is_fixed32_type(fd->type)))
                 return dk_fail(err, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
-                                at);
+                               at);
             pos += w;
             break;
         }
@@ -147,7 +148,7 @@ int pb_wire_check(const uint8_t *in, size_t len, uint32_t max_str, dk_err *err)
                 return dk_fail(err, DK_ERR_SYNTAX, "bad protobuf length", pos);
             if (v > (uint64_t)(end - pos))
                 return dk_fail(err, DK_ERR_SYNTAX,
-                                "protobuf length runs past the end of its message", at);
+                               "protobuf length runs past the end of its message", at);
             start = pos;
             n = (size_t)v;
             pos += n;
@@ -157,7 +158,7 @@ int pb_wire_check(const uint8_t *in, size_t len, uint32_t max_str, dk_err *err)
             } else if (fd->type == PROTOBUF_C_TYPE_BYTES) {
                 if (n > max_str)
                     return dk_fail(err, DK_ERR_TOO_LARGE, "string or binary longer than max_length",
-                                    at);
+                                   at);
             } else if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
                 /* A singular message field given twice is merged by
                  * protobuf-c, and 1.4.1's merge can fail. darmok never
@@ -196,22 +197,22 @@ int pb_wire_check(const uint8_t *in, size_t len, uint32_t max_str, dk_err *err)
                             return dk_fail(err, DK_ERR_SYNTAX, "bad varint in a packed field", e0);
                         if (!pb_fits_32(fd->type, v))
                             return dk_fail(err, DK_ERR_SYNTAX,
-                                            "varint out of range for a 32-bit field", e0);
+                                           "varint out of range for a 32-bit field", e0);
                     }
                 } else if ((pb_is_fixed32_type(fd->type) && n % 4 != 0) ||
                            (pb_is_fixed64_type(fd->type) && n % 8 != 0)) {
                     return dk_fail(err, DK_ERR_SYNTAX,
-                                    "packed field length is not a multiple of its element", at);
+                                   "packed field length is not a multiple of its element", at);
                 }
             } else {
                 return dk_fail(err, DK_ERR_SYNTAX, "protobuf wire type does not match the field",
-                                at);
+                               at);
             }
             break;
         }
         default:
             return dk_fail(err, DK_ERR_SYNTAX,
-                            "protobuf groups and wire types 6, 7 are not supported", at);
+                           "protobuf groups and wire types 6, 7 are not supported", at);
         }
     }
     return 0;

@@ -12,16 +12,16 @@
 #include "dk_tape.h"
 
 #define DK_TAG_UNDEFINED_S "undefined" /* {"$undefined":0}: undefined */
-#define DK_TAG_NUMBER_S "Number" /* {"$Number":"NaN"} and Infinity, -Infinity, -0 */
-#define DK_TAG_BIGINT_S "BigInt" /* {"$BigInt":"digits"} */
-#define DK_TAG_DATE_S "Date" /* {"$Date":"ISO string" or null} */
-#define DK_TAG_REGEXP_S "RegExp" /* {"$RegExp":[source, flags]} */
-#define DK_TAG_MAP_S "Map" /* {"$Map":[[k, v], ...]} */
-#define DK_TAG_SET_S "Set" /* {"$Set":[...]} */
+#define DK_TAG_NUMBER_S "Number"       /* {"$Number":"NaN"} and Infinity, -Infinity, -0 */
+#define DK_TAG_BIGINT_S "BigInt"       /* {"$BigInt":"digits"} */
+#define DK_TAG_DATE_S "Date"           /* {"$Date":"ISO string" or null} */
+#define DK_TAG_REGEXP_S "RegExp"       /* {"$RegExp":[source, flags]} */
+#define DK_TAG_MAP_S "Map"             /* {"$Map":[[k, v], ...]} */
+#define DK_TAG_SET_S "Set"             /* {"$Set":[...]} */
 #define DK_TAG_NULLPROTO_S "NullProto" /* {"$NullProto":{...}}: an object without prototype */
-#define DK_TAG_ERROR_S "Error" /* {"$Error":{"name", "message", ...}} */
-#define DK_TAG_HOLE_S "hole" /* {"$hole":n}: n empty slots of an array */
-#define DK_TAG_REF_S "ref" /* {"$ref":i}: the i-th referenceable value again */
+#define DK_TAG_ERROR_S "Error"         /* {"$Error":{"name", "message", ...}} */
+#define DK_TAG_HOLE_S "hole"           /* {"$hole":n}: n empty slots of an array */
+#define DK_TAG_REF_S "ref"             /* {"$ref":i}: the i-th referenceable value again */
 
 /* The tags in the order above; a binary kind k is DK_TAG_BYTES + k. */
 enum dk_tag {

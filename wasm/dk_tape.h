@@ -129,20 +129,20 @@ enum dk_tape_op {
 /* DK_T_BYTES kinds; each comment starts with the kind's tag name (js/ takes
    the names from it, wasm/gen_abi.cjs), element size in brackets. */
 enum dk_bytes_kind {
-    DK_BYTES_BUFFER = 0,        /* Buffer (Node) [1] */
-    DK_BYTES_ARRAYBUFFER = 1,   /* ArrayBuffer [1] */
-    DK_BYTES_DATAVIEW = 2,      /* DataView [1] */
-    DK_BYTES_INT8 = 3,          /* Int8Array [1] */
-    DK_BYTES_UINT8 = 4,         /* Uint8Array [1] */
-    DK_BYTES_UINT8C = 5,        /* Uint8ClampedArray [1] */
-    DK_BYTES_INT16 = 6,         /* Int16Array [2] */
-    DK_BYTES_UINT16 = 7,        /* Uint16Array [2] */
-    DK_BYTES_INT32 = 8,         /* Int32Array [4] */
-    DK_BYTES_UINT32 = 9,        /* Uint32Array [4] */
-    DK_BYTES_FLOAT32 = 10,      /* Float32Array [4] */
-    DK_BYTES_FLOAT64 = 11,      /* Float64Array [8] */
-    DK_BYTES_BIGINT64 = 12,     /* BigInt64Array [8] */
-    DK_BYTES_BIGUINT64 = 13,    /* BigUint64Array [8] */
+    DK_BYTES_BUFFER = 0,      /* Buffer (Node) [1] */
+    DK_BYTES_ARRAYBUFFER = 1, /* ArrayBuffer [1] */
+    DK_BYTES_DATAVIEW = 2,    /* DataView [1] */
+    DK_BYTES_INT8 = 3,        /* Int8Array [1] */
+    DK_BYTES_UINT8 = 4,       /* Uint8Array [1] */
+    DK_BYTES_UINT8C = 5,      /* Uint8ClampedArray [1] */
+    DK_BYTES_INT16 = 6,       /* Int16Array [2] */
+    DK_BYTES_UINT16 = 7,      /* Uint16Array [2] */
+    DK_BYTES_INT32 = 8,       /* Int32Array [4] */
+    DK_BYTES_UINT32 = 9,      /* Uint32Array [4] */
+    DK_BYTES_FLOAT32 = 10,    /* Float32Array [4] */
+    DK_BYTES_FLOAT64 = 11,    /* Float64Array [8] */
+    DK_BYTES_BIGINT64 = 12,   /* BigInt64Array [8] */
+    DK_BYTES_BIGUINT64 = 13,  /* BigUint64Array [8] */
     DK_BYTES_KIND_COUNT = 14
 };
 

@@ -13,11 +13,16 @@
 
 /* Indexed by DK_BYTES_*; these are the JSON tag names minus the "$". */
 const char *const dk_tag_names[DK_TAG_BYTES] = {
-    [DK_TAG_UNDEFINED] = DK_TAG_UNDEFINED_S, [DK_TAG_NUMBER] = DK_TAG_NUMBER_S,
-    [DK_TAG_BIGINT] = DK_TAG_BIGINT_S,       [DK_TAG_DATE] = DK_TAG_DATE_S,
-    [DK_TAG_REGEXP] = DK_TAG_REGEXP_S,       [DK_TAG_MAP] = DK_TAG_MAP_S,
-    [DK_TAG_SET] = DK_TAG_SET_S,             [DK_TAG_NULLPROTO] = DK_TAG_NULLPROTO_S,
-    [DK_TAG_ERROR] = DK_TAG_ERROR_S,         [DK_TAG_HOLE] = DK_TAG_HOLE_S,
+    [DK_TAG_UNDEFINED] = DK_TAG_UNDEFINED_S,
+    [DK_TAG_NUMBER] = DK_TAG_NUMBER_S,
+    [DK_TAG_BIGINT] = DK_TAG_BIGINT_S,
+    [DK_TAG_DATE] = DK_TAG_DATE_S,
+    [DK_TAG_REGEXP] = DK_TAG_REGEXP_S,
+    [DK_TAG_MAP] = DK_TAG_MAP_S,
+    [DK_TAG_SET] = DK_TAG_SET_S,
+    [DK_TAG_NULLPROTO] = DK_TAG_NULLPROTO_S,
+    [DK_TAG_ERROR] = DK_TAG_ERROR_S,
+    [DK_TAG_HOLE] = DK_TAG_HOLE_S,
     [DK_TAG_REF] = DK_TAG_REF_S,
 };
 
@@ -33,11 +38,10 @@ const uint8_t dk_bytes_size[DK_BYTES_KIND_COUNT] = {
 };
 
 /* "00" to "99": two digits by one load, not a division and a remainder. */
-static const char digit_pairs[201] =
-    "000102030405060708091011121314151617181920212223242526272829"
-    "303132333435363738394041424344454647484950515253545556575859"
-    "606162636465666768697071727374757677787980818283848586878889"
-    "90919293949596979899";
+static const char digit_pairs[201] = "000102030405060708091011121314151617181920212223242526272829"
+                                     "303132333435363738394041424344454647484950515253545556575859"
+                                     "606162636465666768697071727374757677787980818283848586878889"
+                                     "90919293949596979899";
 
 /* v (0..99) as two digits. */
 static void put2(char *out, uint32_t v)
@@ -53,7 +57,7 @@ static void put2(char *out, uint32_t v)
 size_t dk_fmt_int(int64_t v, char out[DK_NUM_MAX])
 {
     /* -(v + 1) + 1: no overflow even for INT64_MIN */
-    uint64_t u = v < 0 ? (uint64_t)-(v + 1) + 1u : (uint64_t)v, x;
+    uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1u : (uint64_t)v, x;
     size_t o = v < 0, n = 1;
     uint32_t w;
     char *p;
@@ -128,8 +132,7 @@ static int reads_back(const char *digits, size_t k, int e10, double x)
  * is where to start: 14 for normal x, 0 for subnormals, 15 when x is known
  * to need more than 15 digits.
  */
-static size_t shortest_digits(double x, int prec, char digits[DK_NUM_MAX],
-                              int *e10)
+static size_t shortest_digits(double x, int prec, char digits[DK_NUM_MAX], int *e10)
 {
     char tmp[40];
 
@@ -264,7 +267,8 @@ size_t dk_utf8_units(const uint8_t *s, size_t n)
         v128_t x = wasm_v128_load(s + i);
         uint32_t cont = (uint32_t)wasm_i8x16_bitmask(wasm_i8x16_eq(
             wasm_v128_and(x, wasm_i8x16_splat((int8_t)0xC0)), wasm_i8x16_splat((int8_t)0x80)));
-        uint32_t low = (uint32_t)wasm_i8x16_bitmask(wasm_u8x16_lt(x, wasm_i8x16_splat((int8_t)0xF0)));
+        uint32_t low =
+            (uint32_t)wasm_i8x16_bitmask(wasm_u8x16_lt(x, wasm_i8x16_splat((int8_t)0xF0)));
 
         if (n - i < 16) { /* lanes past n count neither way */
             uint32_t keep = (1u << (n - i)) - 1u;
@@ -313,8 +317,9 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
             c = (c & 0x0F) << 12 | (s[i + 1] & 0x3Fu) << 6 | (s[i + 2] & 0x3Fu);
             i += 3;
         } else {
-            c = ((c & 0x07) << 18 | (s[i + 1] & 0x3Fu) << 12 |
-                 (s[i + 2] & 0x3Fu) << 6 | (s[i + 3] & 0x3Fu)) - 0x10000;
+            c = ((c & 0x07) << 18 | (s[i + 1] & 0x3Fu) << 12 | (s[i + 2] & 0x3Fu) << 6 |
+                 (s[i + 3] & 0x3Fu)) -
+                0x10000;
             i += 4;
             dk_put_u16(d, 0xD800 + (c >> 10));
             d += 2;
@@ -399,17 +404,18 @@ static inline size_t narrow_low8(const uint8_t *s, uint8_t *d)
 
     if (wasm_v128_any_true(wasm_v128_and(v, wasm_i16x8_splat((int16_t)0xF800)))) return 0;
     two = wasm_i16x8_gt(v, wasm_i16x8_splat(0x7F)); /* signed: all are < 0x800 */
-    enc = wasm_v128_or(wasm_v128_or(wasm_u16x8_shr(v, 6), wasm_i16x8_splat(0xC0)),
-                       wasm_i16x8_shl(wasm_v128_or(wasm_v128_and(v, wasm_i16x8_splat(0x3F)),
-                                                   wasm_i16x8_splat(0x80)), 8));
+    enc = wasm_v128_or(
+        wasm_v128_or(wasm_u16x8_shr(v, 6), wasm_i16x8_splat(0xC0)),
+        wasm_i16x8_shl(
+            wasm_v128_or(wasm_v128_and(v, wasm_i16x8_splat(0x3F)), wasm_i16x8_splat(0x80)), 8));
     t = wasm_v128_bitselect(enc, v, two);
     m = (unsigned)wasm_i8x16_bitmask(wasm_i8x16_narrow_i16x8(two, two)) & 0xFFu;
     lo = m & 15u;
     hi = m >> 4;
     wasm_v128_store(d, wasm_i8x16_swizzle(t, wasm_v128_load(keep4[lo])));
     d += 4 + (unsigned)__builtin_popcount(lo);
-    wasm_v128_store(d, wasm_i8x16_swizzle(t, wasm_i8x16_add(wasm_v128_load(keep4[hi]),
-                                                             wasm_i8x16_splat(8))));
+    wasm_v128_store(
+        d, wasm_i8x16_swizzle(t, wasm_i8x16_add(wasm_v128_load(keep4[hi]), wasm_i8x16_splat(8))));
     return 8 + (size_t)__builtin_popcount(m);
 }
 #endif
@@ -422,8 +428,7 @@ static inline size_t narrow_low8(const uint8_t *s, uint8_t *d)
  * 3i bytes, and a block's stores end at most 16 (ASCII) or 24 bytes past
  * that, with 16 or 8 units still to read.
  */
-static inline size_t utf16_narrow(const uint8_t *s, size_t n, uint8_t *d, int replace,
-                                  size_t *lone)
+static inline size_t utf16_narrow(const uint8_t *s, size_t n, uint8_t *d, int replace, size_t *lone)
 {
     uint8_t *d0 = d;
     size_t i = 0;
@@ -524,8 +529,8 @@ size_t dk_utf16_to_utf8(const uint8_t *s, size_t n, uint8_t *d, size_t *lone)
 }
 
 /* See dk_internal.h. */
-int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at, dk_arena *a,
-                  dk_scratch *s, const uint8_t **out, size_t *n, dk_err *err)
+int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at, dk_arena *a, dk_scratch *s,
+                  const uint8_t **out, size_t *n, dk_err *err)
 {
     size_t need = (size_t)u * 3 + 1;
 
@@ -656,15 +661,14 @@ int dk_parse_iso(const uint8_t *s, size_t n, double *ms)
     } else if (n == 27 && (s[0] == '+' || s[0] == '-')) {
         y = get_digits(s + 1, 6);
         /* canonical only: 6 digits are for years outside 0..9999 */
-        if (y < 0 || (s[0] == '+' && y <= 9999) || (s[0] == '-' && y == 0))
-            return 0;
+        if (y < 0 || (s[0] == '+' && y <= 9999) || (s[0] == '-' && y == 0)) return 0;
         if (s[0] == '-') y = -y;
         s += 7;
     } else {
         return 0;
     }
-    if (s[0] != '-' || s[3] != '-' || s[6] != 'T' || s[9] != ':' ||
-        s[12] != ':' || s[15] != '.' || s[19] != 'Z')
+    if (s[0] != '-' || s[3] != '-' || s[6] != 'T' || s[9] != ':' || s[12] != ':' || s[15] != '.' ||
+        s[19] != 'Z')
         return 0;
     mo = get_digits(s + 1, 2);
     d = get_digits(s + 4, 2);
@@ -672,19 +676,18 @@ int dk_parse_iso(const uint8_t *s, size_t n, double *ms)
     mi = get_digits(s + 10, 2);
     se = get_digits(s + 13, 2);
     f = get_digits(s + 16, 3);
-    if (mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
-        se < 0 || se > 59 || f < 0)
+    if (mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59 ||
+        f < 0)
         return 0;
     if (d > month_days((int32_t)y, (int32_t)mo)) return 0;
-    t = (int64_t)days_from_civil((int32_t)y, (int32_t)mo, (int32_t)d) * 86400000 +
-        h * 3600000 + mi * 60000 + se * 1000 + f;
+    t = (int64_t)days_from_civil((int32_t)y, (int32_t)mo, (int32_t)d) * 86400000 + h * 3600000 +
+        mi * 60000 + se * 1000 + f;
     if (t > (int64_t)DK_DATE_MAX_MS || t < -(int64_t)DK_DATE_MAX_MS) return 0;
     *ms = (double)t;
     return 1;
 }
 
-static const char b64_chars[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /* Standard padded base64 of src[0..n) into out. */
 size_t dk_b64_encode(const uint8_t *src, size_t n, uint8_t *out)
@@ -692,8 +695,7 @@ size_t dk_b64_encode(const uint8_t *src, size_t n, uint8_t *out)
     size_t i = 0, o = 0;
 
     for (; n - i >= 3; i += 3) {
-        uint32_t v =
-            (uint32_t)src[i] << 16 | (uint32_t)src[i + 1] << 8 | src[i + 2];
+        uint32_t v = (uint32_t)src[i] << 16 | (uint32_t)src[i + 1] << 8 | src[i + 2];
         out[o++] = (uint8_t)b64_chars[v >> 18];
         out[o++] = (uint8_t)b64_chars[v >> 12 & 63];
         out[o++] = (uint8_t)b64_chars[v >> 6 & 63];
@@ -745,8 +747,7 @@ int dk_b64_decode(const uint8_t *s, size_t n, uint8_t *out, size_t *len)
 
         if ((a | b | c | d) < 0) return 0;
         if ((pad == 2 && (b & 15)) || (pad == 1 && (c & 3))) return 0;
-        v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 |
-            (uint32_t)d;
+        v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
         /* o <= i: all four characters are read before these writes */
         out[o++] = (uint8_t)(v >> 16);
         if (pad < 2) out[o++] = (uint8_t)(v >> 8);

@@ -21,15 +21,15 @@
 #define EXPORT __attribute__((used, visibility("default")))
 
 typedef struct dk_ctx {
-    dk_arena arena; /* scratch, reset per call */
-    dk_buf in;      /* input area: in.cap - DK_JSON_PADDING usable */
-    dk_buf out;     /* output of the last call */
-    dk_buf tape;    /* transcoding's intermediate tape, reused */
-    dk_buf u16;     /* decode (JSON and protobuf): UTF-16 side table of
+    dk_arena arena;             /* scratch, reset per call */
+    dk_buf in;                  /* input area: in.cap - DK_JSON_PADDING usable */
+    dk_buf out;                 /* output of the last call */
+    dk_buf tape;                /* transcoding's intermediate tape, reused */
+    dk_buf u16;                 /* decode (JSON and protobuf): UTF-16 side table of
                        the tape's strings; JSON encode: the output as
                        UTF-16 when not ASCII */
     uint32_t res[DK_RES_WORDS]; /* result words */
-    uint64_t seed;  /* dk_limits hash_seed of its calls (dk_ctx_seed) */
+    uint64_t seed;              /* dk_limits hash_seed of its calls (dk_ctx_seed) */
 } dk_ctx;
 
 /* A zeroed context; NULL on OOM. Owned by JS for the instance's lifetime. */
@@ -58,8 +58,7 @@ EXPORT uint8_t *dk_ctx_input(dk_ctx *c, uint32_t n)
 
     if ((size_t)n + DK_JSON_PADDING < (size_t)n) return NULL; /* wasm32 */
     c->in.len = 0;
-    if (dk_buf_reserve(&c->in, (size_t)n + DK_JSON_PADDING, &err, 0) != DK_OK)
-        return NULL;
+    if (dk_buf_reserve(&c->in, (size_t)n + DK_JSON_PADDING, &err, 0) != DK_OK) return NULL;
     return c->in.data;
 }
 
@@ -107,8 +106,7 @@ static int reject(dk_ctx *c, dk_err *err)
 static int start(dk_ctx *c, uint32_t len, dk_err *err)
 {
     begin(c);
-    if (!c->in.data || len > c->in.cap - DK_JSON_PADDING)
-        return reject(c, err);
+    if (!c->in.data || len > c->in.cap - DK_JSON_PADDING) return reject(c, err);
     return 0;
 }
 
@@ -137,8 +135,8 @@ EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
     int form = DK_FORM_ASCII;
 
     if (start(c, tape_len, &err) != 0) return (int)err.code;
-    (void)dk_json_write_ex(c->in.data, tape_len, &lim, DK_WRITE_MAY_WIDE, &c->arena, &c->out,
-                           &form, &err);
+    (void)dk_json_write_ex(c->in.data, tape_len, &lim, DK_WRITE_MAY_WIDE, &c->arena, &c->out, &form,
+                           &err);
     if (finish(c, &err) != DK_OK) return (int)err.code;
     c->u16.len = 0;
     if (form == DK_FORM_UTF16) {
@@ -169,8 +167,8 @@ EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
  * dk_json_read_utf16); that length is result word DK_RES_IN_LEN, for
  * error excerpts.
  */
-EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
-                              uint32_t max_length, uint32_t units)
+EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth, uint32_t max_length,
+                              uint32_t units)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
     dk_err err = {DK_OK, NULL, 0};
@@ -190,8 +188,8 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
     }
     if (start(c, json_len, &err) != 0) return (int)err.code;
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
-    (void)dk_json_read_ex(c->in.data, json_len, DK_READ_PADDED, &lim,
-                          &c->arena, &c->out, &c->u16, &c->res[DK_RES_KEEP], &err);
+    (void)dk_json_read_ex(c->in.data, json_len, DK_READ_PADDED, &lim, &c->arena, &c->out, &c->u16,
+                          &c->res[DK_RES_KEEP], &err);
     return finish_decode(c, &err);
 }
 
@@ -204,8 +202,8 @@ EXPORT int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
     if (start(c, tape_len, &err) != 0) return (int)err.code;
     /* The tape comes from the JS layer's TapeWriter: its strings are
      * WTF-8 by construction (darmok.h DK_WRITE_TRUSTED_TEXT). */
-    (void)dk_pb_write_ex(c->in.data, tape_len, &lim, DK_WRITE_TRUSTED_TEXT, &c->arena,
-                         &c->out, &err);
+    (void)dk_pb_write_ex(c->in.data, tape_len, &lim, DK_WRITE_TRUSTED_TEXT, &c->arena, &c->out,
+                         &err);
     return finish(c, &err);
 }
 
@@ -213,8 +211,8 @@ EXPORT int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
  * Decodes the darmok.Document in the input area into a tape in the output,
  * within the default amplification bound (darmok.h, DK_PB_EXPANSION).
  */
-EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
-                            uint32_t max_length, uint32_t flags)
+EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth, uint32_t max_length,
+                            uint32_t flags)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
     dk_err err = {DK_OK, NULL, 0};
@@ -226,29 +224,29 @@ EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
 }
 
 /* Transcodes the JSON text in the input area to a darmok.Document. */
-EXPORT int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len,
-                               uint32_t max_depth, uint32_t max_length)
+EXPORT int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
+                               uint32_t max_length)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, json_len, &err) != 0) return (int)err.code;
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
-    (void)dk_pb_from_json_opts(c->in.data, json_len, DK_READ_PADDED, &lim,
-                               &c->arena, &c->tape, &c->out, &err);
+    (void)dk_pb_from_json_opts(c->in.data, json_len, DK_READ_PADDED, &lim, &c->arena, &c->tape,
+                               &c->out, &err);
     return finish(c, &err);
 }
 
 /* Transcodes the darmok.Document in the input area to JSON text of at most
  * max_json bytes (0: no bound, as 0 is the default for every limit here). */
-EXPORT int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth,
-                             uint32_t max_length, uint32_t max_json)
+EXPORT int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth, uint32_t max_length,
+                             uint32_t max_json)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
     dk_err err = {DK_OK, NULL, 0};
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
-    (void)dk_pb_to_json_ex(c->in.data, pb_len, &lim, max_json != 0 ? max_json : SIZE_MAX, &c->arena, &c->tape, &c->out,
-                           &err);
+    (void)dk_pb_to_json_ex(c->in.data, pb_len, &lim, max_json != 0 ? max_json : SIZE_MAX, &c->arena,
+                           &c->tape, &c->out, &err);
     return finish(c, &err);
 }

@@ -25,10 +25,8 @@ typedef struct tw_frame {
 static int tw_put(dk_buf *out, const uint8_t *t, size_t n)
 {
     dk_err e = {DK_OK, NULL, 0};
-    if (dk_buf_reserve(out, n, &e, 0) != DK_OK)
-        return -1;
-    if (n)
-        memcpy(out->data + out->len, t, n);
+    if (dk_buf_reserve(out, n, &e, 0) != DK_OK) return -1;
+    if (n) memcpy(out->data + out->len, t, n);
     out->len += n;
     return 0;
 }
@@ -39,16 +37,12 @@ static int tw_str(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *no
 {
     uint32_t h;
     size_t len;
-    if (n - *i < 4)
-        return -1;
+    if (n - *i < 4) return -1;
     h = dk_rd32(t + *i);
     len = h >> DK_STR_SHIFT;
-    if ((h & DK_STR_KEYREF) == DK_STR_KEYREF || n - *i - 4 < len)
-        return -1;
-    if (!(h & DK_STR_ASCII))
-        ++*non_ascii;
-    if (out && tw_put(out, t + *i, 4 + len) != 0)
-        return -1;
+    if ((h & DK_STR_KEYREF) == DK_STR_KEYREF || n - *i - 4 < len) return -1;
+    if (!(h & DK_STR_ASCII)) ++*non_ascii;
+    if (out && tw_put(out, t + *i, 4 + len) != 0) return -1;
     *i += 4 + len;
     return 0;
 }
@@ -59,24 +53,20 @@ static int tw_key(const uint8_t *t, size_t n, size_t *i, dk_buf *out, size_t *no
                   size_t **keys, size_t *nkeys, size_t *kcap, long *refs)
 {
     uint32_t h;
-    if (n - *i < 4)
-        return -1;
+    if (n - *i < 4) return -1;
     h = dk_rd32(t + *i);
     if ((h & DK_STR_KEYREF) == DK_STR_KEYREF) {
         size_t k = h >> DK_STR_SHIFT, at;
-        if (k >= *nkeys)
-            return -1;
+        if (k >= *nkeys) return -1;
         at = (*keys)[k];
-        if (tw_put(out, t + at, 4 + (dk_rd32(t + at) >> DK_STR_SHIFT)) != 0)
-            return -1;
+        if (tw_put(out, t + at, 4 + (dk_rd32(t + at) >> DK_STR_SHIFT)) != 0) return -1;
         *i += 4;
         ++*refs;
         return 0;
     }
     if (*nkeys == *kcap) {
         size_t *nk = realloc(*keys, (*kcap = *kcap ? 2 * *kcap : 64) * sizeof *nk);
-        if (!nk)
-            return -1;
+        if (!nk) return -1;
         *keys = nk;
     }
     (*keys)[(*nkeys)++] = *i;
@@ -111,20 +101,22 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, 
         int container = 0, rec = 0;
         if (key_next && tw_key(t, n, &i, out, non_ascii, &keys, &nkeys, &kcap, &refs) != 0)
             goto done;
-        if (i >= n)
-            goto done;
+        if (i >= n) goto done;
         op = t[i++];
         /* a string reference expands to a STR of the str it names */
-        if (tw_put(out, op == DK_T_STRREF ? &str_op : &op, 1) != 0)
-            goto done;
-        if (op >= DK_T_ARRAY && op <= DK_T_ERROR && op != DK_T_HOLE)
-            ids++;
+        if (tw_put(out, op == DK_T_STRREF ? &str_op : &op, 1) != 0) goto done;
+        if (op >= DK_T_ARRAY && op <= DK_T_ERROR && op != DK_T_HOLE) ids++;
         switch (op) {
-        case DK_T_UNDEF: case DK_T_NULL: case DK_T_FALSE: case DK_T_TRUE: break;
-        case DK_T_INT: case DK_T_REF:
+        case DK_T_UNDEF:
+        case DK_T_NULL:
+        case DK_T_FALSE:
+        case DK_T_TRUE: break;
+        case DK_T_INT:
+        case DK_T_REF:
             if (n - i < 4 || tw_put(out, t + i, 4) != 0) goto done;
             if (op == DK_T_REF && dk_rd32(t + i) >= ids) goto done; /* not opened before it */
-            if (op == DK_T_REF && keep && dk_rd32(t + i) >= *keep) *keep = (size_t)dk_rd32(t + i) + 1;
+            if (op == DK_T_REF && keep && dk_rd32(t + i) >= *keep)
+                *keep = (size_t)dk_rd32(t + i) + 1;
             i += 4;
             break;
         case DK_T_HOLE:
@@ -132,11 +124,13 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, 
             used = dk_rd32(t + i);
             i += 4;
             break;
-        case DK_T_F64: case DK_T_DATE:
+        case DK_T_F64:
+        case DK_T_DATE:
             if (n - i < 8 || tw_put(out, t + i, 8) != 0) goto done;
             i += 8;
             break;
-        case DK_T_BIGINT: case DK_T_STR:
+        case DK_T_BIGINT:
+        case DK_T_STR:
             if (tw_str(t, n, &i, out, non_ascii) != 0) goto done;
             break;
         case DK_T_STRREF: { /* to an earlier str (not counted: no entry) */
@@ -159,13 +153,17 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, 
             i += 5 + len;
             break;
         }
-        case DK_T_ARRAY: case DK_T_SET: case DK_T_MAP:
+        case DK_T_ARRAY:
+        case DK_T_SET:
+        case DK_T_MAP:
             if (n - i < 4 || tw_put(out, t + i, 4) != 0) goto done;
             kids = (op == DK_T_MAP ? 2u : 1u) * (uint64_t)dk_rd32(t + i);
             i += 4;
             container = 1;
             break;
-        case DK_T_OBJECT: case DK_T_NULLPROTO: case DK_T_ERROR:
+        case DK_T_OBJECT:
+        case DK_T_NULLPROTO:
+        case DK_T_ERROR:
             if (n - i < 4 || tw_put(out, t + i, 4) != 0) goto done;
             kids = dk_rd32(t + i);
             i += 4;
@@ -179,8 +177,7 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, 
             i += 8;
             container = rec = 1;
             break;
-        default:
-            goto done;
+        default: goto done;
         }
         if (sp > 0) {
             if (used > st[sp - 1].left) goto done;
@@ -196,10 +193,8 @@ static long tw_walk(const uint8_t *t, size_t n, dk_buf *out, size_t *non_ascii, 
             st[sp].rec = rec;
             sp++;
         }
-        while (sp > 0 && st[sp - 1].left == 0)
-            sp--;
-        if (sp == 0)
-            break; /* the root is complete */
+        while (sp > 0 && st[sp - 1].left == 0) sp--;
+        if (sp == 0) break; /* the root is complete */
         key_next = st[sp - 1].rec;
     }
     rc = sp == 0 && i == n ? refs : -1;
@@ -246,12 +241,10 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
         size_t len, size;
         const uint8_t *have;
         uint8_t *nu;
-        if (un - p < 8)
-            goto done;
+        if (un - p < 8) goto done;
         at = dk_rd32(u + p);
         cnt = dk_rd32(u + p + 4);
-        if ((seen > 0 && at <= last) || (size_t)at + 4 > tn)
-            goto done;
+        if ((seen > 0 && at <= last) || (size_t)at + 4 > tn) goto done;
         h = dk_rd32(t + at);
         len = h >> DK_STR_SHIFT;
         if (((h & DK_STR_ASCII) && (!(cnt & DK_U16_SRC) || len < DK_U16_SRC_ASCII_MIN)) ||
@@ -259,23 +252,19 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
             goto done;
         if (cnt & DK_U16_SRC) {
             cnt &= ~DK_U16_SRC;
-            if (src == NULL || un - p < 12)
-                goto done;
+            if (src == NULL || un - p < 12) goto done;
             first = dk_rd32(u + p + 8);
-            if (first > src_n || cnt > src_n - first)
-                goto done;
+            if (first > src_n || cnt > src_n - first) goto done;
             have = src + 2 * (size_t)first;
             size = 12;
             srcs++;
         } else {
-            if ((un - p - 8) / 2 < cnt)
-                goto done;
+            if ((un - p - 8) / 2 < cnt) goto done;
             have = u + p + 8;
             size = 8 + 2 * (size_t)cnt;
         }
         nu = realloc(units, 2 * len + 2);
-        if (!nu)
-            goto done;
+        if (!nu) goto done;
         units = nu;
         if (dk_wtf8_to_utf16(t + at + 4, len, units) != cnt ||
             (cnt && memcmp(units, have, 2 * (size_t)cnt) != 0))
@@ -286,8 +275,7 @@ static long tw_check_side_table(const uint8_t *t, size_t tn, const uint8_t *u, s
         if (!(h & DK_STR_ASCII)) entries++;
     }
     rc = entries;
-    if (from_src)
-        *from_src = srcs;
+    if (from_src) *from_src = srcs;
 done:
     free(units);
     return rc;

@@ -21,7 +21,6 @@
 #include "test_rng.h"
 #include "test_util.h"
 
-
 /* ---- the reference: ECMA-262 21.4.1, literally ---------------------------- */
 
 static int64_t ref_floor_div(int64_t a, int64_t b)
@@ -79,7 +78,8 @@ static void check_time(int64_t t)
     size_t n = dk_fmt_iso((double)t, got), wn = ref_iso(t, want);
     double back = -1;
 
-    CHECK(n == wn && memcmp(got, want, wn) == 0, "%lld: %.*s, want %s", (long long)t, (int)n, got, want);
+    CHECK(n == wn && memcmp(got, want, wn) == 0, "%lld: %.*s, want %s", (long long)t, (int)n, got,
+          want);
     CHECK(dk_parse_iso((const uint8_t *)got, n, &back) == 1 && back == (double)t,
           "%.*s parses to %.17g, want %lld", (int)n, got, back, (long long)t);
 }
@@ -111,7 +111,8 @@ int main(void)
 
 #ifdef __wasm32__
     /* The point of the wasm32 run (make test-c-wasm): the .wasm's size_t. */
-    CHECK(sizeof(size_t) == 4 && sizeof(void *) == 4, "wasm32: size_t is %zu bytes", sizeof(size_t));
+    CHECK(sizeof(size_t) == 4 && sizeof(void *) == 4, "wasm32: size_t is %zu bytes",
+          sizeof(size_t));
     printf("c-format: running as wasm32\n");
 #endif
     for (int64_t v = -100000; v <= 100000; v++) check_int(v);

@@ -77,8 +77,7 @@ static char *object_of_keys(uint32_t n, int crafted, size_t *len)
             snprintf((char *)k, sizeof k, "r%016llx", (unsigned long long)x);
             memset(k + 17, 'z', 7);
         }
-        if (i > 0)
-            *p++ = ',';
+        if (i > 0) *p++ = ',';
         *p++ = '"';
         for (int j = 0; j < 24; j++) {
             if (k[j] < 0x20 || k[j] == '"' || k[j] == '\\')
@@ -132,8 +131,7 @@ int main(void)
         size_t len;
         char *text = object_of_keys(big ? 4 * n : n, 1, &len);
         CHECK(text != NULL, "could not craft the keys");
-        if (text == NULL)
-            break;
+        if (text == NULL) break;
         {
             unsigned long before = dk_pb_reseeds_seen;
             t[big] = transcode(text, len, SEED, &bytes[big], &blen[big]);
@@ -152,8 +150,8 @@ int main(void)
         free(text);
     }
     /* Growth, not a tight time: quadratic interning makes the larger 16x the smaller. */
-    CHECK(t[1] < 8 * t[0] + 0.05, "crafted keys: %.3f s for %u keys, %.3f s for %u", t[0], (unsigned)n,
-          t[1], (unsigned)(4 * n));
+    CHECK(t[1] < 8 * t[0] + 0.05, "crafted keys: %.3f s for %u keys, %.3f s for %u", t[0],
+          (unsigned)n, t[1], (unsigned)(4 * n));
     {
         /* And within a small factor of ordinary keys of the same length. */
         size_t len;
@@ -163,7 +161,8 @@ int main(void)
         unsigned long before = dk_pb_reseeds_seen;
         double plain = transcode(text, len, SEED, &b, &bl);
         CHECK(dk_pb_reseeds_seen == before, "ordinary keys made a table reseed");
-        CHECK(t[1] < 8 * plain + 0.05, "crafted keys %.3f s against ordinary keys %.3f s", t[1], plain);
+        CHECK(t[1] < 8 * plain + 0.05, "crafted keys %.3f s against ordinary keys %.3f s", t[1],
+              plain);
         free(b);
         free(text);
     }

@@ -181,8 +181,7 @@ static const char *hex(const uint8_t *p, size_t n)
 /* ---- the calls under test ---------------------------------------------- */
 
 /* Writes JSON from a tape; out is NUL-terminated for comparison. */
-static int write_json(const dk_buf *t, const dk_limits *lim, dk_buf *out,
-                      dk_err *err)
+static int write_json(const dk_buf *t, const dk_limits *lim, dk_buf *out, dk_err *err)
 {
     int rc = dk_json_write(t->data, t->len, lim, out, err);
     tb_raw(out, "", 1);
@@ -191,8 +190,7 @@ static int write_json(const dk_buf *t, const dk_limits *lim, dk_buf *out,
 }
 
 /* Reads JSON text into a tape. */
-static int read_json(const char *json, size_t len, const dk_limits *lim,
-                     dk_buf *out, dk_err *err)
+static int read_json(const char *json, size_t len, const dk_limits *lim, dk_buf *out, dk_err *err)
 {
     return dk_json_read((const uint8_t *)json, len, lim, out, err);
 }
@@ -256,8 +254,7 @@ static const wcase writer_cases[] = {
     {"s'\\xed\\xbf\\xbf'", "\"\\udfff\"", 1},
     {"s'\\xed\\x9f\\xbf'", "\"\xed\x9f\xbf\"", 1},
     {"B'0'", "{\"$BigInt\":\"0\"}", 1},
-    {"B'-123456789012345678901234567890'",
-     "{\"$BigInt\":\"-123456789012345678901234567890\"}", 1},
+    {"B'-123456789012345678901234567890'", "{\"$BigInt\":\"-123456789012345678901234567890\"}", 1},
     /* containers */
     {"A0", "[]", 1},
     {"O0", "{}", 1},
@@ -271,12 +268,13 @@ static const wcase writer_cases[] = {
     {"O1 '' i1", "{\"\":1}", 1},
     /* tanagra's key, escaped wherever an object has it (dk_json_write.c) */
     {"O2 '_serializationKey' s'x' 'o' O1 '_serializationKey' s'_serializationKey'",
-     "{\"\\u005fserializationKey\":\"x\",\"o\":{\"\\u005fserializationKey\":\"_serializationKey\"}}", 1},
+     "{\"\\u005fserializationKey\":\"x\",\"o\":{\"\\u005fserializationKey\":\"_serializationKey\"}"
+     "}",
+     1},
     {"O1 '_serializationKeys' i1", "{\"_serializationKeys\":1}", 1},
     {"P2 'a' i1 '$b' i2", "{\"$NullProto\":{\"a\":1,\"$$b\":2}}", 1},
     {"P0", "{\"$NullProto\":{}}", 1},
-    {"I 'Foo' #1 #2 'name' s'x' 'count' i0",
-     "{\"$\":\"Foo\",\"name\":\"x\",\"count\":0}", 1},
+    {"I 'Foo' #1 #2 'name' s'x' 'count' i0", "{\"$\":\"Foo\",\"name\":\"x\",\"count\":0}", 1},
     {"I 'Foo' #3 #1 '$v' i1", "{\"$\":\"Foo\",\"$v\":3,\"$$v\":1}", 1},
     {"I 'Foo' #1 #0", "{\"$\":\"Foo\"}", 1},
     {"M2 s'a' i1 O0 A0", "{\"$Map\":[[\"a\",1],[{},[]]]}", 1},
@@ -378,17 +376,15 @@ static void test_writer(void)
         int rc = write_json(&t, NULL, &out, &err);
 
         CHECK(rc == DK_OK && !strcmp((char *)out.data, c->json),
-              "write %s: rc %d (%s at %zu) got %s want %s", c->tape, rc,
-              err.msg, err.pos, (char *)out.data, c->json);
-        CHECK(err.code == DK_OK && err.msg == NULL && err.pos == 0,
-              "write %s: err not zeroed", c->tape);
+              "write %s: rc %d (%s at %zu) got %s want %s", c->tape, rc, err.msg, err.pos,
+              (char *)out.data, c->json);
+        CHECK(err.code == DK_OK && err.msg == NULL && err.pos == 0, "write %s: err not zeroed",
+              c->tape);
         if (c->canonical && rc == DK_OK) {
             rc = read_json((char *)out.data, out.len, NULL, &back, &err);
-            CHECK(rc == DK_OK && back.len == t.len &&
-                      !memcmp(back.data, t.data, t.len),
-                  "round trip %s: rc %d (%s at %zu) got %s want %s", c->tape,
-                  rc, err.msg, err.pos, hex(back.data, back.len),
-                  hex(t.data, t.len));
+            CHECK(rc == DK_OK && back.len == t.len && !memcmp(back.data, t.data, t.len),
+                  "round trip %s: rc %d (%s at %zu) got %s want %s", c->tape, rc, err.msg, err.pos,
+                  hex(back.data, back.len), hex(t.data, t.len));
         }
         free(t.data);
     }
@@ -397,10 +393,10 @@ static void test_writer(void)
         dk_buf t = tape(c->tape);
         int rc = write_json(&t, &depth3, &out, &err);
 
-        CHECK(rc == c->code && (int)err.code == c->code && err.pos == c->pos &&
-                  err.msg != NULL && out.len == 0,
-              "write bad %s: rc %d at %zu (%s), want %d at %zu", c->tape, rc,
-              err.pos, err.msg, c->code, c->pos);
+        CHECK(rc == c->code && (int)err.code == c->code && err.pos == c->pos && err.msg != NULL &&
+                  out.len == 0,
+              "write bad %s: rc %d at %zu (%s), want %d at %zu", c->tape, rc, err.pos, err.msg,
+              c->code, c->pos);
         free(t.data);
     }
     dk_buf_free(&out);
@@ -423,8 +419,7 @@ static void test_writer_prefixes(void)
             if (dk_json_write(copy, n, NULL, &out, &err) != DK_ERR_TAPE) bad++;
             free(copy);
         }
-        CHECK(!bad, "writer prefixes of %s: %d did not fail cleanly",
-              writer_cases[i].tape, bad);
+        CHECK(!bad, "writer prefixes of %s: %d did not fail cleanly", writer_cases[i].tape, bad);
         free(t.data);
     }
     dk_buf_free(&out);
@@ -467,8 +462,7 @@ static const rcase reader_cases[] = {
     {"2.2250738585072011e-308", "d2.225073858507201e-308", 0},
     {"\"\"", "s''", 1},
     {"\"abc\"", "s'abc'", 1},
-    {"\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "s'\"\\\\/\\x08\\x0c\\x0a\\x0d\\x09'",
-     0},
+    {"\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "s'\"\\\\/\\x08\\x0c\\x0a\\x0d\\x09'", 0},
     {"\"\\u0041\\u00e9\\u20AC\"", "s'A\\xc3\\xa9\\xe2\\x82\\xac'", 0},
     {"\"\\u0000\"", "s'\\x00'", 1},
     {"\"\\ud83d\\ude00\"", "s'\\xf0\\x9f\\x98\\x80'", 0},
@@ -476,8 +470,8 @@ static const rcase reader_cases[] = {
     {"\"\\udc00\\ud800\"", "s'\\xed\\xb0\\x80\\xed\\xa0\\x80'", 0},
     {"\"\\ud800\\u0041\"", "s'\\xed\\xa0\\x80A'", 0},
     {"\"\\ud800\\ud800\\udc00\"", "s'\\xed\\xa0\\x80\\xf0\\x90\\x80\\x80'", 0},
-    {"\"\xc3\xa9\xe2\x80\xa8\xf4\x8f\xbf\xbf\"",
-     "s'\\xc3\\xa9\\xe2\\x80\\xa8\\xf4\\x8f\\xbf\\xbf'", 1},
+    {"\"\xc3\xa9\xe2\x80\xa8\xf4\x8f\xbf\xbf\"", "s'\\xc3\\xa9\\xe2\\x80\\xa8\\xf4\\x8f\\xbf\\xbf'",
+     1},
     {"[]", "A0", 1},
     {"[ ]", "A0", 0},
     {"[1,[2,[]],\"x\"]", "A3 i1 A2 i2 A0 s'x'", 1},
@@ -515,8 +509,7 @@ static const rcase reader_cases[] = {
     {"{\"$Error\":{\"name\":\"E\",\"message\":\"m\",\"cause\":{\"$ref\":0}}}",
      "E3 'name' s'E' 'message' s'm' 'cause' @0", 1},
     {"{\"$\":\"Foo\"}", "I 'Foo' #1 #0", 1},
-    {"{\"$\":\"Foo\",\"$v\":2,\"a\":1,\"$$v\":3}",
-     "I 'Foo' #2 #2 'a' i1 '$v' i3", 1},
+    {"{\"$\":\"Foo\",\"$v\":2,\"a\":1,\"$$v\":3}", "I 'Foo' #2 #2 'a' i1 '$v' i3", 1},
     {"{\"$\":\"Foo\",\"$v\":1}", "I 'Foo' #1 #0", 0},
     /* the key "$" written otherwise: through the tag slot, same tape */
     {"{ \"$\" : \"Foo\", \"a\" : 1 }", "I 'Foo' #1 #1 'a' i1", 0},
@@ -529,16 +522,15 @@ static const rcase reader_cases[] = {
     {"{\"$Int32Array\":\"AQAAAA==\"}", "Y8 #4 x01000000", 1},
     {"{\"$DataView\":\"\"}", "Y2 #0", 1},
     {"{\"$Uint8ClampedArray\":\"\\u0041A==\"}", "Y5 #1 x00", 0},
-    {"[{\"$Date\":null},{\"$ref\":1},{\"$Buffer\":\"\"},{\"$ref\":2}]",
-     "A4 Dnan @1 Y0 #0 @2", 1},    /* read_number's short integers: up to 9 digits, then what follows
+    {"[{\"$Date\":null},{\"$ref\":1},{\"$Buffer\":\"\"},{\"$ref\":2}]", "A4 Dnan @1 Y0 #0 @2",
+     1}, /* read_number's short integers: up to 9 digits, then what follows
        decides; longer ones, fractions and exponents go the general way */
     {"999999999", "i999999999", 1},
     {"-999999999", "i-999999999", 1},
     {"1000000000", "i1000000000", 1},
     {"-2147483647", "i-2147483647", 1},
     {"4294967297", "d4294967297", 1},
-    {"[12,3.5,7e1,8E0,-9,10,123456789.5,5e-1]",
-     "A8 i12 d3.5 d70 d8 i-9 i10 d123456789.5 d0.5", 0},
+    {"[12,3.5,7e1,8E0,-9,10,123456789.5,5e-1]", "A8 i12 d3.5 d70 d8 i-9 i10 d123456789.5 d0.5", 0},
     /* read_str_op's short strings: a closing quote within 16 bytes, with
        nothing before it to unescape or check; else the general path */
     {"[\"abcdefghijklmno\",\"abcdefghijklmnop\",\"abcdefghijklmnopq\"]",
@@ -726,15 +718,13 @@ static void test_reader(void)
         if (!c->tape) continue;
         t = tape(c->tape);
         rc = read_json(c->json, strlen(c->json), NULL, &out, &err);
-        CHECK(rc == DK_OK && out.len == t.len &&
-                  !memcmp(out.data, t.data, t.len),
-              "read %s: rc %d (%s at %zu) got %s want %s", c->json, rc, err.msg,
-              err.pos, hex(out.data, out.len), hex(t.data, t.len));
+        CHECK(rc == DK_OK && out.len == t.len && !memcmp(out.data, t.data, t.len),
+              "read %s: rc %d (%s at %zu) got %s want %s", c->json, rc, err.msg, err.pos,
+              hex(out.data, out.len), hex(t.data, t.len));
         if (c->canonical && rc == DK_OK) {
             rc = write_json(&out, NULL, &back, &err);
-            CHECK(rc == DK_OK && !strcmp((char *)back.data, c->json),
-                  "round trip %s: rc %d got %s", c->json, rc,
-                  (char *)back.data);
+            CHECK(rc == DK_OK && !strcmp((char *)back.data, c->json), "round trip %s: rc %d got %s",
+                  c->json, rc, (char *)back.data);
         }
         free(t.data);
     }
@@ -742,10 +732,10 @@ static void test_reader(void)
         const rbad *c = &reader_bad[i];
         int rc = read_json(c->json, strlen(c->json), NULL, &out, &err);
 
-        CHECK(rc == c->code && (int)err.code == c->code && err.pos == c->pos &&
-                  err.msg != NULL && out.len == 0,
-              "read bad %s: rc %d at %zu (%s), want %d at %zu", c->json, rc,
-              err.pos, err.msg, c->code, c->pos);
+        CHECK(rc == c->code && (int)err.code == c->code && err.pos == c->pos && err.msg != NULL &&
+                  out.len == 0,
+              "read bad %s: rc %d at %zu (%s), want %d at %zu", c->json, rc, err.pos, err.msg,
+              c->code, c->pos);
     }
     dk_buf_free(&out);
     dk_buf_free(&back);
@@ -775,8 +765,7 @@ static void test_reader_prefixes(void)
             memcpy(copy, json, n);
             rc = read_json(copy, n, NULL, &out, &err);
             if (rc != DK_OK && !(rc == DK_ERR_SYNTAX && err.pos == n)) {
-                fprintf(stderr, "prefix %zu of %s: rc %d at %zu\n", n, json, rc,
-                        err.pos);
+                fprintf(stderr, "prefix %zu of %s: rc %d at %zu\n", n, json, rc, err.pos);
                 bad++;
             }
             {
@@ -791,8 +780,8 @@ static void test_reader_prefixes(void)
                 memcpy(padded, json, n);
                 prc = dk_json_read_opts(padded, n, DK_READ_PADDED, NULL, &scratch, &out, &err);
                 if (prc != rc) {
-                    fprintf(stderr, "prefix %zu of %s in place: rc %d, copied %d\n", n, json,
-                            prc, rc);
+                    fprintf(stderr, "prefix %zu of %s in place: rc %d, copied %d\n", n, json, prc,
+                            rc);
                     bad++;
                 }
                 dk_arena_free(&scratch);
@@ -801,10 +790,8 @@ static void test_reader_prefixes(void)
             memcpy(copy, json, n);
             copy[n] = 1;
             rc = read_json(copy, n + 1, NULL, &out, &err);
-            if (!(rc == DK_ERR_SYNTAX && err.pos == n) &&
-                !(rc == DK_ERR_FORMAT && err.pos <= n)) {
-                fprintf(stderr, "0x01 at %zu of %s: rc %d at %zu\n", n, json,
-                        rc, err.pos);
+            if (!(rc == DK_ERR_SYNTAX && err.pos == n) && !(rc == DK_ERR_FORMAT && err.pos <= n)) {
+                fprintf(stderr, "0x01 at %zu of %s: rc %d at %zu\n", n, json, rc, err.pos);
                 bad++;
             }
             free(copy);
@@ -827,8 +814,7 @@ static void test_depth(void)
     rc = read_json("[[1]]", 5, &two, &out, &err);
     CHECK(rc == DK_OK, "[[1]] at depth 2: %d", rc);
     rc = read_json("[[[1]]]", 7, &two, &out, &err);
-    CHECK(rc == DK_ERR_DEPTH && err.pos == 2, "[[[1]]]: %d at %zu", rc,
-          err.pos);
+    CHECK(rc == DK_ERR_DEPTH && err.pos == 2, "[[[1]]]: %d at %zu", rc, err.pos);
     rc = read_json("[{}]", 4, &two, &out, &err);
     CHECK(rc == DK_OK, "[{}] at depth 2: %d", rc);
     rc = read_json("[[{}]]", 6, &two, &out, &err);
@@ -839,16 +825,14 @@ static void test_depth(void)
     rc = read_json("[{\"$Map\":[[1,2]]}]", 18, &two, &out, &err);
     CHECK(rc == DK_OK, "Map at depth 2: %d", rc);
     rc = read_json("[{\"$Map\":[[[],2]]}]", 19, &two, &out, &err);
-    CHECK(rc == DK_ERR_DEPTH && err.pos == 11, "Map key: %d at %zu", rc,
-          err.pos);
+    CHECK(rc == DK_ERR_DEPTH && err.pos == 11, "Map key: %d at %zu", rc, err.pos);
     rc = read_json("[{\"$\":\"A\",\"x\":{\"a\":1}}]", 23, &two, &out, &err);
-    CHECK(rc == DK_ERR_DEPTH && err.pos == 14, "instance: %d at %zu", rc,
-          err.pos);
+    CHECK(rc == DK_ERR_DEPTH && err.pos == 14, "instance: %d at %zu", rc, err.pos);
 
     memset(bomb, '[', n);
     rc = read_json(bomb, n, NULL, &out, &err);
-    CHECK(rc == DK_ERR_DEPTH && err.pos == DK_DEFAULT_MAX_DEPTH,
-          "depth bomb: %d at %zu", rc, err.pos);
+    CHECK(rc == DK_ERR_DEPTH && err.pos == DK_DEFAULT_MAX_DEPTH, "depth bomb: %d at %zu", rc,
+          err.pos);
     {
         dk_limits deep = {200000, 0, 0};
         size_t k = 200000;
@@ -856,13 +840,11 @@ static void test_depth(void)
         memset(ok, '[', k);
         memset(ok + k, ']', k);
         rc = read_json(ok, 2 * k, &deep, &out, &err);
-        CHECK(rc == DK_OK, "200000 nested arrays with max_depth 200000: %d",
-              rc);
+        CHECK(rc == DK_OK, "200000 nested arrays with max_depth 200000: %d", rc);
         if (rc == DK_OK) {
             dk_buf json = {0};
             rc = write_json(&out, &deep, &json, &err);
-            CHECK(rc == DK_OK && json.len == 2 * k &&
-                      !memcmp(json.data, ok, 2 * k),
+            CHECK(rc == DK_OK && json.len == 2 * k && !memcmp(json.data, ok, 2 * k),
                   "200000 nested arrays written back: %d", rc);
             dk_buf_free(&json);
         }
@@ -908,11 +890,10 @@ static void test_max_length(void)
     dk_err err;
 
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        int rc =
-            read_json(cases[i].json, strlen(cases[i].json), &three, &out, &err);
+        int rc = read_json(cases[i].json, strlen(cases[i].json), &three, &out, &err);
         CHECK(rc == cases[i].code && err.pos == cases[i].pos,
-              "max_length 3 %s: %d at %zu, want %d at %zu", cases[i].json, rc,
-              err.pos, cases[i].code, cases[i].pos);
+              "max_length 3 %s: %d at %zu, want %d at %zu", cases[i].json, rc, err.pos,
+              cases[i].code, cases[i].pos);
     }
     /* a date's string is not counted against max_length, on the inline
      * path (no whitespace) and the general one alike */
@@ -951,8 +932,7 @@ static void test_reuse(void)
     dk_arena a;
     dk_buf t = {0}, j = {0};
     dk_err err;
-    const char *doc =
-        "{\"$\":\"Foo\",\"a\":[1,2,{\"$Map\":[[\"k\",{\"$ref\":0}]]}]}";
+    const char *doc = "{\"$\":\"Foo\",\"a\":[1,2,{\"$Map\":[[\"k\",{\"$ref\":0}]]}]}";
     size_t len = strlen(doc);
     uint8_t *padded = calloc(len + DK_JSON_PADDING, 1);
     int ok = 1;
@@ -961,14 +941,12 @@ static void test_reuse(void)
     dk_arena_init(&a);
     for (int i = 0; i < 1000; i++) {
         dk_arena_reset(&a);
-        ok &= dk_json_read_opts(padded, len, DK_READ_PADDED, NULL, &a, &t,
-                                &err) == DK_OK;
+        ok &= dk_json_read_opts(padded, len, DK_READ_PADDED, NULL, &a, &t, &err) == DK_OK;
         dk_arena_reset(&a);
         ok &= dk_json_write_opts(t.data, t.len, NULL, &a, &j, &err) == DK_OK;
         ok &= j.len == len && !memcmp(j.data, doc, len);
         dk_arena_reset(&a);
-        ok &= dk_json_read_opts(padded, len - 1, 0, NULL, &a, &t, &err) ==
-              DK_ERR_SYNTAX;
+        ok &= dk_json_read_opts(padded, len - 1, 0, NULL, &a, &t, &err) == DK_ERR_SYNTAX;
     }
     CHECK(ok, "1000 reuse rounds");
     dk_arena_free(&a);
@@ -1010,8 +988,7 @@ static void test_mutations(void)
                 copy[rnd() % len] = pool[rnd() % (sizeof pool - 1)];
             }
             rc = read_json(copy, len, NULL, &t, &err);
-            if (rc < DK_OK || rc > DK_ERR_TOO_LARGE || (rc && !err.msg) ||
-                err.pos > len) {
+            if (rc < DK_OK || rc > DK_ERR_TOO_LARGE || (rc && !err.msg) || err.pos > len) {
                 bad++;
                 continue;
             }
@@ -1020,10 +997,9 @@ static void test_mutations(void)
             if (write_json(&t, NULL, &j, &err) != DK_OK ||
                 read_json((char *)j.data, j.len, NULL, &t2, &err) != DK_OK ||
                 write_json(&t2, NULL, &j, &err) != DK_OK ||
-                read_json((char *)j.data, j.len, NULL, &t3, &err) != DK_OK ||
-                t2.len != t3.len || memcmp(t2.data, t3.data, t2.len)) {
-                fprintf(stderr, "mutant %.*s: unstable round trip\n", (int)len,
-                        copy);
+                read_json((char *)j.data, j.len, NULL, &t3, &err) != DK_OK || t2.len != t3.len ||
+                memcmp(t2.data, t3.data, t2.len)) {
+                fprintf(stderr, "mutant %.*s: unstable round trip\n", (int)len, copy);
                 bad++;
             }
         }
@@ -1209,8 +1185,15 @@ static void test_short_strings(void)
     static const struct {
         const char *bytes, *json; /* json NULL: the tape is rejected */
     } odd[] = {
-        {"", ""}, {"\"", "\\\""}, {"\\", "\\\\"}, {"\x01", "\\u0001"}, {"\x1f", "\\u001f"},
-        {"\x7f", "\x7f"}, {"\xc3\xa9", "\xc3\xa9"}, {"\xed\xa0\x80", "\\ud800"}, {"\xff", NULL},
+        {"", ""},
+        {"\"", "\\\""},
+        {"\\", "\\\\"},
+        {"\x01", "\\u0001"},
+        {"\x1f", "\\u001f"},
+        {"\x7f", "\x7f"},
+        {"\xc3\xa9", "\xc3\xa9"},
+        {"\xed\xa0\x80", "\\ud800"},
+        {"\xff", NULL},
     };
     static const char tail[] = "zzzzzzzzzzzzzzzzzzzz"; /* 20 bytes after the string */
 
@@ -1254,7 +1237,8 @@ static void test_short_strings(void)
                     wl += (size_t)sprintf(want + wl, "\"%s\"%c", tail, as == 0 ? ']' : '}');
                     rc = dk_json_write(t.data, t.len, NULL, &out, &err);
                     if (odd[o].json == NULL)
-                        CHECK(rc == DK_ERR_TAPE, "bad byte at %zu of %zu (as %d) rejected: %d", j, n, as, rc);
+                        CHECK(rc == DK_ERR_TAPE, "bad byte at %zu of %zu (as %d) rejected: %d", j,
+                              n, as, rc);
                     else
                         CHECK(rc == DK_OK && out.len == wl && memcmp(out.data, want, wl) == 0,
                               "string of %zu with odd %zu at %zu (as %d): got %.*s", n, o, j, as,
@@ -1276,7 +1260,10 @@ static void test_short_strings(void)
  */
 static void test_tag_first(void)
 {
-    static const struct { const char *json; dk_code code; } cases[] = {
+    static const struct {
+        const char *json;
+        dk_code code;
+    } cases[] = {
         {"{\"$Date\":\"\"}", DK_ERR_FORMAT},   {"{ \"$Date\" : \"\"}", DK_ERR_FORMAT},
         {"{\"$Date\":\"x\"}", DK_ERR_FORMAT},  {"{\"$BigInt\":\"\"}", DK_ERR_FORMAT},
         {"{\"$Number\":\"\"}", DK_ERR_FORMAT}, {"{\"$RegExp\":[\"\",\"\"]}", DK_OK},
@@ -1287,7 +1274,8 @@ static void test_tag_first(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         dk_buf t = {0};
         dk_err err;
-        int rc = dk_json_read((const uint8_t *)cases[i].json, strlen(cases[i].json), NULL, &t, &err);
+        int rc =
+            dk_json_read((const uint8_t *)cases[i].json, strlen(cases[i].json), NULL, &t, &err);
 
         CHECK(rc == (int)cases[i].code, "%s first: %d (%s)", cases[i].json, rc,
               err.msg ? err.msg : "");

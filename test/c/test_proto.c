@@ -19,11 +19,30 @@
 #include "darmok.pb-c.h"
 
 #define S(lit) lit, sizeof(lit) - 1
-static void tb_str(dk_buf *t, const char *s, size_t n) { tb_strn(t, s, n); }
-static void v_str(dk_buf *t, const char *s, size_t n) { tb_op(t, DK_T_STR); tb_strn(t, s, n); }
-static void v_int(dk_buf *t, int32_t i) { tb_op(t, DK_T_INT); tb_u32(t, (uint32_t)i); }
-static void v_f64(dk_buf *t, double x) { tb_op(t, DK_T_F64); tb_f64(t, x); }
-static void v_hdr(dk_buf *t, int op, uint32_t n) { tb_op(t, op); tb_u32(t, n); }
+static void tb_str(dk_buf *t, const char *s, size_t n)
+{
+    tb_strn(t, s, n);
+}
+static void v_str(dk_buf *t, const char *s, size_t n)
+{
+    tb_op(t, DK_T_STR);
+    tb_strn(t, s, n);
+}
+static void v_int(dk_buf *t, int32_t i)
+{
+    tb_op(t, DK_T_INT);
+    tb_u32(t, (uint32_t)i);
+}
+static void v_f64(dk_buf *t, double x)
+{
+    tb_op(t, DK_T_F64);
+    tb_f64(t, x);
+}
+static void v_hdr(dk_buf *t, int op, uint32_t n)
+{
+    tb_op(t, op);
+    tb_u32(t, n);
+}
 static void v_inst(dk_buf *t, const char *key, size_t kn, uint32_t version, uint32_t n)
 {
     tb_op(t, DK_T_INSTANCE);
@@ -78,8 +97,8 @@ static dk_code t_transcode(int to_pb, const uint8_t *in, size_t n, const uint8_t
     memset(err, 0, sizeof *err);
     rc = to_pb ? dk_pb_from_json_opts(in, n, 0, NULL, &json_side.arena, &json_side.tape,
                                       &json_side.out, err)
-               : dk_pb_to_json_opts(in, n, NULL, &json_side.arena, &json_side.tape,
-                                    &json_side.out, err);
+               : dk_pb_to_json_opts(in, n, NULL, &json_side.arena, &json_side.tape, &json_side.out,
+                                    err);
     *out = json_side.out.data;
     *out_len = json_side.out.len;
     return (dk_code)rc;
@@ -88,10 +107,8 @@ static dk_code t_transcode(int to_pb, const uint8_t *in, size_t n, const uint8_t
 static uint8_t *dup(const uint8_t *p, size_t n)
 {
     uint8_t *q = malloc(n ? n : 1);
-    if (q == NULL)
-        abort();
-    if (n)
-        memcpy(q, p, n);
+    if (q == NULL) abort();
+    if (n) memcpy(q, p, n);
     return q;
 }
 
@@ -104,8 +121,7 @@ static void json_identity(const char *name, const uint8_t *pb, size_t pb_len)
     uint8_t *jc;
     dk_code rc = t_transcode(0, pb, pb_len, &json, &json_len, &err);
     CHECK(rc == DK_OK, "%s: pb -> JSON: code %d %s at %zu", name, rc, err.msg, err.pos);
-    if (rc != DK_OK)
-        return;
+    if (rc != DK_OK) return;
     jc = dup(json, json_len);
     rc = t_transcode(1, jc, json_len, &pb2, &pb2_len, &err);
     CHECK(rc == DK_OK && pb2_len == pb_len && memcmp(pb2, pb, pb_len) == 0,
@@ -129,16 +145,16 @@ static void roundtrip_x(const char *name, const dk_buf *t, int via_json)
     uint8_t *pbc;
     dk_code rc = t_encode(t->data, t->len, 0, &pb, &pb_len, &err);
     CHECK(rc == DK_OK, "%s: encode: code %d %s at %zu", name, rc, err.msg, err.pos);
-    if (rc != DK_OK)
-        return;
+    if (rc != DK_OK) return;
     pbc = dup(pb, pb_len);
     {
         /* with its strings trusted (as from JS), the same bytes */
         uint8_t *tc = dup(t->data, t->len);
         dk_arena_reset(&enc_side.arena);
         rc = (dk_code)dk_pb_write_ex(tc, t->len, NULL, DK_WRITE_TRUSTED_TEXT, &enc_side.arena,
-                            &enc_side.out, &err);
-        CHECK(rc == DK_OK && enc_side.out.len == pb_len && memcmp(enc_side.out.data, pbc, pb_len) == 0,
+                                     &enc_side.out, &err);
+        CHECK(rc == DK_OK && enc_side.out.len == pb_len &&
+                  memcmp(enc_side.out.data, pbc, pb_len) == 0,
               "%s: trusted-text encode differs (code %d)", name, rc);
         free(tc);
     }
@@ -151,8 +167,7 @@ static void roundtrip_x(const char *name, const dk_buf *t, int via_json)
         CHECK(rc == DK_OK && pb2_len == pb_len && memcmp(pb2, pbc, pb_len) == 0,
               "%s: protobuf differs on re-encode", name);
     }
-    if (via_json)
-        json_identity(name, pbc, pb_len);
+    if (via_json) json_identity(name, pbc, pb_len);
     free(pbc);
 }
 
@@ -170,12 +185,13 @@ static void expect_decode(const char *name, const uint8_t *p, size_t n, uint32_t
     CHECK(rc == want && err.code == want && (want == DK_OK || err.msg != NULL) &&
               (want_pos < 0 || err.pos == (size_t)want_pos) &&
               (want_msg == NULL || (err.msg != NULL && strstr(err.msg, want_msg) != NULL)),
-          "%s: decode gave code %d (%s) at %zu, want %d at %ld", name, rc,
-          err.msg ? err.msg : "-", err.pos, want, want_pos);
+          "%s: decode gave code %d (%s) at %zu, want %d at %ld", name, rc, err.msg ? err.msg : "-",
+          err.pos, want, want_pos);
     free(copy);
 }
 
-static void expect_encode(const char *name, const dk_buf *t, uint32_t depth, dk_code want, long want_pos)
+static void expect_encode(const char *name, const dk_buf *t, uint32_t depth, dk_code want,
+                          long want_pos)
 {
     const uint8_t *out;
     size_t out_len;
@@ -183,8 +199,8 @@ static void expect_encode(const char *name, const dk_buf *t, uint32_t depth, dk_
     uint8_t *copy = dup(t->data, t->len);
     dk_code rc = t_encode(copy, t->len, depth, &out, &out_len, &err);
     CHECK(rc == want && (want_pos < 0 || err.pos == (size_t)want_pos),
-          "%s: encode gave code %d (%s) at %zu, want %d at %ld", name, rc,
-          err.msg ? err.msg : "-", err.pos, want, want_pos);
+          "%s: encode gave code %d (%s) at %zu, want %d at %ld", name, rc, err.msg ? err.msg : "-",
+          err.pos, want, want_pos);
     free(copy);
 }
 
@@ -194,8 +210,7 @@ static uint8_t *pack_doc(const Darmok__Document *doc, size_t *n)
     uint8_t *p;
     *n = darmok__document__get_packed_size(doc);
     p = malloc(*n ? *n : 1);
-    if (p == NULL)
-        abort();
+    if (p == NULL) abort();
     darmok__document__pack(doc, p);
     return p;
 }
@@ -241,20 +256,20 @@ static void sample(dk_buf *t, int count, FILE *json)
         return;
     }
     v_hdr(t, DK_T_ARRAY, (uint32_t)count);
-    if (json)
-        fputc('[', json);
+    if (json) fputc('[', json);
     for (i = 0; i < count; i++) {
-        if (json && i)
-            fputc(',', json);
+        if (json && i) fputc(',', json);
         sample_foo(t, 1 + 6 * (uint32_t)i, i, json);
     }
-    if (json)
-        fputc(']', json);
+    if (json) fputc(']', json);
 }
 
 /* ---- tape printer (for --decode) ----------------------------------------- */
 
-static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 static size_t print_str(const uint8_t *p)
 {
@@ -274,9 +289,10 @@ static size_t print_str(const uint8_t *p)
 /* Linear dump; indentation from a stack of remaining child counts. */
 static void print_tape(const uint8_t *p, size_t n)
 {
-    static const char *names[] = {"?", "undefined", "null", "false", "true", "int", "f64", "bigint", "str",
-                                  "array", "hole", "object", "nullproto", "instance", "map", "set", "date",
-                                  "regexp", "bytes", "error", "ref"};
+    static const char *names[] = {"?",         "undefined", "null", "false", "true", "int",
+                                  "f64",       "bigint",    "str",  "array", "hole", "object",
+                                  "nullproto", "instance",  "map",  "set",   "date", "regexp",
+                                  "bytes",     "error",     "ref"};
     uint64_t left[4096];
     int rec[4096];
     int depth = 0, key_next = 0;
@@ -295,20 +311,64 @@ static void print_tape(const uint8_t *p, size_t n)
         }
         printf("%s", op <= 20 ? names[op] : "??");
         switch (op) {
-        case DK_T_INT: printf(" %d", (int32_t)rd32(p + i)); i += 4; break;
-        case DK_T_F64: case DK_T_DATE: memcpy(&x, p + i, 8); printf(" %.17g", x); i += 8; break;
-        case DK_T_BIGINT: case DK_T_STR: putchar(' '); i += print_str(p + i); break;
-        case DK_T_REF: case DK_T_HOLE: printf(" %u", rd32(p + i)); i += 4; break;
-        case DK_T_ARRAY: case DK_T_SET: kids = rd32(p + i); printf(" %u", rd32(p + i)); i += 4; break;
-        case DK_T_MAP: kids = 2 * (uint64_t)rd32(p + i); printf(" %u", rd32(p + i)); i += 4; break;
-        case DK_T_OBJECT: case DK_T_NULLPROTO: case DK_T_ERROR:
-            kids = rd32(p + i); is_rec = 1; printf(" %u", rd32(p + i)); i += 4; break;
+        case DK_T_INT:
+            printf(" %d", (int32_t)rd32(p + i));
+            i += 4;
+            break;
+        case DK_T_F64:
+        case DK_T_DATE:
+            memcpy(&x, p + i, 8);
+            printf(" %.17g", x);
+            i += 8;
+            break;
+        case DK_T_BIGINT:
+        case DK_T_STR:
+            putchar(' ');
+            i += print_str(p + i);
+            break;
+        case DK_T_REF:
+        case DK_T_HOLE:
+            printf(" %u", rd32(p + i));
+            i += 4;
+            break;
+        case DK_T_ARRAY:
+        case DK_T_SET:
+            kids = rd32(p + i);
+            printf(" %u", rd32(p + i));
+            i += 4;
+            break;
+        case DK_T_MAP:
+            kids = 2 * (uint64_t)rd32(p + i);
+            printf(" %u", rd32(p + i));
+            i += 4;
+            break;
+        case DK_T_OBJECT:
+        case DK_T_NULLPROTO:
+        case DK_T_ERROR:
+            kids = rd32(p + i);
+            is_rec = 1;
+            printf(" %u", rd32(p + i));
+            i += 4;
+            break;
         case DK_T_INSTANCE:
-            putchar(' '); i += print_str(p + i);
-            printf(" v%u", rd32(p + i)); kids = rd32(p + i + 4); is_rec = 1;
-            printf(" %u", rd32(p + i + 4)); i += 8; break;
-        case DK_T_REGEXP: putchar(' '); i += print_str(p + i); putchar(' '); i += print_str(p + i); break;
-        case DK_T_BYTES: printf(" kind=%u len=%u", p[i], rd32(p + i + 1)); i += 5 + rd32(p + i + 1); break;
+            putchar(' ');
+            i += print_str(p + i);
+            printf(" v%u", rd32(p + i));
+            kids = rd32(p + i + 4);
+            is_rec = 1;
+            printf(" %u", rd32(p + i + 4));
+            i += 8;
+            break;
+        case DK_T_REGEXP:
+            putchar(' ');
+            i += print_str(p + i);
+            putchar(' ');
+            i += print_str(p + i);
+            break;
+        case DK_T_BYTES:
+            printf(" kind=%u len=%u", p[i], rd32(p + i + 1));
+            i += 5 + rd32(p + i + 1);
+            break;
         default: break;
         }
         putchar('\n');
@@ -324,8 +384,7 @@ static void print_tape(const uint8_t *p, size_t n)
                 depth++;
             }
         }
-        while (depth > 0 && left[depth - 1] == 0)
-            depth--;
+        while (depth > 0 && left[depth - 1] == 0) depth--;
         key_next = depth > 0 && rec[depth - 1];
     }
 }
@@ -334,8 +393,7 @@ static int read_file(const char *path, uint8_t **p, size_t *n)
 {
     FILE *f = fopen(path, "rb");
     long len;
-    if (f == NULL)
-        return -1;
+    if (f == NULL) return -1;
     fseek(f, 0, SEEK_END);
     len = ftell(f);
     fseek(f, 0, SEEK_SET);
@@ -352,12 +410,23 @@ static void test_scalars(void)
     static const int32_t ints[] = {0, 1, -1, 127, 128, -64, -65, 2147483647, -2147483647 - 1};
     static const double nums[] = {0.5, -0.0, 1e308, 5e-324, -1.25, 1e21};
     static const int ops[] = {DK_T_UNDEF, DK_T_NULL, DK_T_FALSE, DK_T_TRUE};
-    static const char *bigints[] = {"0", "-1", "123456789012345678901234567890", "-98765432109876543210"};
-    struct { const char *s; size_t n; const char *what; } strs[] = {
-        {S(""), "empty"}, {S("abc"), "ascii"}, {S("h\xc3\xa9llo"), "latin"},
-        {S("\xf0\x9f\x98\x80"), "emoji"}, {S("\xed\xa0\x80"), "lone high"},
-        {S("a\xed\xb0\x80z"), "lone low"}, {S("\xed\xb0\x80\xed\xa0\x80"), "low then high"},
-        {S("a\0b"), "nul"}, {S("\0\xed\xa0\x80"), "nul+surrogate"}, {S("\x7f\xef\xbf\xbf"), "del+U+FFFF"},
+    static const char *bigints[] = {"0", "-1", "123456789012345678901234567890",
+                                    "-98765432109876543210"};
+    struct {
+        const char *s;
+        size_t n;
+        const char *what;
+    } strs[] = {
+        {S(""), "empty"},
+        {S("abc"), "ascii"},
+        {S("h\xc3\xa9llo"), "latin"},
+        {S("\xf0\x9f\x98\x80"), "emoji"},
+        {S("\xed\xa0\x80"), "lone high"},
+        {S("a\xed\xb0\x80z"), "lone low"},
+        {S("\xed\xb0\x80\xed\xa0\x80"), "low then high"},
+        {S("a\0b"), "nul"},
+        {S("\0\xed\xa0\x80"), "nul+surrogate"},
+        {S("\x7f\xef\xbf\xbf"), "del+U+FFFF"},
     };
     size_t i;
     dk_buf t = {0};
@@ -448,10 +517,14 @@ static void test_containers(void)
        same length, none, another class with the same keys, the same class
        nested inside one, and more classes than the recent class keys */
     {
-        static const struct { const char *cls; uint32_t version; const char *keys; } v[] = {
-            {"C", 1, "ab"}, {"C", 1, "ab"}, {"C", 1, "ba"}, {"C", 1, "a"}, {"C", 1, "abc"},
-            {"C", 1, "ab"}, {"C", 2, "ab"}, {"C", 1, "ax"}, {"C", 1, ""}, {"D", 1, "ab"},
-            {"C", 1, "ab"}, {"C1", 1, "a"}, {"C2", 1, "a"}, {"C3", 1, "b"}, {"C4", 1, "a"},
+        static const struct {
+            const char *cls;
+            uint32_t version;
+            const char *keys;
+        } v[] = {
+            {"C", 1, "ab"},  {"C", 1, "ab"}, {"C", 1, "ba"}, {"C", 1, "a"},   {"C", 1, "abc"},
+            {"C", 1, "ab"},  {"C", 2, "ab"}, {"C", 1, "ax"}, {"C", 1, ""},    {"D", 1, "ab"},
+            {"C", 1, "ab"},  {"C1", 1, "a"}, {"C2", 1, "a"}, {"C3", 1, "b"},  {"C4", 1, "a"},
             {"C5", 1, "ab"}, {"C1", 1, "a"}, {"C", 1, "ab"}, {"C2", 1, "ba"}, {"C", 2, "ab"},
         };
         const size_t nv = sizeof v / sizeof v[0];
@@ -645,8 +718,7 @@ static void test_depth(void)
     dk_err err;
     uint8_t *copy;
 
-    for (i = 0; i < 999; i++)
-        v_hdr(&t, DK_T_ARRAY, 1);
+    for (i = 0; i < 999; i++) v_hdr(&t, DK_T_ARRAY, 1);
     v_int(&t, 7);
     roundtrip("999 nested arrays", &t);
     expect_encode("depth limit on encode", &t, 10, DK_ERR_DEPTH, 50);
@@ -660,8 +732,7 @@ static void test_depth(void)
         free(copy);
     }
     t.len = 0;
-    for (i = 0; i < 1001; i++)
-        v_hdr(&t, DK_T_ARRAY, 1);
+    for (i = 0; i < 1001; i++) v_hdr(&t, DK_T_ARRAY, 1);
     v_int(&t, 7);
     expect_encode("default depth 1000", &t, 0, DK_ERR_DEPTH, 5000);
     dk_buf_free(&t);
@@ -689,10 +760,10 @@ static void test_bad_tapes(void)
     }
     CHECK(all_clean, "every tape prefix gives DK_ERR_TAPE");
 
-#define BAD_TAPE(name, pos, ...)            \
-    do {                                    \
-        t.len = 0;                            \
-        __VA_ARGS__;                        \
+#define BAD_TAPE(name, pos, ...)                      \
+    do {                                              \
+        t.len = 0;                                    \
+        __VA_ARGS__;                                  \
         expect_encode(name, &t, 0, DK_ERR_TAPE, pos); \
     } while (0)
     BAD_TAPE("unknown op", 0, tb_op(&t, 99));
@@ -701,7 +772,8 @@ static void test_bad_tapes(void)
     BAD_TAPE("forward REF", 5, v_hdr(&t, DK_T_ARRAY, 1); tb_op(&t, DK_T_REF); tb_u32(&t, 1));
     BAD_TAPE("REF at root", 0, tb_op(&t, DK_T_REF); tb_u32(&t, 0));
     BAD_TAPE("hole at root", 0, v_hdr(&t, DK_T_HOLE, 1));
-    BAD_TAPE("hole in object", 10, v_hdr(&t, DK_T_OBJECT, 1); tb_str(&t, S("a")); v_hdr(&t, DK_T_HOLE, 1));
+    BAD_TAPE("hole in object", 10, v_hdr(&t, DK_T_OBJECT, 1); tb_str(&t, S("a"));
+             v_hdr(&t, DK_T_HOLE, 1));
     BAD_TAPE("hole past length", 5, v_hdr(&t, DK_T_ARRAY, 2); v_hdr(&t, DK_T_HOLE, 3));
     BAD_TAPE("hole 0", 5, v_hdr(&t, DK_T_ARRAY, 2); v_hdr(&t, DK_T_HOLE, 0));
     /* str flags are hints (as for the JSON writer): wrong ones are fine */
@@ -741,31 +813,35 @@ static void test_bad_tapes(void)
     BAD_TAPE("bigint -0", 0, tb_op(&t, DK_T_BIGINT); tb_str(&t, S("-0")));
     BAD_TAPE("bigint empty", 0, tb_op(&t, DK_T_BIGINT); tb_str(&t, S("")));
     BAD_TAPE("bytes kind", 0, tb_op(&t, DK_T_BYTES); tb_op(&t, 14); tb_u32(&t, 0));
-    BAD_TAPE("bytes length", 0, tb_op(&t, DK_T_BYTES); tb_op(&t, DK_BYTES_FLOAT64); tb_u32(&t, 4); tb_u32(&t, 0));
+    BAD_TAPE("bytes length", 0, tb_op(&t, DK_T_BYTES); tb_op(&t, DK_BYTES_FLOAT64); tb_u32(&t, 4);
+             tb_u32(&t, 0));
     BAD_TAPE("instance v0", 0, v_inst(&t, S("A"), 0, 0));
-    BAD_TAPE("error order", 5, v_hdr(&t, DK_T_ERROR, 2); tb_str(&t, S("message")); v_str(&t, S("m"));
-             tb_str(&t, S("name")); v_str(&t, S("E")));
+    BAD_TAPE("error order", 5, v_hdr(&t, DK_T_ERROR, 2); tb_str(&t, S("message"));
+             v_str(&t, S("m")); tb_str(&t, S("name")); v_str(&t, S("E")));
     BAD_TAPE("error without fields", 5, v_hdr(&t, DK_T_ARRAY, 1); v_hdr(&t, DK_T_ERROR, 0));
     BAD_TAPE("huge object count", 5, v_hdr(&t, DK_T_OBJECT, 0xFFFFFFFFu));
     dk_buf_free(&t);
 }
 
 /* Hand-made documents: a Document with its streams set from arrays. */
-#define ARR(field, type, ...)                                              \
-    do {                                                                   \
-        static type field##_v[] = {__VA_ARGS__};                           \
-        doc.field = field##_v;                                             \
-        doc.n_##field = sizeof field##_v / sizeof field##_v[0];            \
+#define ARR(field, type, ...)                                   \
+    do {                                                        \
+        static type field##_v[] = {__VA_ARGS__};                \
+        doc.field = field##_v;                                  \
+        doc.n_##field = sizeof field##_v / sizeof field##_v[0]; \
     } while (0)
 #define K(x) DARMOK__KIND__KIND_##x
 #define NONE(field) (doc.n_##field = 0)
 
 /* A bytes value from a string literal, as a static initializer. */
-#define B(lit) {sizeof(lit) - 1, (uint8_t *)(lit)}
+#define B(lit)                            \
+    {                                     \
+        sizeof(lit) - 1, (uint8_t *)(lit) \
+    }
 
 /* Decode doc; want is the code, want_pos the offset (-1: any). */
-static void decode_doc_at(const char *name, Darmok__Document *doc, uint32_t depth,
-                          uint32_t maxlen, dk_code want, long want_pos)
+static void decode_doc_at(const char *name, Darmok__Document *doc, uint32_t depth, uint32_t maxlen,
+                          dk_code want, long want_pos)
 {
     size_t n;
     uint8_t *p = pack_doc(doc, &n);
@@ -1067,23 +1143,36 @@ static void test_bad_documents(void)
 static void test_json_transcode(void)
 {
     static const char *docs[] = {
-        "null", "true", "0", "-1.5", "\"x\"", "[]", "{}",
+        "null",
+        "true",
+        "0",
+        "-1.5",
+        "\"x\"",
+        "[]",
+        "{}",
         "{\"$undefined\":0}",
-        "[{\"$Number\":\"NaN\"},{\"$Number\":\"-0\"},{\"$Number\":\"Infinity\"},{\"$Number\":\"-Infinity\"},1e+21,5e-324]",
+        "[{\"$Number\":\"NaN\"},{\"$Number\":\"-0\"},{\"$Number\":\"Infinity\"},{\"$Number\":\"-"
+        "Infinity\"},1e+21,5e-324]",
         "{\"$BigInt\":\"-12345678901234567890\"}",
-        "[{\"$Date\":\"2020-01-02T03:04:05.006Z\"},{\"$Date\":null},{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}]",
+        "[{\"$Date\":\"2020-01-02T03:04:05.006Z\"},{\"$Date\":null},{\"$Date\":\"+275760-09-13T00:"
+        "00:00.000Z\"}]",
         "{\"$RegExp\":[\"a+b\\\\/\",\"gi\"]}",
         "{\"$Map\":[[1,2],[\"a\",{\"$ref\":0}],[{\"k\":1},{\"$Set\":[]}]]}",
         "{\"$Set\":[1,\"x\",{\"$ref\":0}]}",
         "{\"$NullProto\":{\"a\":1,\"$$b\":2}}",
-        "{\"$Error\":{\"name\":\"TypeError\",\"message\":\"m\",\"stack\":\"s\",\"cause\":{\"$ref\":0},\"code\":7}}",
+        "{\"$Error\":{\"name\":\"TypeError\",\"message\":\"m\",\"stack\":\"s\",\"cause\":{\"$ref\":"
+        "0},\"code\":7}}",
         "[1,{\"$hole\":2},3,{\"$hole\":1}]",
-        "[{\"$Uint8Array\":\"AAEC\"},{\"$Buffer\":\"\"},{\"$Float64Array\":\"AAAAAAAA8D8=\"},{\"$BigInt64Array\":\"AQAAAAAAAAA=\"}]",
+        "[{\"$Uint8Array\":\"AAEC\"},{\"$Buffer\":\"\"},{\"$Float64Array\":\"AAAAAAAA8D8=\"},{\"$"
+        "BigInt64Array\":\"AQAAAAAAAAA=\"}]",
         "{\"$$id\":1,\"$x\":2,\"y\":{\"$$set\":1}}",
         "{\"$\":\"Foo\",\"$v\":2,\"$$x\":1,\"y\":[{\"$\":\"Foo\",\"$v\":2,\"$$x\":2,\"y\":null}]}",
-        "[\"\\u0000\",\"\\ud800\",\"a\\udc00b\",\"\xf0\x9f\x98\x80\",\"caf\xc3\xa9\",\"\\\"\\\\\\n\"]",
+        "[\"\\u0000\",\"\\ud800\",\"a\\udc00b\",\"\xf0\x9f\x98\x80\",\"caf\xc3\xa9\","
+        "\"\\\"\\\\\\n\"]",
         "{\"\\ud800\":1,\"\\u0000\":2,\"\":3}",
-        "{\"$\":\"Foo\",\"name\":\"foo\",\"bars\":[{\"$\":\"Bar\",\"when\":{\"$Date\":\"2020-01-01T00:00:00.000Z\"}},{\"$ref\":2}],\"lookup\":{\"$Map\":[[\"a\",{\"$\":\"Baz\",\"n\":0}]]}}",
+        "{\"$\":\"Foo\",\"name\":\"foo\",\"bars\":[{\"$\":\"Bar\",\"when\":{\"$Date\":\"2020-01-"
+        "01T00:00:00.000Z\"}},{\"$ref\":2}],\"lookup\":{\"$Map\":[[\"a\",{\"$\":\"Baz\",\"n\":0}]]}"
+        "}",
     };
     size_t i;
     for (i = 0; i < sizeof docs / sizeof *docs; i++) {
@@ -1093,12 +1182,12 @@ static void test_json_transcode(void)
         uint8_t *pbc;
         dk_code rc = t_transcode(1, (const uint8_t *)docs[i], n, &pb, &pb_len, &err);
         CHECK(rc == DK_OK, "JSON -> pb %s: code %d %s at %zu", docs[i], rc, err.msg, err.pos);
-        if (rc != DK_OK)
-            continue;
+        if (rc != DK_OK) continue;
         pbc = dup(pb, pb_len);
         rc = t_transcode(0, pbc, pb_len, &json, &json_len, &err);
         CHECK(rc == DK_OK && json_len == n && memcmp(json, docs[i], n) == 0,
-              "JSON -> pb -> JSON differs for %s: got %.*s", docs[i], (int)json_len, (const char *)json);
+              "JSON -> pb -> JSON differs for %s: got %.*s", docs[i], (int)json_len,
+              (const char *)json);
         json_identity(docs[i], pbc, pb_len);
         free(pbc);
     }
@@ -1108,9 +1197,11 @@ static void test_json_transcode(void)
         size_t out_len;
         dk_err err;
         dk_code rc = t_transcode(1, (const uint8_t *)"[1,]", 4, &out, &out_len, &err);
-        CHECK(rc == DK_ERR_SYNTAX && err.pos == 3 && out_len == 0, "JSON syntax error offset: %d at %zu", rc, err.pos);
+        CHECK(rc == DK_ERR_SYNTAX && err.pos == 3 && out_len == 0,
+              "JSON syntax error offset: %d at %zu", rc, err.pos);
         rc = t_transcode(0, (const uint8_t *)"\x08\x01\x2a\x80", 4, &out, &out_len, &err);
-        CHECK(rc == DK_ERR_SYNTAX && err.pos == 3, "pb syntax error offset: %d at %zu", rc, err.pos);
+        CHECK(rc == DK_ERR_SYNTAX && err.pos == 3, "pb syntax error offset: %d at %zu", rc,
+              err.pos);
     }
 }
 
@@ -1170,7 +1261,8 @@ static void test_wire(void)
     }
     {
         /* kinds, unpacked: -1 as protobuf writes a negative enum (10 bytes) */
-        uint8_t in[] = {0x08, 0x01, 0x20, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+        uint8_t in[] = {0x08, 0x01, 0x20, 0xff, 0xff, 0xff, 0xff,
+                        0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
         want_msg = "unknown Kind";
         expect_decode("negative Kind", in, sizeof in, 0, 0, DK_ERR_FORMAT, 2);
         want_msg = NULL;
@@ -1226,19 +1318,20 @@ static void test_wire(void)
         /* dec_scan skips one-byte varints of a packed run 8 at a time:
          * a bad varint after 8 of them, and one inside the first 8 bytes.
          * kinds [ARRAY], counts packed [1 x 8, 2^32] */
-        uint8_t in[] = {0x08, 0x01, 0x22, 0x01, 0x09, 0x2a, 0x0d, 1, 1, 1, 1, 1, 1, 1, 1,
-                        0x80, 0x80, 0x80, 0x80, 0x10};
+        uint8_t in[] = {0x08, 0x01, 0x22, 0x01, 0x09, 0x2a, 0x0d, 1,    1,    1,
+                        1,    1,    1,    1,    1,    0x80, 0x80, 0x80, 0x80, 0x10};
         /* counts packed [1 x 8, <unterminated>] */
         uint8_t in2[] = {0x08, 0x01, 0x22, 0x01, 0x09, 0x2a, 0x09, 1, 1, 1, 1, 1, 1, 1, 1, 0x80};
         /* counts packed [1, 1, 2^32, 1, 1, 1] */
         uint8_t in3[] = {0x08, 0x01, 0x22, 0x01, 0x09, 0x2a, 0x0a, 1, 1,
-                         0x80, 0x80, 0x80, 0x80, 0x10, 1, 1, 1};
+                         0x80, 0x80, 0x80, 0x80, 0x10, 1,    1,    1};
         want_msg = "32-bit";
         expect_decode("packed count over 32 bits after 8", in, sizeof in, 0, 0, DK_ERR_SYNTAX, 15);
         expect_decode("packed count over 32 bits in the first 8", in3, sizeof in3, 0, 0,
                       DK_ERR_SYNTAX, 9);
         want_msg = "bad varint";
-        expect_decode("unterminated packed varint after 8", in2, sizeof in2, 0, 0, DK_ERR_SYNTAX, 15);
+        expect_decode("unterminated packed varint after 8", in2, sizeof in2, 0, 0, DK_ERR_SYNTAX,
+                      15);
         want_msg = NULL;
     }
     {
@@ -1297,8 +1390,9 @@ static void test_wire(void)
             size_t out_len;
             uint8_t *copy = dup(good, pb_len);
             dk_code rc;
-            copy[i] = r < sizeof repl ? repl[r] : r == sizeof repl ? (uint8_t)(good[i] ^ 1)
-                                                                  : (uint8_t)(good[i] + 1);
+            copy[i] = r < sizeof repl    ? repl[r]
+                      : r == sizeof repl ? (uint8_t)(good[i] ^ 1)
+                                         : (uint8_t)(good[i] + 1);
             rc = t_decode(copy, pb_len, 0, 0, &out, &out_len, &err);
             /* protobuf-c never rejects what dec_scan passed */
             if (rc > DK_ERR_MEMORY || (rc != DK_OK && (err.msg == NULL || err.pos > pb_len ||
@@ -1324,15 +1418,12 @@ static void test_reuse(void)
     dk_err err;
     uint8_t *good;
     sample(&t, 20, NULL);
-    if (t_encode(t.data, t.len, 0, &pb, &pb_len, &err) != DK_OK)
-        return;
+    if (t_encode(t.data, t.len, 0, &pb, &pb_len, &err) != DK_OK) return;
     good = dup(pb, pb_len);
     for (i = 0; i < 2000; i++) {
         dk_code rc = t_decode(good, i % 2 ? pb_len : pb_len / 2, 0, 0, &out, &out_len, &err);
-        if ((i % 2) != (rc == DK_OK))
-            ok = 0;
-        if (i % 2 && (out_len != t.len || memcmp(out, t.data, t.len) != 0))
-            ok = 0;
+        if ((i % 2) != (rc == DK_OK)) ok = 0;
+        if (i % 2 && (out_len != t.len || memcmp(out, t.data, t.len) != 0)) ok = 0;
     }
     CHECK(ok, "2000 alternating good/bad decodes on one context");
     free(good);
@@ -1378,8 +1469,8 @@ static void test_dates(void)
         uint8_t *copy;
         CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "canonical dates encode");
         copy = dup(pb, pb_len);
-        CHECK(t_decode(copy, pb_len, 0, 0, &out, &out_len, &err) == DK_OK &&
-                  out_len == want.len && memcmp(out, want.data, want.len) == 0,
+        CHECK(t_decode(copy, pb_len, 0, 0, &out, &out_len, &err) == DK_OK && out_len == want.len &&
+                  memcmp(out, want.data, want.len) == 0,
               "-0 and NaN dates decode canonical");
         free(copy);
         dk_buf_free(&t);
@@ -1407,8 +1498,7 @@ static void test_string_refs(void)
         dk_err err;
         Darmok__Document *doc;
         int want_ref = n <= 64;
-        for (i = 0; i < n; i++)
-            s[i] = (char)('a' + (i * 7 + n) % 26);
+        for (i = 0; i < n; i++) s[i] = (char)('a' + (i * 7 + n) % 26);
         /* [s, s, s as UTF-16, "x", s] */
         v_hdr(&t, DK_T_ARRAY, 5);
         v_str(&t, s, n);
@@ -1421,21 +1511,26 @@ static void test_string_refs(void)
         }
         v_str(&t, S("x"));
         v_str(&t, s, n);
-        CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "string refs %zu: encodes", n);
+        CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "string refs %zu: encodes",
+              n);
         doc = darmok__document__unpack(NULL, pb_len, pb);
         CHECK(doc != NULL && doc->n_kinds == 6, "string refs %zu: unpacks", n);
         if (doc != NULL && doc->n_kinds == 6) {
             static const size_t again[] = {2, 3, 5};
-            CHECK(doc->kinds[1] == DARMOK__KIND__KIND_STRING && doc->kinds[4] == DARMOK__KIND__KIND_STRING,
+            CHECK(doc->kinds[1] == DARMOK__KIND__KIND_STRING &&
+                      doc->kinds[4] == DARMOK__KIND__KIND_STRING,
                   "string refs %zu: first ones written", n);
             for (j = 0; j < 3; j++)
                 CHECK(doc->kinds[again[j]] ==
                           (want_ref ? DARMOK__KIND__KIND_STRING_REF : DARMOK__KIND__KIND_STRING),
-                      "string refs %zu: repeat %zu %s", n, j, want_ref ? "referred to" : "written again");
-            CHECK(doc->n_texts == (want_ref ? 2u : 5u), "string refs %zu: %zu texts", n, doc->n_texts);
+                      "string refs %zu: repeat %zu %s", n, j,
+                      want_ref ? "referred to" : "written again");
+            CHECK(doc->n_texts == (want_ref ? 2u : 5u), "string refs %zu: %zu texts", n,
+                  doc->n_texts);
         }
         darmok__document__free_unpacked(doc, NULL);
-        CHECK(t_decode(pb, pb_len, 0, 0, &out, &out_len, &err) == DK_OK, "string refs %zu: decodes", n);
+        CHECK(t_decode(pb, pb_len, 0, 0, &out, &out_len, &err) == DK_OK, "string refs %zu: decodes",
+              n);
         {
             dk_buf want = {0};
             v_hdr(&want, DK_T_ARRAY, 5);
@@ -1444,7 +1539,8 @@ static void test_string_refs(void)
             v_str(&want, s, n);
             v_str(&want, S("x"));
             v_str(&want, s, n);
-            CHECK(out_len == want.len && memcmp(out, want.data, want.len) == 0, "string refs %zu: same strings back", n);
+            CHECK(out_len == want.len && memcmp(out, want.data, want.len) == 0,
+                  "string refs %zu: same strings back", n);
             dk_buf_free(&want);
         }
         /* With DK_READ_STRREFS, each STRING_REF to an ASCII text of 25
@@ -1479,20 +1575,22 @@ static void test_string_refs(void)
                 rc = dk_json_write_opts(dec_side.out.data, dec_side.out.len, NULL, &json_side.arena,
                                         &json_side.out, &err);
                 CHECK(rc == DK_ERR_TAPE, "string refs %zu: dk_json_write_opts refuses STRREF", n);
-                rc = dk_json_write_refs(dec_side.out.data, dec_side.out.len, NULL, SIZE_MAX, SIZE_MAX,
-                                        &json_side.arena, &json_side.out, &err);
+                rc = dk_json_write_refs(dec_side.out.data, dec_side.out.len, NULL, SIZE_MAX,
+                                        SIZE_MAX, &json_side.arena, &json_side.out, &err);
                 CHECK(rc == DK_OK, "string refs %zu: dk_json_write_refs writes them", n);
                 {
                     uint8_t *refs_json = dup(json_side.out.data, json_side.out.len);
                     size_t refs_len = json_side.out.len;
                     rc = (int)t_transcode(0, pb, pb_len, &json, &json_len, &err);
-                    CHECK(rc == DK_OK && json_len == refs_len && memcmp(json, refs_json, refs_len) == 0,
+                    CHECK(rc == DK_OK && json_len == refs_len &&
+                              memcmp(json, refs_json, refs_len) == 0,
                           "string refs %zu: transcode writes the same JSON", n);
                     /* a reference forward, or to itself, is a bad tape */
                     dk_wr32(dec_side.out.data + 5 + 5 + n + 1, (uint32_t)(5 + 5 + n));
-                    rc = dk_json_write_refs(dec_side.out.data, dec_side.out.len, NULL, SIZE_MAX, SIZE_MAX,
-                                            &json_side.arena, &json_side.out, &err);
-                    CHECK(rc == DK_ERR_TAPE, "string refs %zu: a reference to itself: code %d", n, rc);
+                    rc = dk_json_write_refs(dec_side.out.data, dec_side.out.len, NULL, SIZE_MAX,
+                                            SIZE_MAX, &json_side.arena, &json_side.out, &err);
+                    CHECK(rc == DK_ERR_TAPE, "string refs %zu: a reference to itself: code %d", n,
+                          rc);
                     rc = (int)t_decode(pb, pb_len, 0, 0, &out, &out_len, &err);
                     rc = rc != DK_OK ? rc
                                      : dk_json_write_opts(out, out_len, NULL, &json_side.arena,
@@ -1510,7 +1608,6 @@ static void test_string_refs(void)
         dk_buf_free(&t);
     }
 }
-
 
 /*
  * Short string values are hashed with fixed-size loads that may overlap
@@ -1531,11 +1628,9 @@ static void test_short_string_refs(void)
             dk_err err;
             uint8_t *copy;
             Darmok__Document *doc;
-            for (i = 0; i < n; i++)
-                s[i] = (char)('a' + (i * 5 + n) % 26);
+            for (i = 0; i < n; i++) s[i] = (char)('a' + (i * 5 + n) % 26);
             memcpy(s2, s, n);
-            if (n)
-                s2[k] = (char)(s[k] ^ 0x20);
+            if (n) s2[k] = (char)(s[k] ^ 0x20);
             /* [s, s2, s, s2, s]: the strings followed by different bytes */
             v_hdr(&t, DK_T_ARRAY, 5);
             v_str(&t, s, n);
@@ -1544,7 +1639,8 @@ static void test_short_string_refs(void)
             v_str(&t, s2, n);
             v_str(&t, s, n);
             copy = dup(t.data, t.len);
-            CHECK(t_encode(copy, t.len, 0, &pb, &pb_len, &err) == DK_OK, "short refs %zu/%zu: encodes", n, k);
+            CHECK(t_encode(copy, t.len, 0, &pb, &pb_len, &err) == DK_OK,
+                  "short refs %zu/%zu: encodes", n, k);
             doc = darmok__document__unpack(NULL, pb_len, pb);
             CHECK(doc != NULL && doc->n_kinds == 6, "short refs %zu/%zu: unpacks", n, k);
             if (doc != NULL && doc->n_kinds == 6) {
@@ -1558,7 +1654,8 @@ static void test_short_string_refs(void)
                                       doc->kinds[5] == DARMOK__KIND__KIND_STRING_REF &&
                                       doc->n_counts == 4 && doc->counts[1] == 0 &&
                                       doc->counts[2] == 1 && doc->counts[3] == 0;
-                CHECK(ok, "short refs %zu/%zu: equal strings referred to, different ones apart", n, k);
+                CHECK(ok, "short refs %zu/%zu: equal strings referred to, different ones apart", n,
+                      k);
             }
             darmok__document__free_unpacked(doc, NULL);
             free(copy);
@@ -1567,7 +1664,6 @@ static void test_short_string_refs(void)
         }
     }
 }
-
 
 /*
  * The streams start with capacities taken from the tape's length, at most
@@ -1626,15 +1722,15 @@ static void test_one_char_refs(void)
         tb_op(&t, DK_T_STR16);
         tb_u32(&t, 1);
         tb_raw(&t, x16, 2);
-        CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "one-char refs %zu: encodes", nb);
+        CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "one-char refs %zu: encodes",
+              nb);
         doc = darmok__document__unpack(NULL, pb_len, pb);
         CHECK(doc != NULL && doc->n_kinds == nb + 6 && doc->n_texts == nb + 2 && doc->n_counts == 4,
               "one-char refs %zu: unpacks, two new texts", nb);
         if (doc != NULL && doc->n_kinds == nb + 6 && doc->n_counts == 4) {
             int ok = doc->kinds[nb + 1] == DARMOK__KIND__KIND_STRING &&
                      doc->kinds[nb + 2] == DARMOK__KIND__KIND_STRING;
-            for (i = 3; i <= 5; i++)
-                ok = ok && doc->kinds[nb + i] == DARMOK__KIND__KIND_STRING_REF;
+            for (i = 3; i <= 5; i++) ok = ok && doc->kinds[nb + i] == DARMOK__KIND__KIND_STRING_REF;
             ok = ok && doc->counts[1] == nb && doc->counts[2] == nb + 1 && doc->counts[3] == nb;
             ok = ok && doc->texts[nb].len == 1 && doc->texts[nb].data[0] == 'x' &&
                  doc->texts[nb + 1].len == 1 && doc->texts[nb + 1].data[0] == 'y';
@@ -1646,15 +1742,16 @@ static void test_one_char_refs(void)
             size_t out_len;
             dk_buf want = {0};
             static const char xyxyx[] = "xyxyx";
-            CHECK(t_decode(pb, pb_len, 0, 0, &out, &out_len, &err) == DK_OK, "one-char refs %zu: decodes", nb);
+            CHECK(t_decode(pb, pb_len, 0, 0, &out, &out_len, &err) == DK_OK,
+                  "one-char refs %zu: decodes", nb);
             v_hdr(&want, DK_T_ARRAY, (uint32_t)nb + 5);
             for (i = 0; i < nb; i++) {
                 char s2[2] = {(char)('a' + i % 26), (char)('a' + i / 26)};
                 v_str(&want, s2, 2);
             }
-            for (i = 0; i < 5; i++)
-                v_str(&want, xyxyx + i, 1);
-            CHECK(out_len == want.len && memcmp(out, want.data, want.len) == 0, "one-char refs %zu: same strings back", nb);
+            for (i = 0; i < 5; i++) v_str(&want, xyxyx + i, 1);
+            CHECK(out_len == want.len && memcmp(out, want.data, want.len) == 0,
+                  "one-char refs %zu: same strings back", nb);
             dk_buf_free(&want);
         }
         dk_buf_free(&t);
@@ -1705,21 +1802,23 @@ static void test_budget_with_table(void)
             /* m == 0: no bound given (the default); then total + 1 - m */
             size_t max_out = m == 0 ? 0 : total + 1 >= m ? total + 1 - m : 0;
             dk_code rc, bare;
-            if (m > 0 && max_out == 0)
-                break;
+            if (m > 0 && max_out == 0) break;
             dk_arena_reset(&dec_side.arena);
             memset(&err, 0, sizeof err);
-            bare = (dk_code)dk_pb_read_ex(copy, pb_len, NULL, max_out, DK_READ_KEYREFS, &dec_side.arena,
-                                          &dec_side.out, NULL, NULL, &err);
+            bare = (dk_code)dk_pb_read_ex(copy, pb_len, NULL, max_out, DK_READ_KEYREFS,
+                                          &dec_side.arena, &dec_side.out, NULL, NULL, &err);
             dk_arena_reset(&dec_side.arena);
-            rc = (dk_code)dk_pb_read_ex(copy, pb_len, NULL, max_out, DK_READ_KEYREFS, &dec_side.arena,
-                                        &dec_side.out, &u16, NULL, &err);
-            CHECK(rc == bare, "budget %u: max_out %zu: %d with a table, %d without", c, max_out, rc, bare);
+            rc = (dk_code)dk_pb_read_ex(copy, pb_len, NULL, max_out, DK_READ_KEYREFS,
+                                        &dec_side.arena, &dec_side.out, &u16, NULL, &err);
+            CHECK(rc == bare, "budget %u: max_out %zu: %d with a table, %d without", c, max_out, rc,
+                  bare);
             if (m == 0) {
-                CHECK(rc == DK_OK && u16.len > 0, "budget %u: decodes with a table (code %d)", c, rc);
+                CHECK(rc == DK_OK && u16.len > 0, "budget %u: decodes with a table (code %d)", c,
+                      rc);
                 total = dec_side.out.len;
             } else if (max_out >= total) {
-                CHECK(rc == DK_OK, "budget %u: max_out %zu of %zu admits it (code %d)", c, max_out, total, rc);
+                CHECK(rc == DK_OK, "budget %u: max_out %zu of %zu admits it (code %d)", c, max_out,
+                      total, rc);
             } else {
                 CHECK(rc == DK_ERR_TOO_LARGE && dec_side.out.len == 0 && u16.len == 0,
                       "budget %u: max_out %zu of %zu refuses it (code %d)", c, max_out, total, rc);
@@ -1755,11 +1854,9 @@ static void test_table_bound(void)
     unsigned k;
     s[0] = '\xC3'; /* "é", then ASCII: 59 units */
     s[1] = '\xA9';
-    for (i = 2; i < L; i++)
-        s[i] = (char)('a' + i % 26);
+    for (i = 2; i < L; i++) s[i] = (char)('a' + i % 26);
     v_hdr(&t, DK_T_ARRAY, N);
-    for (i = 0; i < N; i++)
-        v_str(&t, s, L);
+    for (i = 0; i < N; i++) v_str(&t, s, L);
     CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "entries: encodes");
     copy = dup(pb, pb_len);
     bound = pb_len * DK_PB_EXPANSION + DK_PB_EXPANSION_FLOOR;
@@ -1780,14 +1877,15 @@ static void test_table_bound(void)
         }
         CHECK(rc == DK_OK, "entries: max_out %zu: decodes with a table (code %d: %s)", max_out, rc,
               err.msg ? err.msg : "");
-        if (rc != DK_OK)
-            break;
+        if (rc != DK_OK) break;
         tape_len = dec_side.out.len;
-        CHECK(dec_side.out.len == t.len && memcmp(dec_side.out.data, t.data, t.len) == 0, "entries: the same tape");
+        CHECK(dec_side.out.len == t.len && memcmp(dec_side.out.data, t.data, t.len) == 0,
+              "entries: the same tape");
         /* the k-th str's header: after the array's 5 bytes, 1 + 4 + L a str */
         for (p = 0, entries = 0; u16.len - p >= 8; entries++) {
-            if (dk_rd32(u16.data + p) != 6 + (5 + L) * entries || dk_rd32(u16.data + p + 4) != UNITS ||
-                u16.len - p - 8 < 2 * (size_t)UNITS || memcmp(u16.data + p + 8, "\xE9\0c\0d\0", 6) != 0)
+            if (dk_rd32(u16.data + p) != 6 + (5 + L) * entries ||
+                dk_rd32(u16.data + p + 4) != UNITS || u16.len - p - 8 < 2 * (size_t)UNITS ||
+                memcmp(u16.data + p + 8, "\xE9\0c\0d\0", 6) != 0)
                 break;
             p += 8 + 2 * (size_t)UNITS;
         }
@@ -1795,7 +1893,8 @@ static void test_table_bound(void)
             /* the table stops at half of max_out: the first strs' entries */
             size_t want = (k == 0 ? bound : max_out) / 2 / (8 + 2 * (size_t)UNITS);
             CHECK(p == u16.len && entries == (want < N ? want : (size_t)N),
-                  "entries: %zu entries of %d, want %zu (table %zu bytes)", entries, N, want, u16.len);
+                  "entries: %zu entries of %d, want %zu (table %zu bytes)", entries, N, want,
+                  u16.len);
         }
     }
     dk_buf_free(&u16);
@@ -1838,13 +1937,11 @@ static void test_pb_bound(void)
             tb_op(&t, DK_T_BYTES);
             tb_op(&t, DK_BYTES_UINT8);
             tb_u32(&t, 100000);
-            for (i = 0; i < 100000; i++)
-                tb_op(&t, (int)(i & 0xFF));
+            for (i = 0; i < 100000; i++) tb_op(&t, (int)(i & 0xFF));
             break;
         case 2: /* 5,000 fractions */
             v_hdr(&t, DK_T_ARRAY, 5000);
-            for (i = 0; i < 5000; i++)
-                v_f64(&t, 0.5 + i);
+            for (i = 0; i < 5000; i++) v_f64(&t, 0.5 + i);
             break;
         case 3: /* 5,000 dates at the ends of the range */
             v_hdr(&t, DK_T_ARRAY, 5000);
@@ -1862,8 +1959,7 @@ static void test_pb_bound(void)
             break;
         case 5: /* 20,000 nulls */
             v_hdr(&t, DK_T_ARRAY, 20000);
-            for (i = 0; i < 20000; i++)
-                tb_op(&t, DK_T_NULL);
+            for (i = 0; i < 20000; i++) tb_op(&t, DK_T_NULL);
             break;
         default: /* 200 objects of 60 keys out of 300 (string indexes
                   * 128 and up, after a first object's 128 keys): 200
@@ -1879,15 +1975,16 @@ static void test_pb_bound(void)
                 v_hdr(&t, DK_T_OBJECT, 60);
                 for (j = 0; j < 60; j++) {
                     unsigned k = (i + 7 * j) % 300;
-                    char name[4] = {(char)('a' + k / 100), (char)('a' + k / 10 % 10), (char)('a' + k % 10), 0};
+                    char name[4] = {(char)('a' + k / 100), (char)('a' + k / 10 % 10),
+                                    (char)('a' + k % 10), 0};
                     tb_str(&t, name, 3);
                     tb_op(&t, DK_T_NULL);
                 }
             }
             break;
         }
-        CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK, "bound, %s: packs within it (%s)", what[c],
-              err.msg ? err.msg : "ok");
+        CHECK(t_encode(t.data, t.len, 0, &pb, &pb_len, &err) == DK_OK,
+              "bound, %s: packs within it (%s)", what[c], err.msg ? err.msg : "ok");
         dk_buf_free(&t);
     }
 }
@@ -1953,8 +2050,7 @@ static int fuzz_invariants(const uint8_t *data, size_t size)
             dk_code rc;
             copy = dup(out, out_len);
             rc = t_decode(copy, out_len, 64, 0, &out2, &out2_len, &err);
-            if (rc != DK_OK && rc != DK_ERR_TOO_LARGE)
-                ok = 0;
+            if (rc != DK_OK && rc != DK_ERR_TOO_LARGE) ok = 0;
             if (rc == DK_OK) {
                 uint8_t *tape = dup(out2, out2_len);
                 if (t_encode(tape, out2_len, 64, &out, &out2_len, &err) != DK_OK ||
@@ -1971,8 +2067,7 @@ static int fuzz_invariants(const uint8_t *data, size_t size)
         return ok && err.msg != NULL && err.pos <= size && out_len == 0 &&
                strstr(err.msg, "protobuf-c") == NULL;
     copy = dup(out, out_len);
-    if (t_encode(copy, out_len, 64, &out2, &out2_len, &err) != DK_OK)
-        ok = 0;
+    if (t_encode(copy, out_len, 64, &out2, &out2_len, &err) != DK_OK) ok = 0;
     free(copy);
     return ok;
 }
@@ -1992,9 +2087,11 @@ static void test_fuzz_fixtures(void)
          * "root-twice" was protobuf-c failing to merge a singular message
          * given twice; the schema has no singular message field now. */
         {"empty-object-keys-null",
-         "08011203461a03410090806ee6f576422a0bd5f60a032a01611202403c2208220608011202181232024000", -1},
+         "08011203461a03410090806ee6f576422a0bd5f60a032a01611202403c2208220608011202181232024000",
+         -1},
         {"empty-packed",
-         "080112051a22082a06080112003202400008011203466f6f120107220710011a80001a001a80808080001a808080002a0b32090a032a016112024006",
+         "080112051a22082a06080112003202400008011203466f6f120107220710011a80001a001a80808080001a808"
+         "080002a0b32090a032a016112024006",
          -1},
         {"root-twice", "08013202080132023200080132003200", -1},
         /* a sparse array over the default max_length encodes, does not decode */
@@ -2135,8 +2232,7 @@ static uint8_t *amplifier(size_t keylen, size_t count, size_t *n)
     ProtobufCBinaryData str;
     uint8_t *p;
     size_t i;
-    if (!kinds || !counts || !ints || !key)
-        abort();
+    if (!kinds || !counts || !ints || !key) abort();
     memset(key, 'k', keylen);
     str.data = key;
     str.len = keylen;
@@ -2182,15 +2278,14 @@ static void test_amplification(void)
     uint8_t *big = amplifier(65536, 1000, &n);
     CHECK(n < 80000, "amplifier is small (%zu bytes)", n);
     rc = t_decode(big, n, 0, 0, &out, &out_len, &err);
-    CHECK(rc == DK_ERR_TOO_LARGE && out_len == 0 &&
-              strstr(err.msg, "amplification") != NULL,
+    CHECK(rc == DK_ERR_TOO_LARGE && out_len == 0 && strstr(err.msg, "amplification") != NULL,
           "amplified document: code %d (%s), tape %zu", rc, err.msg ? err.msg : "", out_len);
     CHECK(err.pos > 0 && err.pos < n, "amplification error points into the input (%zu)", err.pos);
     /* an explicit bound above its size lets it through */
     dk_arena_reset(&dec_side.arena);
     memset(&err, 0, sizeof err);
-    rc = (dk_code)dk_pb_read_opts(big, n, &lim, (size_t)80 << 20, &dec_side.arena,
-                                  &dec_side.out, &err);
+    rc = (dk_code)dk_pb_read_opts(big, n, &lim, (size_t)80 << 20, &dec_side.arena, &dec_side.out,
+                                  &err);
     CHECK(rc == DK_OK && dec_side.out.len > (size_t)65536 * 1000,
           "explicit max_out admits it: code %d, tape %zu", rc, dec_side.out.len);
     /* and one below a small document's tape refuses it */
@@ -2200,8 +2295,7 @@ static void test_amplification(void)
     CHECK(rc == DK_OK, "a small document decodes under the default bound: code %d", rc);
     dk_arena_reset(&dec_side.arena);
     memset(&err, 0, sizeof err);
-    rc = (dk_code)dk_pb_read_opts(big, n, &lim, out_len - 1, &dec_side.arena, &dec_side.out,
-                                  &err);
+    rc = (dk_code)dk_pb_read_opts(big, n, &lim, out_len - 1, &dec_side.arena, &dec_side.out, &err);
     CHECK(rc == DK_ERR_TOO_LARGE && dec_side.out.len == 0,
           "max_out one byte under the tape: code %d", rc);
     dk_arena_reset(&dec_side.arena);
@@ -2233,11 +2327,25 @@ static int ref_wtf8(const uint8_t *p, size_t n, uint16_t *u, size_t *nu)
     size_t i = 0, k = 0, high_end = (size_t)-1;
     while (i < n) {
         uint32_t b = p[i], c, len, min;
-        if (b < 0x80) { u[k++] = (uint16_t)b; i++; continue; }
-        if (b >= 0xC2 && b <= 0xDF) { len = 2; c = b & 0x1F; min = 0x80; }
-        else if (b >= 0xE0 && b <= 0xEF) { len = 3; c = b & 0x0F; min = 0x800; }
-        else if (b >= 0xF0 && b <= 0xF4) { len = 4; c = b & 0x07; min = 0x10000; }
-        else return 0;
+        if (b < 0x80) {
+            u[k++] = (uint16_t)b;
+            i++;
+            continue;
+        }
+        if (b >= 0xC2 && b <= 0xDF) {
+            len = 2;
+            c = b & 0x1F;
+            min = 0x80;
+        } else if (b >= 0xE0 && b <= 0xEF) {
+            len = 3;
+            c = b & 0x0F;
+            min = 0x800;
+        } else if (b >= 0xF0 && b <= 0xF4) {
+            len = 4;
+            c = b & 0x07;
+            min = 0x10000;
+        } else
+            return 0;
         if (n - i < len) return 0;
         for (uint32_t j = 1; j < len; j++) {
             if ((p[i + j] & 0xC0) != 0x80) return 0;
@@ -2308,11 +2416,25 @@ static uint32_t text_rnd(void)
 
 static void test_texts(void)
 {
-    static const uint8_t specials[] = {0x00, 0x41, 0x7F, 0x80, 0xA9, 0xBF, 0xC0, 0xC1,
-                                       0xC2, 0xC3, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF};
-    static const char *toks[] = {"a", "b ", "\xc3\xa9", "\xc3\xbc", "\xdf\xbf", "\xc2\x80", "\xe6\x9d\xb1",
-                                 "\xed\xa0\x80", "\xed\xb0\x80", "\xf0\x9f\x98\x80", "\x80", "\xc3",
-                                 "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xf5\x80\x80\x80", "\xbf"};
+    static const uint8_t specials[] = {0x00, 0x41, 0x7F, 0x80, 0xA9, 0xBF, 0xC0, 0xC1, 0xC2,
+                                       0xC3, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF};
+    static const char *toks[] = {"a",
+                                 "b ",
+                                 "\xc3\xa9",
+                                 "\xc3\xbc",
+                                 "\xdf\xbf",
+                                 "\xc2\x80",
+                                 "\xe6\x9d\xb1",
+                                 "\xed\xa0\x80",
+                                 "\xed\xb0\x80",
+                                 "\xf0\x9f\x98\x80",
+                                 "\x80",
+                                 "\xc3",
+                                 "\xc0\x80",
+                                 "\xc1\xbf",
+                                 "\xe0\x80\x80",
+                                 "\xf5\x80\x80\x80",
+                                 "\xbf"};
     uint8_t t[96];
     /* a Latin text of 2-byte sequences at every phase, one byte changed
        at every offset to each special byte */
@@ -2341,8 +2463,7 @@ static void test_texts(void)
     /* ASCII, of every length around DK_U16_SRC_ASCII_MIN: no entry (JS makes
        long ones from the tape bytes, one-byte strings) */
     for (size_t n = 0; n <= 70; n++) {
-        for (size_t i = 0; i < n; i++)
-            t[i] = (uint8_t)(' ' + (i * 7 + n) % 95);
+        for (size_t i = 0; i < n; i++) t[i] = (uint8_t)(' ' + (i * 7 + n) % 95);
         check_text(t, n, "ASCII text");
     }
     /* random runs of valid and invalid pieces */
@@ -2362,7 +2483,6 @@ static void test_texts(void)
 
 int main(int argc, char **argv)
 {
-
     if (argc >= 3 && strcmp(argv[1], "--sample") == 0) {
         dk_buf t = {0};
         char jpath[4096];
@@ -2375,8 +2495,7 @@ int main(int argc, char **argv)
         j = fopen(jpath, "wb");
         sample(&t, count, j);
         fclose(j);
-        if (t_encode(t.data, t.len, 0, &pb, &pb_len, &err) != DK_OK)
-            return 1;
+        if (t_encode(t.data, t.len, 0, &pb, &pb_len, &err) != DK_OK) return 1;
         f = fopen(argv[2], "wb");
         fwrite(pb, 1, pb_len, f);
         fclose(f);
@@ -2388,8 +2507,7 @@ int main(int argc, char **argv)
         const uint8_t *out;
         dk_err err;
         dk_code rc;
-        if (read_file(argv[2], &p, &n) != 0)
-            return 2;
+        if (read_file(argv[2], &p, &n) != 0) return 2;
         rc = t_decode(p, n, 0, 0, &out, &out_len, &err);
         if (rc != DK_OK)
             printf("error %d: %s at byte %zu\n", rc, err.msg, err.pos);

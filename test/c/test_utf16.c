@@ -16,7 +16,6 @@
 #include "tape_walk.h"
 #include "test_util.h"
 
-
 /* The longest string check_str16 and check_utf8 take, in units. */
 #define STR16_TEST_MAX 1100
 
@@ -76,8 +75,7 @@ static void check_cps(const uint32_t *cps, size_t k, const char *what)
     CHECK(got == w, "%s: %zu units, want %zu", what, got, w);
     for (size_t i = 0; i < w && i < got; i++) {
         uint16_t v = (uint16_t)(d[2 * i] | d[2 * i + 1] << 8);
-        CHECK(v == want[i], "%s: unit %zu is %04x, want %04x", what, i, v,
-              want[i]);
+        CHECK(v == want[i], "%s: unit %zu is %04x, want %04x", what, i, v, want[i]);
     }
 }
 
@@ -113,8 +111,10 @@ static size_t ref_units(const uint16_t *u, size_t n, uint8_t *want, int lone_as,
                 w += (size_t)sprintf((char *)want + w, "\\u%04x", (unsigned)c);
                 continue;
             }
-            if (lone_as == REF_FFFD) c = 0xFFFD;
-            else *lone = 1;
+            if (lone_as == REF_FFFD)
+                c = 0xFFFD;
+            else
+                *lone = 1;
         }
         w += put_wtf8(want + w, c);
     }
@@ -135,7 +135,8 @@ static void check_utf8(const uint16_t *u, size_t n, const char *what)
 
     w = ref_units(u, n, want, REF_FFFD, NULL);
     for (size_t i = 0; i < n; i++) {
-        if (u[i] >= 0xD800 && u[i] <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] <= 0xDFFF)
+        if (u[i] >= 0xD800 && u[i] <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 &&
+            u[i + 1] <= 0xDFFF)
             i++;
         else if (u[i] >= 0xD800 && u[i] <= 0xDFFF)
             lone_want++;
@@ -149,7 +150,8 @@ static void check_utf8(const uint16_t *u, size_t n, const char *what)
     if (area == NULL) return;
     memcpy(area + n, u, 2 * n);
     len = dk_utf16_to_utf8(area + n, n, area, NULL);
-    CHECK(len == w && memcmp(area, want, w) == 0, "%s: UTF-8 in place, %zu bytes, want %zu", what, len, w);
+    CHECK(len == w && memcmp(area, want, w) == 0, "%s: UTF-8 in place, %zu bytes, want %zu", what,
+          len, w);
     free(area);
 }
 
@@ -162,8 +164,13 @@ static void check_utf8(const uint16_t *u, size_t n, const char *what)
  */
 static void check_utf8_units(void)
 {
-    static const char *seqs[] = {"a", "\xc3\xa9", "\xe6\x9d\xb1", "\xed\xa0\x80", "\xf0\x9f\x98\x80",
-                                 "\xf1\x80\x80\x80", "\xf4\x8f\xbf\xbf"};
+    static const char *seqs[] = {"a",
+                                 "\xc3\xa9",
+                                 "\xe6\x9d\xb1",
+                                 "\xed\xa0\x80",
+                                 "\xf0\x9f\x98\x80",
+                                 "\xf1\x80\x80\x80",
+                                 "\xf4\x8f\xbf\xbf"};
     static const size_t ns = sizeof seqs / sizeof seqs[0];
     uint8_t buf[96 + DK_JSON_PADDING];
     uint32_t state = 0x2545F491u;
@@ -188,7 +195,8 @@ static void check_utf8_units(void)
         }
         /* padding that would count wrong: continuation and lead bytes */
         for (size_t i = 0; i < DK_JSON_PADDING; i++) buf[n + i] = (uint8_t)(i & 1 ? 0x80 : 0xF0);
-        for (size_t i = 0; i < n; i++) want += (buf[i] & 0xC0) != 0x80 ? (buf[i] >= 0xF0 ? 2u : 1u) : 0u;
+        for (size_t i = 0; i < n; i++)
+            want += (buf[i] & 0xC0) != 0x80 ? (buf[i] >= 0xF0 ? 2u : 1u) : 0u;
         got = dk_utf8_units(buf, n);
         CHECK(got == want && got == dk_wtf8_to_utf16(buf, n, (uint8_t[192]){0}),
               "dk_utf8_units: %zu units in %zu bytes, want %zu (trial %d)", got, n, want, trial);
@@ -242,10 +250,11 @@ static void check_read_utf16(const char *text, long want_src, const char *what)
           ids1, tw_ref_keep(t0.data, t0.len));
     entries = tw_check_side_table(t0.data, t0.len, u0.data, u0.len, NULL, 0, NULL);
     CHECK(entries >= 0 &&
-              tw_check_side_table(t1.data, t1.len, u1.data, u1.len, area + DK_U16_AT(n), n, &srcs) ==
-                      entries &&
+              tw_check_side_table(t1.data, t1.len, u1.data, u1.len, area + DK_U16_AT(n), n,
+                                  &srcs) == entries &&
               (want_src < 0 || srcs == want_src),
-          "%s: side table: %ld entries, %ld from the units (want %ld)", what, entries, srcs, want_src);
+          "%s: side table: %ld entries, %ld from the units (want %ld)", what, entries, srcs,
+          want_src);
     dk_buf_free(&t0);
     dk_buf_free(&t1);
     dk_buf_free(&u0);
@@ -278,10 +287,10 @@ static void check_valid_utf8_read(const uint8_t *json, size_t n, int must_parse,
     dk_arena_reset(&a);
     r1 = dk_json_read_ex(json, n, DK_READ_VALID_UTF8, NULL, &a, &t1, &u1, NULL, &e1);
     CHECK(r0 == r1 && (r0 == DK_OK || (!must_parse && e0.pos == e1.pos)) && t0.len == t1.len &&
-              (t0.len == 0 || memcmp(t0.data, t1.data, t0.len) == 0) &&
-              u0.len == u1.len && (u0.len == 0 || memcmp(u0.data, u1.data, u0.len) == 0),
-          "%s: read with DK_READ_VALID_UTF8 differs (codes %d %d, tape %zu/%zu, table %zu/%zu)", what,
-          r0, r1, t0.len, t1.len, u0.len, u1.len);
+              (t0.len == 0 || memcmp(t0.data, t1.data, t0.len) == 0) && u0.len == u1.len &&
+              (u0.len == 0 || memcmp(u0.data, u1.data, u0.len) == 0),
+          "%s: read with DK_READ_VALID_UTF8 differs (codes %d %d, tape %zu/%zu, table %zu/%zu)",
+          what, r0, r1, t0.len, t1.len, u0.len, u1.len);
     dk_buf_free(&t0);
     dk_buf_free(&t1);
     dk_buf_free(&u0);
@@ -327,12 +336,10 @@ static void check_str16(const uint16_t *u, size_t n, const char *what)
         for (int k = 0; k < (wrap ? 2 : 1); k++) {
             hdr[0] = DK_T_STR16;
             dk_wr32(hdr + 1, (uint32_t)n);
-            CHECK(app(&t16, hdr, 5) &&
-                  app(&t16, (const uint8_t *)u, 2 * n), "tape");
+            CHECK(app(&t16, hdr, 5) && app(&t16, (const uint8_t *)u, 2 * n), "tape");
             hdr[0] = DK_T_STR;
             dk_wr32(hdr + 1, (uint32_t)w << DK_STR_SHIFT | (lone ? DK_STR_WTF8 : 0));
-            CHECK(app(&t8, hdr, 5) &&
-                  app(&t8, want, w), "tape");
+            CHECK(app(&t8, hdr, 5) && app(&t8, want, w), "tape");
         }
         for (int pb = 0; pb < 2; pb++) {
             int r16, r8;
@@ -342,10 +349,11 @@ static void check_str16(const uint16_t *u, size_t n, const char *what)
             dk_arena_reset(&a);
             r8 = pb ? dk_pb_write_opts(t8.data, t8.len, NULL, &a, &o8, &err)
                     : dk_json_write_opts(t8.data, t8.len, NULL, &a, &o8, &err);
-            CHECK(r16 == DK_OK && r8 == DK_OK && o16.len == o8.len && memcmp(o16.data, o8.data, o8.len) == 0,
-                  "%s: STR16 written as STR (%s, wrap %d): codes %d %d", what, pb ? "protobuf" : "JSON", wrap, r16, r8);
-            if (!pb && r8 == DK_OK)
-                check_valid_utf8_read(o8.data, o8.len, 1, what);
+            CHECK(r16 == DK_OK && r8 == DK_OK && o16.len == o8.len &&
+                      memcmp(o16.data, o8.data, o8.len) == 0,
+                  "%s: STR16 written as STR (%s, wrap %d): codes %d %d", what,
+                  pb ? "protobuf" : "JSON", wrap, r16, r8);
+            if (!pb && r8 == DK_OK) check_valid_utf8_read(o8.data, o8.len, 1, what);
         }
     }
     dk_buf_free(&t16);
@@ -386,7 +394,8 @@ static void check_keep(const char *json, uint32_t want)
     dk_buf_init(&pb);
     dk_buf_init(&mid);
     dk_arena_init(&a);
-    CHECK(dk_json_read_ex((const uint8_t *)json, n, 0, NULL, &a, &tape, &u16, &k_json, &err) == DK_OK,
+    CHECK(dk_json_read_ex((const uint8_t *)json, n, 0, NULL, &a, &tape, &u16, &k_json, &err) ==
+              DK_OK,
           "%s: JSON read", json);
     area = malloc(DK_U16_AREA(un) + DK_JSON_PADDING);
     CHECK(area != NULL, "malloc");
@@ -401,7 +410,8 @@ static void check_keep(const char *json, uint32_t want)
     CHECK(dk_pb_from_json_opts((const uint8_t *)json, n, 0, NULL, &a, &mid, &pb, &err) == DK_OK,
           "%s: to protobuf", json);
     dk_arena_reset(&a);
-    CHECK(dk_pb_read_ex(pb.data, pb.len, NULL, 0, DK_READ_KEYREFS, &a, &tape, &u16, &k_pb, &err) == DK_OK,
+    CHECK(dk_pb_read_ex(pb.data, pb.len, NULL, 0, DK_READ_KEYREFS, &a, &tape, &u16, &k_pb, &err) ==
+              DK_OK,
           "%s: protobuf read", json);
     CHECK(k_json == want && k_units == want && k_pb == want, "%s: keep %u, %u, %u; want %u", json,
           k_json, k_units, k_pb, want);
@@ -459,7 +469,8 @@ static void check_pb_side_table(const char *json, long want_refs)
         dk_buf_init(&u3);
         dk_buf_init(&ex);
         dk_arena_reset(&a);
-        rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, DK_READ_KEYREFS | DK_READ_STRREFS, &a, &t3, &u3, &ids, &err);
+        rc = dk_pb_read_ex(pb.data, pb.len, NULL, 0, DK_READ_KEYREFS | DK_READ_STRREFS, &a, &t3,
+                           &u3, &ids, &err);
         CHECK(rc == DK_OK, "%s: protobuf read with key and string references %d", json, rc);
         CHECK((long)ids == tw_ref_keep(t2.data, t2.len) && ids == ids1,
               "%s: %u referenceable values to keep, the tape's references need %ld", json, ids,
@@ -470,8 +481,8 @@ static void check_pb_side_table(const char *json, long want_refs)
         entries = tw_check_side_table(t3.data, t3.len, u3.data, u3.len, NULL, 0, NULL);
         CHECK(entries >= 0 && (size_t)entries == non_ascii,
               "%s: %ld side-table entries for %zu non-ASCII strs", json, entries, non_ascii);
-        CHECK(refs == want_refs || want_refs < 0, "%s: %ld key references, want %ld", json,
-              refs, want_refs);
+        CHECK(refs == want_refs || want_refs < 0, "%s: %ld key references, want %ld", json, refs,
+              want_refs);
         dk_buf_free(&t3);
         dk_buf_free(&u3);
         dk_buf_free(&ex);
@@ -487,13 +498,15 @@ static void check_pb_side_table(const char *json, long want_refs)
         CHECK(rc == DK_OK && t2.len == tape_len, "%s: max_out = tape, no table: %d", json, rc);
         dk_arena_reset(&a);
         rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len - 1, 0, &a, &t2, NULL, NULL, &err);
-        CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0, "%s: max_out = tape - 1, no table: %d", json, rc);
+        CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0, "%s: max_out = tape - 1, no table: %d", json,
+              rc);
         dk_arena_reset(&a);
         rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len, 0, &a, &t2, &u2, NULL, &err);
         /* the table stops at half of max_out: some entries, or all */
         CHECK(rc == DK_OK && t2.len == tape_len && u2.len <= all_len && u2.len <= tape_len / 2 &&
                   (all_len <= tape_len / 2 ? u2.len == all_len : 1),
-              "%s: max_out = tape, with the table: %d, table %zu of %zu", json, rc, u2.len, all_len);
+              "%s: max_out = tape, with the table: %d, table %zu of %zu", json, rc, u2.len,
+              all_len);
         dk_arena_reset(&a);
         rc = dk_pb_read_ex(pb.data, pb.len, NULL, tape_len - 1, 0, &a, &t2, &u2, NULL, &err);
         CHECK(rc == DK_ERR_TOO_LARGE && t2.len == 0 && u2.len == 0,
@@ -529,8 +542,8 @@ static void check_wide_write(const uint8_t *tape, size_t len, const char *what)
     rc1 = dk_json_write_opts(tape, len, NULL, &a, &narrow, &err1);
     dk_arena_reset(&a);
     rc2 = dk_json_write_ex(tape, len, NULL, DK_WRITE_MAY_WIDE, &a, &wide, &form, &err2);
-    CHECK(rc1 == rc2 && (rc1 == DK_OK || err1.pos == err2.pos), "%s: outcomes %d at %zu, %d at %zu", what,
-          rc1, err1.pos, rc2, err2.pos);
+    CHECK(rc1 == rc2 && (rc1 == DK_OK || err1.pos == err2.pos), "%s: outcomes %d at %zu, %d at %zu",
+          what, rc1, err1.pos, rc2, err2.pos);
     if (rc1 == DK_OK && rc2 == DK_OK) {
         int ascii = 1;
 
@@ -542,12 +555,14 @@ static void check_wide_write(const uint8_t *tape, size_t len, const char *what)
             /* (the output may be ASCII when the string that made it
                units had only lone surrogates, written as escapes) */
             CHECK(back.len == wide.len && memcmp(back.data, wide.data, back.len) == 0,
-                  "%s: units differ from the widened UTF-8 (%zu, %zu bytes)", what, back.len, wide.len);
+                  "%s: units differ from the widened UTF-8 (%zu, %zu bytes)", what, back.len,
+                  wide.len);
 
         } else {
             CHECK(form == (ascii ? DK_FORM_ASCII : DK_FORM_UTF8) && narrow.len == wide.len &&
                       memcmp(narrow.data, wide.data, wide.len) == 0,
-                  "%s: form %d, ascii %d, %zu and %zu bytes", what, form, ascii, narrow.len, wide.len);
+                  "%s: form %d, ascii %d, %zu and %zu bytes", what, form, ascii, narrow.len,
+                  wide.len);
         }
     }
     dk_buf_free(&narrow);
@@ -572,7 +587,8 @@ static void tb_cps(dk_buf *t, const uint32_t *cps, size_t k)
         ascii &= cps[i] < 0x80;
         lone |= cps[i] >= 0xD800 && cps[i] <= 0xDFFF;
     }
-    dk_wr32(t->data + at, (uint32_t)n << DK_STR_SHIFT | (ascii ? DK_STR_ASCII : 0) | (lone ? DK_STR_WTF8 : 0));
+    dk_wr32(t->data + at,
+            (uint32_t)n << DK_STR_SHIFT | (ascii ? DK_STR_ASCII : 0) | (lone ? DK_STR_WTF8 : 0));
 }
 /* A DK_T_STR16 of the code points cps[0..k) (a lone surrogate as one unit). */
 static void tb_str16(dk_buf *t, const uint32_t *cps, size_t k)
@@ -592,9 +608,9 @@ static void tb_str16(dk_buf *t, const uint32_t *cps, size_t k)
 /* Random documents of strings (both kinds), keys, numbers, dates and bytes. */
 static void check_wide_writes(void)
 {
-    static const uint32_t palette[] = {'a', 'b', ' ', 'z', '0', '"', '\\', '\n', 0x01, 0x1F, 0x7F,
-                                       0xE9, 0xFC, 0x7FF, 0x800, 0x6771, 0xFFFF, 0x1F680, 0x10FFFF,
-                                       0xD800, 0xDBFF, 0xDC00, 0xDFFF};
+    static const uint32_t palette[] = {
+        'a',  'b',   ' ',   'z',    '0',    '"',     '\\',     '\n',   0x01,   0x1F,   0x7F,  0xE9,
+        0xFC, 0x7FF, 0x800, 0x6771, 0xFFFF, 0x1F680, 0x10FFFF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF};
     uint32_t rng = 0x5eed16;
 
     for (int doc = 0; doc < 4000; doc++) {
@@ -616,7 +632,8 @@ static void check_wide_writes(void)
             }
             /* no pair split across two lone halves (one 4-byte sequence in WTF-8) */
             for (size_t i = 0; i + 1 < k; i++)
-                if (cps[i] >= 0xD800 && cps[i] <= 0xDBFF && cps[i + 1] >= 0xDC00 && cps[i + 1] <= 0xDFFF)
+                if (cps[i] >= 0xD800 && cps[i] <= 0xDBFF && cps[i + 1] >= 0xDC00 &&
+                    cps[i + 1] <= 0xDFFF)
                     cps[i + 1] = 'x';
             switch (xorshift32(&rng) % 7) {
             case 0: tb_str16(&t, cps, k); break;
@@ -668,8 +685,10 @@ static void check_wide_writes(void)
  */
 static size_t ref_seq(const uint8_t *b, int lone_ok, size_t *bad)
 {
-    size_t len = b[0] >= 0xC0 && b[0] <= 0xDF ? 2 : b[0] >= 0xE0 && b[0] <= 0xEF ? 3
-               : b[0] >= 0xF0 && b[0] <= 0xF7 ? 4 : 0;
+    size_t len = b[0] >= 0xC0 && b[0] <= 0xDF   ? 2
+                 : b[0] >= 0xE0 && b[0] <= 0xEF ? 3
+                 : b[0] >= 0xF0 && b[0] <= 0xF7 ? 4
+                                                : 0;
     uint32_t cp;
     uint8_t back[4];
 
@@ -682,10 +701,11 @@ static size_t ref_seq(const uint8_t *b, int lone_ok, size_t *bad)
         return 0;
     }
     /* overlong forms, the range and surrogates depend on b[0..2) alone */
-    cp = len == 2 ? (b[0] & 0x1Fu) << 6 | (b[1] & 0x3Fu)
-       : len == 3 ? (b[0] & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6
-                  : (b[0] & 0x07u) << 18 | (b[1] & 0x3Fu) << 12;
-    if (cp > 0x10FFFF || dk_put_utf8(back, cp) != len || (!lone_ok && cp >= 0xD800 && cp <= 0xDFFF)) {
+    cp = len == 2   ? (b[0] & 0x1Fu) << 6 | (b[1] & 0x3Fu)
+         : len == 3 ? (b[0] & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6
+                    : (b[0] & 0x07u) << 18 | (b[1] & 0x3Fu) << 12;
+    if (cp > 0x10FFFF || dk_put_utf8(back, cp) != len ||
+        (!lone_ok && cp >= 0xD800 && cp <= 0xDFFF)) {
         *bad = 1;
         return 0;
     }
@@ -715,10 +735,12 @@ static void check_wtf8_seq(void)
                         size_t got = dk_wtf8_seq(b, 4, lone_ok, &bad, &sur);
                         CHECK(got == want && (got != 0 || bad == want_bad) &&
                                   sur == (got == 3 && b0 == 0xED && b1 >= 0xA0),
-                              "%02x %02x %02x %02x lone_ok %d: %zu (bad %zu, sur %d), want %zu (bad %zu)",
+                              "%02x %02x %02x %02x lone_ok %d: %zu (bad %zu, sur %d), want %zu "
+                              "(bad %zu)",
                               b0, b1, b[2], b[3], lone_ok, got, bad, sur, want, want_bad);
                         for (n = 1; want != 0 && n < want; n++)
-                            CHECK(dk_wtf8_seq(b, n, lone_ok, &bad, &sur) == 0 && bad == n && sur == 0,
+                            CHECK(dk_wtf8_seq(b, n, lone_ok, &bad, &sur) == 0 && bad == n &&
+                                      sur == 0,
                                   "%02x %02x cut at %zu: accepted", b0, b1, n);
                     }
                 }
@@ -729,14 +751,11 @@ static void check_wtf8_seq(void)
 
 int main(void)
 {
-    static const uint32_t specials[] = {0x00,   0x7F,   0x80,    0x7FF,
-                                        0x800,  0xD800, 0xDBFF,  0xDC00,
-                                        0xDFFF, 0xFFFF, 0x10000, 0x10FFFF,
-                                        0xE9,   0x6771};
+    static const uint32_t specials[] = {0x00,   0x7F,   0x80,   0x7FF,   0x800,    0xD800, 0xDBFF,
+                                        0xDC00, 0xDFFF, 0xFFFF, 0x10000, 0x10FFFF, 0xE9,   0x6771};
     uint32_t cps[64];
 
-    CHECK(dk_wtf8_to_utf16((const uint8_t *)"", 0, (uint8_t *)cps) == 0,
-          "empty");
+    CHECK(dk_wtf8_to_utf16((const uint8_t *)"", 0, (uint8_t *)cps) == 0, "empty");
     check_wide_writes();
     check_wtf8_seq();
     /* DK_READ_VALID_UTF8: a string that ends in a block with non-ASCII
@@ -748,12 +767,15 @@ int main(void)
         char text[128];
         for (size_t k = 0; k < 40; k++) {
             for (size_t j = 0; j < sizeof after / sizeof after[0]; j++) {
-                int len = snprintf(text, sizeof text, "[\"%.*s\",%s]", (int)k,
-                                   "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz", after[j]);
-                check_valid_utf8_read((const uint8_t *)text, (size_t)len, 1, "ASCII string, then non-ASCII");
+                int len =
+                    snprintf(text, sizeof text, "[\"%.*s\",%s]", (int)k,
+                             "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz", after[j]);
+                check_valid_utf8_read((const uint8_t *)text, (size_t)len, 1,
+                                      "ASCII string, then non-ASCII");
                 len = snprintf(text, sizeof text, "{\"%.*s\":%s}", (int)k,
                                "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz", after[j]);
-                check_valid_utf8_read((const uint8_t *)text, (size_t)len, j != 2, "ASCII key, then non-ASCII");
+                check_valid_utf8_read((const uint8_t *)text, (size_t)len, j != 2,
+                                      "ASCII key, then non-ASCII");
             }
         }
     }
@@ -762,8 +784,8 @@ int main(void)
        side table with DK_READ_VALID_UTF8, where non-ASCII bytes are only
        noted, and from UTF-16 */
     {
-        static const char *ins[] = {"\xc3\xa9", "\xe6\x9d\xb1", "\xf0\x9f\x98\x80", "\\n",
-                                    "\\u00e9", ""};
+        static const char *ins[] = {"\xc3\xa9", "\xe6\x9d\xb1", "\xf0\x9f\x98\x80",
+                                    "\\n",      "\\u00e9",      ""};
         static const char abc[] = "abcdefghijklmnopqrstuvwxyz";
         char text[160];
 
@@ -787,17 +809,22 @@ int main(void)
         dk_buf_init(&t);
         dk_buf_init(&o);
         dk_arena_init(&a);
-        CHECK(dk_json_read_opts((const uint8_t *)bad, sizeof bad - 1, DK_READ_VALID_UTF8, NULL, &a, &t, &err) ==
-                  DK_ERR_SYNTAX && err.pos == 2,
-              "dk_json_read_opts passed DK_READ_VALID_UTF8 on (code %d at %zu)", (int)err.code, err.pos);
+        CHECK(dk_json_read_opts((const uint8_t *)bad, sizeof bad - 1, DK_READ_VALID_UTF8, NULL, &a,
+                                &t, &err) == DK_ERR_SYNTAX &&
+                  err.pos == 2,
+              "dk_json_read_opts passed DK_READ_VALID_UTF8 on (code %d at %zu)", (int)err.code,
+              err.pos);
         dk_arena_reset(&a);
-        CHECK(dk_json_read_opts((const uint8_t *)bad, sizeof bad - 1, ~0u & ~DK_READ_PADDED, NULL, &a, &t, &err) ==
-                  DK_ERR_SYNTAX && err.pos == 2,
+        CHECK(dk_json_read_opts((const uint8_t *)bad, sizeof bad - 1, ~0u & ~DK_READ_PADDED, NULL,
+                                &a, &t, &err) == DK_ERR_SYNTAX &&
+                  err.pos == 2,
               "dk_json_read_opts with every other bit: code %d at %zu", (int)err.code, err.pos);
         dk_arena_reset(&a);
-        CHECK(dk_pb_from_json_opts((const uint8_t *)bad, sizeof bad - 1, DK_READ_VALID_UTF8, NULL, &a, &t, &o,
-                                   &err) == DK_ERR_SYNTAX && err.pos == 2,
-              "dk_pb_from_json_opts passed DK_READ_VALID_UTF8 on (code %d at %zu)", (int)err.code, err.pos);
+        CHECK(dk_pb_from_json_opts((const uint8_t *)bad, sizeof bad - 1, DK_READ_VALID_UTF8, NULL,
+                                   &a, &t, &o, &err) == DK_ERR_SYNTAX &&
+                  err.pos == 2,
+              "dk_pb_from_json_opts passed DK_READ_VALID_UTF8 on (code %d at %zu)", (int)err.code,
+              err.pos);
         dk_buf_free(&t);
         dk_buf_free(&o);
         dk_arena_free(&a);
@@ -819,10 +846,14 @@ int main(void)
         for (size_t i = 0; i < k; i++) {
             uint32_t r = rnd() % 10, cp;
 
-            if (r < 6) cp = rnd() % 0x80;
-            else if (r < 7) cp = 0x80 + rnd() % 0x780;
-            else if (r < 9) cp = 0x800 + rnd() % 0xF800;
-            else cp = 0x10000 + rnd() % 0x100000;
+            if (r < 6)
+                cp = rnd() % 0x80;
+            else if (r < 7)
+                cp = 0x80 + rnd() % 0x780;
+            else if (r < 9)
+                cp = 0x800 + rnd() % 0xF800;
+            else
+                cp = 0x10000 + rnd() % 0x100000;
             cps[i] = cp;
         }
         check_cps(cps, k, "random");
@@ -830,10 +861,10 @@ int main(void)
     /* DK_T_STR16: every special unit at every offset of an ASCII run (the
        8- and 16-unit fast paths), pairs, random mixes; then bad payloads */
     {
-        static const uint16_t units[] = {0x00, 0x08, 0x09, 0x0A, 0x0C, 0x0D, 0x1F, 0x20,
-                                         0x22, 0x5C, 0x7F, 0x80, 0xFF, 0x100, 0x7FF, 0x800,
-                                         0x6771, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000,
-                                         0xFFFD, 0xFFFF};
+        static const uint16_t units[] = {0x00,   0x08,   0x09,   0x0A,   0x0C,   0x0D,   0x1F,
+                                         0x20,   0x22,   0x5C,   0x7F,   0x80,   0xFF,   0x100,
+                                         0x7FF,  0x800,  0x6771, 0xD7FF, 0xD800, 0xDBFF, 0xDC00,
+                                         0xDFFF, 0xE000, 0xFFFD, 0xFFFF};
         uint16_t u[128] = {0};
 
         check_str16(u, 0, "empty");
@@ -856,7 +887,8 @@ int main(void)
            units: a buffer grown for 2 bytes a unit (1,024) would be short
            of the 1,202 that 3-byte units take */
         {
-            static const uint16_t kinds[] = {0x01, 0x0A, 0x22, 0x5C, 0xDC00, 0xD800, 0x4E00, 0x7FF, 'a'};
+            static const uint16_t kinds[] = {0x01,   0x0A,   0x22,  0x5C, 0xDC00,
+                                             0xD800, 0x4E00, 0x7FF, 'a'};
             static const size_t lens[] = {300, 400, 700, STR16_TEST_MAX};
             static uint16_t lu[STR16_TEST_MAX];
             const size_t nk = sizeof kinds / sizeof kinds[0];
@@ -874,13 +906,17 @@ int main(void)
             size_t k = rnd() % 128;
             for (size_t i = 0; i < k; i++) {
                 uint32_t r = rnd() % 12;
-                if (r < 7) u[i] = (uint16_t)(0x20 + rnd() % 0x60);
-                else if (r < 8) u[i] = (uint16_t)(0x80 + rnd() % 0x780);
-                else if (r < 10) u[i] = (uint16_t)(0x800 + rnd() % 0xF800);
+                if (r < 7)
+                    u[i] = (uint16_t)(0x20 + rnd() % 0x60);
+                else if (r < 8)
+                    u[i] = (uint16_t)(0x80 + rnd() % 0x780);
+                else if (r < 10)
+                    u[i] = (uint16_t)(0x800 + rnd() % 0xF800);
                 else if (r < 11 && i + 1 < k) {
                     u[i++] = (uint16_t)(0xD800 + rnd() % 0x400);
                     u[i] = (uint16_t)(0xDC00 + rnd() % 0x400);
-                } else u[i] = (uint16_t)(0xDC00 + rnd() % 0x400);
+                } else
+                    u[i] = (uint16_t)(0xDC00 + rnd() % 0x400);
             }
             check_str16(u, k, "random units");
         }
@@ -893,15 +929,17 @@ int main(void)
             dk_err err;
             dk_buf_init(&o);
             dk_arena_init(&a);
-            CHECK(dk_json_write_opts(cut, sizeof cut, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0,
+            CHECK(dk_json_write_opts(cut, sizeof cut, NULL, &a, &o, &err) == DK_ERR_TAPE &&
+                      err.pos == 0,
                   "JSON: cut STR16 (at %zu)", err.pos);
-            CHECK(dk_pb_write_opts(cut, sizeof cut, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0,
+            CHECK(dk_pb_write_opts(cut, sizeof cut, NULL, &a, &o, &err) == DK_ERR_TAPE &&
+                      err.pos == 0,
                   "pb: cut STR16 (at %zu)", err.pos);
-            CHECK(dk_json_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0 &&
-                      strcmp(err.msg, "tape UTF-16 string too long") == 0,
+            CHECK(dk_json_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE &&
+                      err.pos == 0 && strcmp(err.msg, "tape UTF-16 string too long") == 0,
                   "JSON: STR16 too long (%s)", err.msg);
-            CHECK(dk_pb_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE && err.pos == 0 &&
-                      strcmp(err.msg, "tape UTF-16 string too long") == 0,
+            CHECK(dk_pb_write_opts(huge, sizeof huge, NULL, &a, &o, &err) == DK_ERR_TAPE &&
+                      err.pos == 0 && strcmp(err.msg, "tape UTF-16 string too long") == 0,
                   "pb: STR16 too long (%s)", err.msg);
             {
                 /* one unit under the bound: the count is accepted, the
@@ -958,7 +996,8 @@ int main(void)
         }
         CHECK(ok, "repeat tapes");
         dk_arena_reset(&a);
-        CHECK(dk_pb_write_opts(t16.data, t16.len, NULL, &a, &o16, &err) == DK_OK, "repeat: STR16 tape");
+        CHECK(dk_pb_write_opts(t16.data, t16.len, NULL, &a, &o16, &err) == DK_OK,
+              "repeat: STR16 tape");
         dk_arena_reset(&a);
         CHECK(dk_pb_write_opts(t8.data, t8.len, NULL, &a, &o8, &err) == DK_OK, "repeat: STR tape");
         CHECK(o16.len == o8.len && memcmp(o16.data, o8.data, o8.len) == 0,
@@ -975,48 +1014,55 @@ int main(void)
     {
 #define PAST "[\"an ASCII string long enough to keep the UTF-8 behind\","
         check_read_utf16(PAST "\"caf\xc3\xa9\",\"\xe6\x9d\xb1\xe4\xba\xac\",\"x\\u00e9 \xc3\xa9\","
-                         "{\"$$\xc3\xa9\":\"\xc3\xbc\"}]", 4, "escapes inline, $$ keys from the units");
+                              "{\"$$\xc3\xa9\":\"\xc3\xbc\"}]",
+                         4, "escapes inline, $$ keys from the units");
         /* 4-byte sequences are two units each: the strings after them too */
-        check_read_utf16(PAST "\"\xf0\x9f\x98\x80\xf0\x9f\x98\x80" "a\",\"b\xf0\x9f\x98\x80\",\"\xc3\xa9\","
-                         "\"a longer one, over a block: \xe6\x9d\xb1 \xf0\x9f\x98\x80 \xc3\xa9 end\","
-                         "\"\xf4\x8f\xbf\xbf\xf1\x80\x80\x80 U+10FFFF, U+40000\",\"\xc3\xbc\"]",
-                         6, "surrogate pairs");
+        check_read_utf16(
+            PAST "\"\xf0\x9f\x98\x80\xf0\x9f\x98\x80"
+                 "a\",\"b\xf0\x9f\x98\x80\",\"\xc3\xa9\","
+                 "\"a longer one, over a block: \xe6\x9d\xb1 \xf0\x9f\x98\x80 \xc3\xa9 end\","
+                 "\"\xf4\x8f\xbf\xbf\xf1\x80\x80\x80 U+10FFFF, U+40000\",\"\xc3\xbc\"]",
+            6, "surrogate pairs");
         /* near the start the UTF-8 has overwritten the units */
         check_read_utf16("[\"\xc3\xa9\"]", 0, "a short text");
-        check_read_utf16("[\"\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\",\"\xe6\x9d\xb1\","
-                         "\"\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\"]",
+        check_read_utf16("[\"\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d"
+                         "\xb1\",\"\xe6\x9d\xb1\","
+                         "\"\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d\xb1\xe6\x9d"
+                         "\xb1\xe6\x9d\xb1\xe6\x9d\xb1\"]",
                          0, "CJK text: three bytes a unit");
         /* long ASCII strings and keys too (a first key's $$ loses a '$'),
            from DK_U16_SRC_ASCII_MIN bytes on; not with an escape, nor a first
            key its stripped '$' makes shorter (the checker refuses short
            ASCII entries) */
         check_read_utf16(PAST "\"exactly twenty-five bytes\",\"exactly twenty-four byte\","
-                         "\"\xc3\xa9\",{\"$$an ASCII key longer than 24 bytes\":1,"
-                         "\"$$a key of twenty-five by\":2,\"$$a key of twenty-four b\":3},"
-                         "{\"$$a first key of 25 bytes\":4},"
-                         "\"an escape\\n in an ASCII string over 24\"]",
+                              "\"\xc3\xa9\",{\"$$an ASCII key longer than 24 bytes\":1,"
+                              "\"$$a key of twenty-five by\":2,\"$$a key of twenty-four b\":3},"
+                              "{\"$$a first key of 25 bytes\":4},"
+                              "\"an escape\\n in an ASCII string over 24\"]",
                          4, "long ASCII strings and keys");
         /* a lone surrogate is U+FFFD in the UTF-8: none from the units */
         check_read_utf16(PAST "\"\xc3\xa9\",\"\xed\xa0\x80\"]", 0, "a lone surrogate");
-        check_read_utf16("[\"a\xed\xa0\x80" "b\",{\"\xed\xb3\xbf\":\"\xed\xa0\x80\\n\xf0\x9f\x98\x80\"},"
-                         "\"\xed\xb0\x80\xed\xa0\x80\",\"an ASCII string long enough to keep the UTF-8 behind\"]",
+        check_read_utf16("[\"a\xed\xa0\x80"
+                         "b\",{\"\xed\xb3\xbf\":\"\xed\xa0\x80\\n\xf0\x9f\x98\x80\"},"
+                         "\"\xed\xb0\x80\xed\xa0\x80\",\"an ASCII string long enough to keep the "
+                         "UTF-8 behind\"]",
                          0, "lone surrogates in values and keys, with escapes, in reverse order");
         check_read_utf16(PAST "\"\xc3\xa9\",\"\xef\xbf\xbd\"]", 2, "U+FFFD itself");
 #undef PAST
         /* every start around where the units stay intact */
         for (int k = 0; k < 64; k++) {
             char text[160];
-            snprintf(text, sizeof text, "[\"%.*s\",\"\xc3\xa9\xc3\xa9 \xe6\x9d\xb1\",\"\xc3\xbc\"]", k,
-                     "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz");
+            snprintf(
+                text, sizeof text, "[\"%.*s\",\"\xc3\xa9\xc3\xa9 \xe6\x9d\xb1\",\"\xc3\xbc\"]", k,
+                "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz");
             check_read_utf16(text, k < 20 ? -1 : 2, "strings near the first intact unit");
         }
     }
     /* the side table of dk_json_read_ex: one entry per non-ASCII str, in
        tape order, with "$$" keys stripped like their tape strings */
     {
-        static const char json[] =
-            "{\"$$\xc3\xa9\":[\"ascii\",\"\xe6\x9d\xb1\",\"\\ud800\"],"
-            "\"k\":{\"$Map\":[[\"\xc3\xbc\",1]]}}";
+        static const char json[] = "{\"$$\xc3\xa9\":[\"ascii\",\"\xe6\x9d\xb1\",\"\\ud800\"],"
+                                   "\"k\":{\"$Map\":[[\"\xc3\xbc\",1]]}}";
         dk_buf tape, u16;
         dk_arena a;
         dk_err err;
@@ -1029,16 +1075,14 @@ int main(void)
         dk_buf_init(&tape);
         dk_buf_init(&u16);
         dk_arena_init(&a);
-        rc = dk_json_read_ex((const uint8_t *)json, sizeof json - 1, 0, NULL,
-                             &a, &tape, &u16, NULL, &err);
+        rc = dk_json_read_ex((const uint8_t *)json, sizeof json - 1, 0, NULL, &a, &tape, &u16, NULL,
+                             &err);
         CHECK(rc == DK_OK, "side table read: %d", rc);
         while (rc == DK_OK && p + 8 <= u16.len) {
-            uint32_t at = dk_rd32(u16.data + p),
-                     units = dk_rd32(u16.data + p + 4);
+            uint32_t at = dk_rd32(u16.data + p), units = dk_rd32(u16.data + p + 4);
             uint32_t h = dk_rd32(tape.data + at);
 
-            CHECK(entries >= 4 || units == count[entries],
-                  "entry %zu: %u units", entries, units);
+            CHECK(entries >= 4 || units == count[entries], "entry %zu: %u units", entries, units);
             CHECK(!(h & DK_STR_ASCII), "entry %zu: an ASCII str", entries);
             if (entries < 4) {
                 uint16_t v = (uint16_t)(u16.data[p + 8] | u16.data[p + 9] << 8);
@@ -1047,8 +1091,7 @@ int main(void)
             p += 8 + 2 * (size_t)units;
             entries++;
         }
-        CHECK(entries == 4 && p == u16.len, "side table: %zu entries",
-              entries);
+        CHECK(entries == 4 && p == u16.len, "side table: %zu entries", entries);
         dk_buf_free(&tape);
         dk_buf_free(&u16);
         dk_arena_free(&a);
@@ -1056,10 +1099,13 @@ int main(void)
     {
         static const char *docs[] = {
             "\"ascii only\"",
-            "\"caf\xc3\xa9 \xe6\x9d\xb1\xe4\xba\xac \xf0\x9f\x9a\x80 and a longer ASCII tail after it\"",
-            "[\"\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\",\"\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\",\"\\ud800\",\"x\\udfff\"]",
+            "\"caf\xc3\xa9 \xe6\x9d\xb1\xe4\xba\xac \xf0\x9f\x9a\x80 and a longer ASCII tail after "
+            "it\"",
+            "[\"\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\",\"\xc3\xbc\xc3\xbc\xc3\xbc\xc3\xbc\","
+            "\"\\ud800\",\"x\\udfff\"]",
             "{\"$$\xc3\xa9\":[\"ascii\",\"\xe6\x9d\xb1\"],\"k\":{\"$Map\":[[\"\xc3\xbc\",1]]}}",
-            "{\"$\":\"Cl\xc3\xa4ss\",\"n\xc3\xa4me\":\"Z\xc3\xbcrich\",\"r\":{\"$RegExp\":[\"\xc3\xa9+\",\"u\"]},"
+            "{\"$\":\"Cl\xc3\xa4ss\",\"n\xc3\xa4me\":\"Z\xc3\xbcrich\",\"r\":{\"$RegExp\":["
+            "\"\xc3\xa9+\",\"u\"]},"
             "\"s\":{\"$Set\":[\"\xe6\x97\xa5\xe6\x9c\xac\",\"\xe6\x97\xa5\xe6\x9c\xac\"]}}",
             /* long ASCII strs (no entry from bytes): values, keys (one
                repeated: a reference the second time), a first key whose
@@ -1069,8 +1115,7 @@ int main(void)
             "{\"an ASCII key of 25 bytes.\":1},{\"$$a first key of 25 bytes\":2},"
             "{\"$\":\"a class key of twenty-five\",\"k\":3}]",
         };
-        for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
-            check_pb_side_table(docs[i], -1);
+        for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) check_pb_side_table(docs[i], -1);
         /* repeated member keys (plain, instance, null-prototype, error,
            non-ASCII) and class keys become references (one list: the class
            key "k" names the member key "k"); Map keys and values never do */
@@ -1105,10 +1150,14 @@ int main(void)
             for (size_t i = 0; i < m; i++) {
                 uint32_t r = rnd() % 12, cp;
 
-                if (r < 7) cp = 0x20 + rnd() % 0x5F;
-                else if (r < 8) cp = 0x80 + rnd() % 0x780;
-                else if (r < 10) cp = 0x800 + rnd() % 0xF800;
-                else cp = 0x10000 + rnd() % 0x100000;
+                if (r < 7)
+                    cp = 0x20 + rnd() % 0x5F;
+                else if (r < 8)
+                    cp = 0x80 + rnd() % 0x780;
+                else if (r < 10)
+                    cp = 0x800 + rnd() % 0xF800;
+                else
+                    cp = 0x10000 + rnd() % 0x100000;
                 if (cp == '"' || cp == '\\') cp = 'q';
                 if (cp >= 0xD800 && cp <= 0xDFFF)
                     j += (size_t)sprintf(json + j, "\\u%04x", (unsigned)cp);
@@ -1135,7 +1184,8 @@ int main(void)
         dk_buf_init(&t);
         dk_buf_init(&u);
         dk_arena_init(&a);
-        rc1 = dk_pb_from_json_opts((const uint8_t *)json, sizeof json - 1, 0, NULL, &a, &mid, &pb, &e1);
+        rc1 = dk_pb_from_json_opts((const uint8_t *)json, sizeof json - 1, 0, NULL, &a, &mid, &pb,
+                                   &e1);
         CHECK(rc1 == DK_OK, "bad text: to protobuf %d", rc1);
         for (size_t i = 0; i + 1 < pb.len; i++)
             if (pb.data[i] == 0xC3 && pb.data[i + 1] == 0xA9) pb.data[i + 1] = '(';
@@ -1145,8 +1195,8 @@ int main(void)
             dk_arena_reset(&a);
             rc2 = dk_pb_read_ex(pb.data, pb.len, NULL, max_out, 0, &a, &t, &u, NULL, &e2);
             CHECK(rc1 == rc2 && rc1 != DK_OK && e1.pos == e2.pos && t.len == 0 && u.len == 0,
-                  "bad text, max_out %zu: %d at %zu without a table, %d at %zu with", max_out,
-                  rc1, e1.pos, rc2, e2.pos);
+                  "bad text, max_out %zu: %d at %zu without a table, %d at %zu with", max_out, rc1,
+                  e1.pos, rc2, e2.pos);
         }
         dk_buf_free(&pb);
         dk_buf_free(&mid);

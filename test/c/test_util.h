@@ -99,5 +99,4 @@ static void tb_strn(dk_buf *t, const void *s, size_t n)
     tb_raw(t, p, n);
 }
 
-
 #endif

@@ -19,13 +19,12 @@
 #include "dk_internal.h"
 
 /* Aborts with a message when an invariant does not hold. */
-#define FUZZ_ASSERT(cond, what)                                                \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__,         \
-                    __LINE__, what);                                           \
-            abort();                                                           \
-        }                                                                      \
+#define FUZZ_ASSERT(cond, what)                                                         \
+    do {                                                                                \
+        if (!(cond)) {                                                                  \
+            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, what); \
+            abort();                                                                    \
+        }                                                                               \
     } while (0)
 
 /*
@@ -33,8 +32,8 @@
  * success has no message and position; a failure has a known code, a
  * static message, a position within the input (<= len) and no output.
  */
-static inline void fuzz_check_outcome(int rc, const dk_err *err, size_t len,
-                                      const dk_buf *out, int max_code)
+static inline void fuzz_check_outcome(int rc, const dk_err *err, size_t len, const dk_buf *out,
+                                      int max_code)
 {
     FUZZ_ASSERT(rc == (int)err->code, "return value is err->code");
     FUZZ_ASSERT(rc >= DK_OK && rc <= max_code, "error code in range");
@@ -49,8 +48,7 @@ static inline void fuzz_check_outcome(int rc, const dk_err *err, size_t len,
 }
 
 /* 1 when a[0..alen) and b[0..blen) are the same bytes. */
-static inline int fuzz_same(const uint8_t *a, size_t alen, const uint8_t *b,
-                            size_t blen)
+static inline int fuzz_same(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
     return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
 }

@@ -40,8 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size) memcpy(padded.data, data, size);
     memset(padded.data + size, 0, DK_JSON_PADDING);
     dk_arena_reset(&arena);
-    rc2 = dk_json_read_opts(padded.data, size, DK_READ_PADDED, NULL, &arena,
-                            &tape2, &err2);
+    rc2 = dk_json_read_opts(padded.data, size, DK_READ_PADDED, NULL, &arena, &tape2, &err2);
     FUZZ_ASSERT(rc2 == rc && err2.pos == err.pos, "padded read agrees");
     FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len),
                 "padded read makes the same tape");
@@ -70,8 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* An error before a limit bites is the same error. */
         FUZZ_ASSERT(rc2 != DK_OK, "limits never make bad text good");
     } else {
-        FUZZ_ASSERT(rc2 == DK_OK || rc2 == DK_ERR_DEPTH ||
-                        rc2 == DK_ERR_TOO_LARGE,
+        FUZZ_ASSERT(rc2 == DK_OK || rc2 == DK_ERR_DEPTH || rc2 == DK_ERR_TOO_LARGE,
                     "limits only add DEPTH / TOO_LARGE");
         if (rc2 == DK_OK)
             FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len),

@@ -37,8 +37,17 @@ uint32_t *dk_ctx_result(dk_ctx *c);
 int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth, uint32_t max_length,
                        uint32_t units);
 
-enum { RES_CODE, RES_OFFSET, RES_OUT, RES_OUT_LEN, RES_MSG, RES_MSG_LEN, RES_U16, RES_U16_LEN,
-       RES_IN_LEN };
+enum {
+    RES_CODE,
+    RES_OFFSET,
+    RES_OUT,
+    RES_OUT_LEN,
+    RES_MSG,
+    RES_MSG_LEN,
+    RES_U16,
+    RES_U16_LEN,
+    RES_IN_LEN
+};
 
 static dk_ctx *ctx;
 static dk_arena arena;
@@ -133,10 +142,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The same bytes, trusted: the same answer (valid UTF-8 only). */
     if (!lone) {
         dk_arena_reset(&arena);
-        rc2 = dk_json_read_ex(ref.data, len, DK_READ_PADDED | DK_READ_VALID_UTF8, NULL, &arena, &tape2,
-                              &table2, NULL, &err2);
+        rc2 = dk_json_read_ex(ref.data, len, DK_READ_PADDED | DK_READ_VALID_UTF8, NULL, &arena,
+                              &tape2, &table2, NULL, &err2);
         FUZZ_ASSERT(rc2 == rc && err2.pos == err.pos, "DK_READ_VALID_UTF8: the same outcome");
-        FUZZ_ASSERT(tape2.len == tape.len && (tape.len == 0 || memcmp(tape2.data, tape.data, tape.len) == 0),
+        FUZZ_ASSERT(tape2.len == tape.len &&
+                        (tape.len == 0 || memcmp(tape2.data, tape.data, tape.len) == 0),
                     "DK_READ_VALID_UTF8: the same tape");
         FUZZ_ASSERT(table2.len == table.len &&
                         (table.len == 0 || memcmp(table2.data, table.data, table.len) == 0),
@@ -153,17 +163,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dk_arena_reset(&arena);
         ids = UINT32_MAX;
         rc2 = dk_json_read_utf16(area, n, NULL, &arena, &tape2, &table2, &len3, &ids, &err2);
-        FUZZ_ASSERT(len3 == len && memcmp(area, ref.data, len) == 0, "dk_json_read_utf16: the WTF-8");
+        FUZZ_ASSERT(len3 == len && memcmp(area, ref.data, len) == 0,
+                    "dk_json_read_utf16: the WTF-8");
         FUZZ_ASSERT(rc2 == rc && err2.pos == err.pos, "dk_json_read_utf16: the same outcome");
         FUZZ_ASSERT(rc2 == DK_OK ? (long)ids == tw_ref_keep(tape2.data, tape2.len) : ids == 0,
-                    "dk_json_read_utf16: the referenceable values to keep are what the tape's references need");
-        FUZZ_ASSERT(tape2.len == tape.len && (tape.len == 0 || memcmp(tape2.data, tape.data, tape.len) == 0),
+                    "dk_json_read_utf16: the referenceable values to keep are what the tape's "
+                    "references need");
+        FUZZ_ASSERT(tape2.len == tape.len &&
+                        (tape.len == 0 || memcmp(tape2.data, tape.data, tape.len) == 0),
                     "dk_json_read_utf16: the same tape");
         if (rc == DK_OK) {
-            entries = tw_check_side_table(tape.data, tape.len, table.data, table.len, NULL, 0, NULL);
-            FUZZ_ASSERT(entries >= 0 && tw_check_side_table(tape2.data, tape2.len, table2.data, table2.len,
-                                                            area + DK_U16_AT(n), n, &srcs) == entries,
-                        "dk_json_read_utf16: a side table entry for each non-ASCII str, right units");
+            entries =
+                tw_check_side_table(tape.data, tape.len, table.data, table.len, NULL, 0, NULL);
+            FUZZ_ASSERT(
+                entries >= 0 && tw_check_side_table(tape2.data, tape2.len, table2.data, table2.len,
+                                                    area + DK_U16_AT(n), n, &srcs) == entries,
+                "dk_json_read_utf16: a side table entry for each non-ASCII str, right units");
         }
         table3_len = table2.len;
         free(area);

@@ -82,12 +82,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     "an entry for every non-ASCII str when the table fits");
         /* the budget counts the tape exactly, the table not at all */
         dk_arena_reset(&arena);
-        FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, NULL, &err2) == DK_OK,
+        FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need, 0, &arena, &tape2, &u16, NULL, &err2) ==
+                        DK_OK,
                     "max_out = the tape is enough, with the table");
         if (need > 1) {
             dk_arena_reset(&arena);
-            FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need - 1, 0, &arena, &tape2, &u16, NULL, &err2) ==
-                                DK_ERR_TOO_LARGE &&
+            FUZZ_ASSERT(dk_pb_read_ex(data, size, NULL, need - 1, 0, &arena, &tape2, &u16, NULL,
+                                      &err2) == DK_ERR_TOO_LARGE &&
                             tape2.len == 0 && u16.len == 0,
                         "max_out one byte short fails and leaves nothing");
             dk_arena_reset(&arena);
@@ -100,7 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if ((size_t)entries == non_ascii &&
             dk_pb_to_json_opts(data, size, NULL, &arena, &mid, &json, &err2) == DK_OK) {
             dk_arena_reset(&arena);
-            if (dk_json_read_ex(json.data, json.len, 0, NULL, &arena, &tape3, &u3, NULL, &err2) == DK_OK &&
+            if (dk_json_read_ex(json.data, json.len, 0, NULL, &arena, &tape3, &u3, NULL, &err2) ==
+                    DK_OK &&
                 fuzz_same(tape3.data, tape3.len, tape2.data, tape2.len))
                 FUZZ_ASSERT(fuzz_same(u3.data, u3.len, u16.data, u16.len),
                             "the JSON reader's side table is the same");
@@ -125,9 +127,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         fuzz_same(expanded.data, expanded.len, tape.data, tape.len),
                     "key and string references expand to the plain tape");
         long entries = tw_check_side_table(tape3.data, tape3.len, u3.data, u3.len, NULL, 0, NULL);
-        FUZZ_ASSERT(entries >= 0 && (size_t)entries <= non_ascii &&
-                        ((size_t)entries == non_ascii || 2 * tape3.len > default_max_out(size) / 2),
-                    "with key references, an entry for every full non-ASCII str when the table fits");
+        FUZZ_ASSERT(
+            entries >= 0 && (size_t)entries <= non_ascii &&
+                ((size_t)entries == non_ascii || 2 * tape3.len > default_max_out(size) / 2),
+            "with key references, an entry for every full non-ASCII str when the table fits");
     }
     if (rc != DK_OK) return 0;
 
@@ -137,7 +140,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dk_arena_reset(&arena);
     rc = dk_pb_read_opts(pb.data, pb.len, NULL, 0, &arena, &tape2, &err);
     FUZZ_ASSERT(rc == DK_OK, "the decoder accepts what the encoder wrote");
-    FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len),
-                "read(write(t)) == t");
+    FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len), "read(write(t)) == t");
     return 0;
 }

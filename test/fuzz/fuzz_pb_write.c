@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rcj = dk_json_write_opts(data, size, NULL, &arena, &json, &err);
     /* protobuf is stricter in one place only: a split surrogate pair (two
      * 3-byte surrogates) is not canonical WTF-8, which JS never writes */
-    FUZZ_ASSERT(rc != DK_OK || rcj == DK_OK, "the JSON writer accepts what the protobuf encoder does");
+    FUZZ_ASSERT(rc != DK_OK || rcj == DK_OK,
+                "the JSON writer accepts what the protobuf encoder does");
     if (rc != DK_OK) return 0;
 
     /* A tape the check accepts encodes the same with the check skipped
@@ -55,7 +56,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dk_arena_reset(&arena);
     rc = dk_pb_write_opts(tape.data, tape.len, NULL, &arena, &pb2, &err);
     FUZZ_ASSERT(rc == DK_OK, "second write");
-    FUZZ_ASSERT(fuzz_same(pb.data, pb.len, pb2.data, pb2.len),
-                "write(read(write(t))) == write(t)");
+    FUZZ_ASSERT(fuzz_same(pb.data, pb.len, pb2.data, pb2.len), "write(read(write(t))) == write(t)");
     return 0;
 }

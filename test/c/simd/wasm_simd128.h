@@ -30,7 +30,10 @@ typedef struct {
 } v128_t;
 
 /* Lane views: copies in and out of the 16 bytes, little-endian. */
-static inline void sim_get16(v128_t v, uint16_t out[8]) { memcpy(out, v.b, 16); }
+static inline void sim_get16(v128_t v, uint16_t out[8])
+{
+    memcpy(out, v.b, 16);
+}
 static inline v128_t sim_put16(const uint16_t in[8])
 {
     v128_t v;
@@ -45,7 +48,10 @@ static inline v128_t wasm_v128_load(const void *p)
     return v;
 }
 
-static inline void wasm_v128_store(void *p, v128_t v) { memcpy(p, v.b, 16); }
+static inline void wasm_v128_store(void *p, v128_t v)
+{
+    memcpy(p, v.b, 16);
+}
 
 static inline v128_t wasm_i8x16_splat(int8_t x)
 {
@@ -137,10 +143,16 @@ static inline v128_t sim_narrow(v128_t a, v128_t b, int lo, int hi)
 }
 
 /* ... saturated to int8 */
-static inline v128_t wasm_i8x16_narrow_i16x8(v128_t a, v128_t b) { return sim_narrow(a, b, -128, 127); }
+static inline v128_t wasm_i8x16_narrow_i16x8(v128_t a, v128_t b)
+{
+    return sim_narrow(a, b, -128, 127);
+}
 
 /* ... saturated to uint8 */
-static inline v128_t wasm_u8x16_narrow_i16x8(v128_t a, v128_t b) { return sim_narrow(a, b, 0, 255); }
+static inline v128_t wasm_u8x16_narrow_i16x8(v128_t a, v128_t b)
+{
+    return sim_narrow(a, b, 0, 255);
+}
 
 static inline v128_t wasm_u16x8_extend_low_u8x16(v128_t a)
 {
