@@ -200,7 +200,7 @@ function main() {
   const core = loadCore(wasmBytes);
   const { ex, ctx, word } = core;
   /*
-   * The JS rebuild alone, as js/core.cjs runs it after a decode call: a
+   * The JS rebuild alone, as js/instance.cjs runs it after a decode call: a
    * reader over the tape the last call left in the private instance, with
    * its UTF-16 side table (whose entries may point into text, the JSON
    * string decoded) and key references (protobuf). The decode call is the

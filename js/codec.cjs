@@ -390,7 +390,7 @@ function transcode(blob, options) {
 /*
  * One round trip of a small graph through a private registry, once per
  * format at load, so the first real call does not pay for compiling the
- * walk and the rebuild (the core compiles its own at load, core.cjs). The
+ * walk and the rebuild (the core compiles its own at load, instance.cjs). The
  * default registry is not touched. A failure here is ignored: real calls
  * report their own.
  */

@@ -264,7 +264,7 @@ class PlainReader {
 
 /*
  * The tape reader and the PlainReader every toPlain reuses (their hidden
- * classes stay; see core.cjs `reader`). One is enough: no user code runs
+ * classes stay; see instance.cjs `reader`). One is enough: no user code runs
  * while a tape is read, so no toPlain starts inside another's walk.
  */
 let reader = null;

@@ -164,7 +164,7 @@ class TapeReader {
 
   /*
    * Read another tape: as a new TapeReader(buf, view, pos, end) would.
-   * The core reuses one reader for every decode (core.cjs rebuildOutput).
+   * The core reuses one reader for every decode (instance.cjs rebuildOutput).
    */
   reset(buf, view, pos, end) {
     if (buf !== this.buf) {

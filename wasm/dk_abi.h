@@ -15,7 +15,7 @@
  * The .wasm is built by the Makefile (WASM_FLAGS) as a standalone module
  * exporting the functions wasm/exports.txt lists, the one list of them.
  * No Emscripten JS glue is used:
- * js/load.cjs and js/core.cjs instantiate the module themselves and provide
+ * js/load.cjs and js/instance.cjs instantiate the module themselves and provide
  * whatever it imports (at most `emscripten_notify_memory_growth` and WASI
  * stubs; the core never prints). Exports are called directly as
  * `instance.exports.dk_xxx(...)`; memory is `instance.exports.memory`.

@@ -107,8 +107,9 @@ static size_t pb_varint_size(uint64_t v)
     return n;
 }
 
-/* An interning table of byte strings: open addressing, power-of-two size,
- * at most half full. Entries point into the tape. */
+/* An interning table of byte strings (keys, texts and shapes, all through
+ * enc_lookup): open addressing, power-of-two size, at most half full.
+ * Entries point into the tape, or for shapes into the arena. */
 typedef struct pb_str_slot {
     uint32_t hash;
     uint32_t ref; /* index + 1; 0: empty */
@@ -138,11 +139,6 @@ typedef struct pb_strtab {
 unsigned long dk_pb_reseeds_seen; /* see dk_internal.h */
 #endif
 
-typedef struct pb_shape_slot {
-    uint32_t hash;
-    uint32_t ref; /* shape index + 1; 0: empty */
-} pb_shape_slot;
-
 /* Class keys enc_class_key compares before a lookup. */
 #define PB_RECENT_CLASSES 4
 
@@ -166,7 +162,6 @@ typedef struct pb_enc {
     size_t len;
     size_t pos;
     uint32_t max_depth;
-    uint64_t seed;    /* dk_limits hash_seed: keys the shape table's hashes */
     uint32_t n_refs;  /* values with identity so far: the next REF index */
     int trusted_text; /* DK_WRITE_TRUSTED_TEXT: strings not checked */
     dk_scratch str16; /* DK_T_STR16 values made WTF-8, one at a time */
@@ -198,8 +193,13 @@ typedef struct pb_enc {
      * of small documents ("x", "a") without a hash and a probe. Zeroed
      * with the rest of pb_enc. */
     uint8_t one_char[128];
-    pb_shape_slot *shape_tab;
-    size_t shape_tab_cap;
+    /* shapes -> shapes index, keyed by a shape's identity as bytes: u32
+     * class key, version, field keys; the string table's lookup, and so
+     * its bound on a probe. shape_id is where a lookup's key is put
+     * together (the field keys live on a stack later pushes move). */
+    pb_strtab shape_tab;
+    uint32_t *shape_id;
+    size_t shape_id_cap;
 
     /* strs index of a class key -> 1 + the shape its last instance had
      * (0: none yet): an instance's keys are compared with that shape's
@@ -490,61 +490,54 @@ static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n, int scratch
     return enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, p, n);
 }
 
-/* Intern a shape; *out is its index. keys may be moved by later pushes, so
- * a new shape copies them. */
+/* Intern a shape; *out is its index. A new shape copies its identity, of
+ * which its fields are the tail. */
 static DK_MUST int enc_shape(pb_enc *e, uint32_t class_key, uint32_t version, const uint32_t *keys,
                              size_t n, uint32_t *out)
 {
-    uint32_t h = pb_hash(e->seed, (const uint8_t *)keys, n * sizeof *keys) ^
-                 (class_key * 0x9E3779B1u) ^ (version * 0x85EBCA77u);
-    size_t mask, i;
+    size_t bytes = (n + 2) * sizeof *keys;
+    uint32_t h = 0, idx = 0, *id;
+    pb_str_slot *slot = NULL;
     Darmok__Shape *s;
+    int found;
 
-    if ((e->n_shapes + 1) * 2 > e->shape_tab_cap) {
-        size_t ncap = e->shape_tab_cap == 0 ? 32 : e->shape_tab_cap * 2;
-        pb_shape_slot *t = dk_arena_alloc(e->a, ncap * sizeof *t);
-        if (t == NULL) return enc_oom(e);
-        memset(t, 0, ncap * sizeof *t);
-        for (i = 0; i < e->shape_tab_cap; i++) {
-            pb_shape_slot sl = e->shape_tab[i];
-            size_t j;
-            if (sl.ref == 0) continue;
-            for (j = sl.hash & (ncap - 1); t[j].ref != 0; j = (j + 1) & (ncap - 1))
-                ;
-            t[j] = sl;
-        }
-        e->shape_tab = t;
-        e->shape_tab_cap = ncap;
+    if (n + 2 > e->shape_id_cap) {
+        size_t cap = n + 2 > 2 * e->shape_id_cap ? n + 2 : 2 * e->shape_id_cap;
+        e->shape_id = dk_arena_alloc(e->a, cap * sizeof *e->shape_id);
+        if (e->shape_id == NULL) return enc_oom(e);
+        e->shape_id_cap = cap;
     }
-    mask = e->shape_tab_cap - 1;
-    for (i = h & mask; e->shape_tab[i].ref != 0; i = (i + 1) & mask) {
-        const Darmok__Shape *c = e->shapes[e->shape_tab[i].ref - 1];
-        if (e->shape_tab[i].hash == h && c->class_key == class_key && c->version == version &&
-            c->n_fields == n && (n == 0 || memcmp(c->fields, keys, n * sizeof *keys) == 0)) {
-            *out = e->shape_tab[i].ref - 1;
-            return 0;
-        }
+    id = e->shape_id;
+    id[0] = class_key;
+    id[1] = version;
+    if (n != 0) memcpy(id + 2, keys, n * sizeof *keys);
+    found = enc_lookup(e, &e->shape_tab, (const uint8_t *)id, bytes, &h, &idx, &slot);
+    if (found < 0) return enc_oom(e);
+    if (found) {
+        *out = idx;
+        return 0;
     }
     if (e->n_shapes >= PB_TABLE_MAX)
         return dk_fail(e->err, DK_ERR_TOO_LARGE, "too many distinct shapes", e->pos);
     s = dk_arena_alloc(e->a, sizeof *s);
+    id = dk_arena_alloc(e->a, bytes);
     {
         void *arr = pb_more(e->a, e->shapes, e->n_shapes, &e->cap_shapes, sizeof *e->shapes);
-        if (s == NULL || arr == NULL) return enc_oom(e);
+        if (s == NULL || id == NULL || arr == NULL) return enc_oom(e);
         e->shapes = arr;
     }
+    memcpy(id, e->shape_id, bytes);
     darmok__shape__init(s);
     s->class_key = class_key;
     s->version = version;
     s->n_fields = n;
-    if (n != 0) {
-        s->fields = dk_arena_alloc(e->a, n * sizeof *keys);
-        if (s->fields == NULL) return enc_oom(e);
-        memcpy(s->fields, keys, n * sizeof *keys);
-    }
+    s->fields = n != 0 ? id + 2 : NULL;
     e->shapes[e->n_shapes] = s;
-    e->shape_tab[i].hash = h;
-    e->shape_tab[i].ref = (uint32_t)e->n_shapes + 1;
+    slot->hash = h;
+    slot->ref = (uint32_t)e->n_shapes + 1;
+    slot->p = (const uint8_t *)id;
+    slot->n = bytes;
+    e->shape_tab.count++;
     *out = (uint32_t)e->n_shapes++;
     return 0;
 }
@@ -925,9 +918,9 @@ int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32
     e.tape = tape;
     e.len = len;
     e.max_depth = dk_max_depth(lim);
-    e.seed = lim != NULL ? lim->hash_seed : 0;
-    e.key_tab.seed = e.seed;
-    e.text_tab.seed = e.seed ^ 0x2545F4914F6CDD1Du;
+    e.key_tab.seed = lim != NULL ? lim->hash_seed : 0;
+    e.text_tab.seed = e.key_tab.seed ^ 0x2545F4914F6CDD1Du;
+    e.shape_tab.seed = e.key_tab.seed ^ 0x9FB21C651E98DF25u;
     e.trusted_text = (flags & DK_WRITE_TRUSTED_TEXT) != 0;
     enc_prealloc(&e);
 

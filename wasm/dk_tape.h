@@ -88,7 +88,7 @@
  * in full in this tape, counted from 0 in tape order. JS then makes each
  * distinct key once. Only those keys; never in the tapes JS writes or the
  * core reads. This is the one statement of the numbering: dk_pb_read.c
- * (dec_key) writes it; js/tape.cjs (TapeReader#key) and the decode shapes
+ * (dec_key) writes it; js/tape-reader.cjs (TapeReader#keyRefAt, keyRead) and the decode shapes
  * js/shapes.cjs generates read it, and point here.
  */
 #ifndef DK_TAPE_H

@@ -16,7 +16,7 @@
  * that of their #define DK_TAG_<ID>_S "name" lines; BYTES_NAMES the tag
  * name of each DK_BYTES_* kind, the first word of its comment. EXPORTS is the list of functions JS
  * calls, from exports.txt (one name a line, # comments), the list the
- * Makefile gives emcc: core.cjs refuses a core that lacks one of them.
+ * Makefile gives emcc: instance.cjs refuses a core that lacks one of them.
  */
 const fs = require('node:fs');
 const path = require('node:path');
