@@ -1,14 +1,10 @@
 /*
- * test_json.c - native tests of the JSON writer and reader.
+ * test_json.c - native tests of the JSON writer and reader, built and run
+ * by `make test-c` (also with SIMD, as wasm32 and as -m32: Makefile).
  *
- * Build and run (from the repository root):
- *   mkdir -p build && gcc -std=c11 -Wall -Wextra -Werror -Wconversion \
- *     -Wshadow -fsanitize=address,undefined -fno-sanitize-recover=all -g \
- *     -Iwasm wasm/dk_mem.c wasm/dk_text.c wasm/dk_json_write.c \
- *     wasm/dk_json_read.c test/c/test_json.c -o build/test_json \
- *     && build/test_json
- * and the same with -m32 added (32-bit size_t, as in wasm32).
- *
+ * One file for both directions: their case tables are the format's
+ * spelling of each value, and the tests past them (limits, reuse,
+ * mutations, copies) check a reader and a writer on the same text.
  * Tapes are written in a small notation (see tape()) so the tables read
  * like the format. Prints "c-json: N passed, M failed"; exits 1 on failure.
  */
