@@ -121,6 +121,18 @@ const put = { at: 0, len: 0, units: 0 };
  * U+FFFD). maxBytes counts the string's UTF-8 (a surrogate 3 bytes); error
  * offsets past an escaped one count the escape's 6.
  */
+/*
+ * The decode area of a JS string of n units, and the byte of it where the
+ * units go: DK_U16_AREA(n) and DK_U16_AT(n) of wasm/dk_abi.h, which the
+ * core computes from n too (test/js/abi.test.cjs compares the two).
+ */
+function u16Area(n) {
+  return 3 * n + 1;
+}
+function u16At(n) {
+  return n + (n & 1);
+}
+
 function putText(text, maxBytes, utf16) {
   put.units = 0;
   if (typeof text !== 'string') {
@@ -143,10 +155,10 @@ function putText(text, maxBytes, utf16) {
     // At an even offset: Node copies unaligned UTF-16 once more, here
     // and in every ucs2Slice of a string taken from these units.
     const units = text.length;
-    put.at = input(3 * units + 1);
+    put.at = input(u16Area(units));
     put.units = units;
     put.len = 0;
-    live.heap.ucs2Write(text, put.at + units + (units & 1), 2 * units);
+    live.heap.ucs2Write(text, put.at + u16At(units), 2 * units);
     return put;
   }
   if (!isWellFormed(text)) {
@@ -218,5 +230,6 @@ function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes) {
 
 
 module.exports = {
-  init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, readerOverOutput, outputText, outputBytes, PB_READ
+  init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, readerOverOutput, outputText, outputBytes, PB_READ,
+  u16Area, u16At
 };

@@ -115,6 +115,23 @@ test('the parser reads the values the C compiler sees', () => {
   }
 });
 
+test('the UTF-16 decode area js/ lays out is the one the core reads', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'darmok-abi-u16-'));
+  const ns = [0, 1, 2, 3, 7, 8, 1000, 1001, 65535, 1 << 20];
+  try {
+    const c = '#include <stdio.h>\n#include "dk_abi.h"\nint main(void)\n{\n' +
+      `    static const unsigned long ns[] = {${ns.join(', ')}};\n` +
+      '    for (unsigned i = 0; i < sizeof ns / sizeof ns[0]; i++)\n' +
+      '        printf("%lu %lu\\n", (unsigned long)DK_U16_AT(ns[i]), (unsigned long)DK_U16_AREA(ns[i]));\n    return 0;\n}\n';
+    fs.writeFileSync(path.join(dir, 'u16.c'), c);
+    execFileSync('gcc', ['-std=c11', '-Wall', '-Werror', `-I${wasmDir}`, path.join(dir, 'u16.c'), '-o', path.join(dir, 'u16')]);
+    const seen = execFileSync(path.join(dir, 'u16'), { encoding: 'utf8' }).trim().split('\n');
+    assert.deepStrictEqual(seen, ns.map((n) => `${core.u16At(n)} ${core.u16Area(n)}`));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('js/ takes every constant from the generated module', () => {
   for (const k of constants) {
     if (k.js in tape) assert.equal(tape[k.js], abi[k.js], `js/tape.cjs ${k.js}`);
