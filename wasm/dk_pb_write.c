@@ -144,10 +144,10 @@ unsigned long dk_pb_reseeds_seen; /* see dk_internal.h */
 
 /* An open container of the tape. */
 typedef struct pb_enc_frame {
-    uint8_t op;         /* DK_T_ARRAY, _OBJECT, _NULLPROTO, _INSTANCE, ... */
-    uint64_t left;      /* array: slots; records: pairs; map: 2 x pairs; set: values */
-    uint64_t total;     /* the same, at the start */
-    size_t kbase;       /* records: its first key on the key stack */
+    uint8_t op;     /* DK_T_ARRAY, _OBJECT, _NULLPROTO, _INSTANCE, ... */
+    uint64_t left;  /* array: slots; records: pairs; map: 2 x pairs; set: values */
+    uint64_t total; /* the same, at the start */
+    size_t kbase;   /* records: its first key on the key stack, after its class key and version */
     size_t shape_slot;  /* records: its counts entry, the shape index, set on close */
     uint32_t class_key; /* instances: string index */
     uint32_t version;   /* instances */
@@ -194,12 +194,10 @@ typedef struct pb_enc {
      * with the rest of pb_enc. */
     uint8_t one_char[128];
     /* shapes -> shapes index, keyed by a shape's identity as bytes: u32
-     * class key, version, field keys; the string table's lookup, and so
-     * its bound on a probe. shape_id is where a lookup's key is put
-     * together (the field keys live on a stack later pushes move). */
+     * class key, version, field keys, as a record leaves them on the key
+     * stack (enc_push); the string table's lookup, and so its bound on a
+     * probe. */
     pb_strtab shape_tab;
-    uint32_t *shape_id;
-    size_t shape_id_cap;
 
     /* strs index of a class key -> 1 + the shape its last instance had
      * (0: none yet): an instance's keys are compared with that shape's
@@ -490,27 +488,17 @@ static DK_MUST int enc_string(pb_enc *e, const uint8_t *p, size_t n, int scratch
     return enc_blob(e, &e->texts, &e->n_texts, &e->cap_texts, p, n);
 }
 
-/* Intern a shape; *out is its index. A new shape copies its identity, of
- * which its fields are the tail. */
-static DK_MUST int enc_shape(pb_enc *e, uint32_t class_key, uint32_t version, const uint32_t *keys,
-                             size_t n, uint32_t *out)
+/* Intern the shape of identity id (n field keys after class key and
+ * version, on the key stack, which later pushes may move); *out is its
+ * index. A new shape copies its identity, of which its fields are the tail. */
+static DK_MUST int enc_shape(pb_enc *e, const uint32_t *id, size_t n, uint32_t *out)
 {
-    size_t bytes = (n + 2) * sizeof *keys;
-    uint32_t h = 0, idx = 0, *id;
+    size_t bytes = (n + 2) * sizeof *id;
+    uint32_t h = 0, idx = 0, *copy;
     pb_str_slot *slot = NULL;
     Darmok__Shape *s;
     int found;
 
-    if (n + 2 > e->shape_id_cap) {
-        size_t cap = n + 2 > 2 * e->shape_id_cap ? n + 2 : 2 * e->shape_id_cap;
-        e->shape_id = dk_arena_alloc(e->a, cap * sizeof *e->shape_id);
-        if (e->shape_id == NULL) return enc_oom(e);
-        e->shape_id_cap = cap;
-    }
-    id = e->shape_id;
-    id[0] = class_key;
-    id[1] = version;
-    if (n != 0) memcpy(id + 2, keys, n * sizeof *keys);
     found = enc_lookup(e, &e->shape_tab, (const uint8_t *)id, bytes, &h, &idx, &slot);
     if (found < 0) return enc_oom(e);
     if (found) {
@@ -520,22 +508,22 @@ static DK_MUST int enc_shape(pb_enc *e, uint32_t class_key, uint32_t version, co
     if (e->n_shapes >= PB_TABLE_MAX)
         return dk_fail(e->err, DK_ERR_TOO_LARGE, "too many distinct shapes", e->pos);
     s = dk_arena_alloc(e->a, sizeof *s);
-    id = dk_arena_alloc(e->a, bytes);
+    copy = dk_arena_alloc(e->a, bytes);
     {
         void *arr = pb_more(e->a, e->shapes, e->n_shapes, &e->cap_shapes, sizeof *e->shapes);
-        if (s == NULL || id == NULL || arr == NULL) return enc_oom(e);
+        if (s == NULL || copy == NULL || arr == NULL) return enc_oom(e);
         e->shapes = arr;
     }
-    memcpy(id, e->shape_id, bytes);
+    memcpy(copy, id, bytes);
     darmok__shape__init(s);
-    s->class_key = class_key;
-    s->version = version;
+    s->class_key = copy[0];
+    s->version = copy[1];
     s->n_fields = n;
-    s->fields = n != 0 ? id + 2 : NULL;
+    s->fields = n != 0 ? copy + 2 : NULL;
     e->shapes[e->n_shapes] = s;
     slot->hash = h;
     slot->ref = (uint32_t)e->n_shapes + 1;
-    slot->p = (const uint8_t *)id;
+    slot->p = (const uint8_t *)copy;
     slot->n = bytes;
     e->shape_tab.count++;
     *out = (uint32_t)e->n_shapes++;
@@ -555,6 +543,12 @@ static DK_MUST int enc_push(pb_enc *e, uint8_t op, uint64_t n, size_t at, uint32
         void *arr = pb_more(e->a, e->frames, e->n_frames, &e->cap_frames, sizeof *e->frames);
         if (arr == NULL) return enc_oom(e);
         e->frames = arr;
+    }
+    if (rec) { /* the shape's identity begins: class key, version, then the keys */
+        ENC_ROOM(e, e->keys, e->n_keys, e->cap_keys);
+        e->keys[e->n_keys++] = class_key;
+        ENC_ROOM(e, e->keys, e->n_keys, e->cap_keys);
+        e->keys[e->n_keys++] = version;
     }
     f = &e->frames[e->n_frames++];
     f->op = op;
@@ -748,12 +742,11 @@ static DK_MUST int enc_close(pb_enc *e)
         if (f->guess != 0 && e->shapes[f->guess - 1]->n_fields == nk) {
             shape = f->guess - 1; /* the same class, version and keys */
         } else {
-            DK_TRY(
-                enc_shape(e, f->class_key, f->version, nk ? e->keys + f->kbase : NULL, nk, &shape));
+            DK_TRY(enc_shape(e, e->keys + f->kbase - 2, nk, &shape));
             if (f->op == DK_T_INSTANCE) DK_TRY(enc_class_shape(e, f->class_key, shape));
         }
         e->counts[f->shape_slot] = shape;
-        e->n_keys = f->kbase;
+        e->n_keys = f->kbase - 2;
     }
     e->n_frames--;
     return 0;
