@@ -238,11 +238,12 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags, const dk_li
 /*
  * Reads the JSON text of a JS string: its n UTF-16 units (LE) at byte
  * DK_U16_AT(n) of the area of DK_U16_AREA(n) + DK_JSON_PADDING bytes at
- * area are made WTF-8 in place (dk_utf16_to_wtf8_lone: UTF-8 unless the
- * string has a lone surrogate; *json_len is set to its length, which error
- * offsets count) and read as dk_json_read_ex reads with DK_READ_PADDED |
- * DK_READ_VALID_UTF8, or with DK_READ_PADDED | DK_READ_RAW_WTF8 when it
- * has a lone surrogate, which its string keeps (as JSON.parse keeps it).
+ * area (the layout macros are in dk_abi.h) are made WTF-8 in place (UTF-8
+ * unless the string has a lone surrogate; *json_len is set to its length,
+ * which error offsets count) and read as dk_json_read_ex reads padded
+ * text, with the core's internal flags saying that the text is valid
+ * UTF-8, or WTF-8 whose lone surrogate its string keeps (as JSON.parse
+ * keeps it).
  * A string without escapes whose units the UTF-8 has
  * not overwritten gets, unless the text had a lone surrogate, the side-
  * table entry u32 tape offset, u32 count | DK_U16_SRC, u32 index of its

@@ -137,15 +137,15 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
              * '\\', a control byte (all handled below), or >= 0x80 */
                 c = *p;
                 if (c < 0x80) break;
-                /* 4 bytes at most, and the padding's zero ends the check; an
-             * encoded surrogate passes only with DK_READ_RAW_WTF8 */
+                /* 4 bytes at most, and the padding's zero ends the check;
+                 * an encoded surrogate passes only with DK_READ_RAW_WTF8 */
                 len = dk_wtf8_seq(p, 4, r->raw_wtf8, &bad, &sur);
                 if (sur) {
                     /* a JS string's lone surrogate, kept (DK_READ_RAW_WTF8).
-                 * Beside an escape of the other half it makes two 3-byte
-                 * forms in the str (not WTF-8, which joins a pair), that the
-                 * JS rebuild joins, as JSON.parse does: a tape only the
-                 * rebuild reads (both writers refuse it) */
+                     * Beside an escape of the other half it makes two 3-byte
+                     * forms in the str (not WTF-8, which joins a pair), that
+                     * the JS rebuild joins, as JSON.parse does: a tape only
+                     * the rebuild reads (both writers refuse it) */
                     *flags |= DK_STR_WTF8;
                 }
                 if (len == 0) {

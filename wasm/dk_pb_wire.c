@@ -221,7 +221,7 @@ int pb_wire_check(const uint8_t *in, size_t len, uint32_t max_str, dk_err *err)
 /*
  * The byte offset of element i of the Document's repeated field `field`, as
  * protobuf-c counted it: packed runs element by element, other occurrences
- * one each, in wire order. Only for error reports, after dec_scan has
+ * one each, in wire order. Only for error reports, after pb_wire_check has
  * passed (hence _unsafe: it trusts the wire structure, though every read is
  * still bounded). len when there is no such element.
  */

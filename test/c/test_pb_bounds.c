@@ -8,6 +8,13 @@
 
 /* ---- tests -------------------------------------------------------------- */
 
+/*
+ * Which repeated string values become KIND_STRING_REF (docs/FORMAT.md,
+ * canonical form): one of at most PB_REF_MAX_BYTES (64) bytes when its index
+ * takes fewer bytes than the string would; a longer one is written again.
+ * Through both tape kinds of a string value (T_STR and T_STR16), and the
+ * decoded tape gives every string back.
+ */
 static void test_string_refs(void)
 {
     static const size_t lens[] = {1, 2, 63, 64, 65, 66, 300};
@@ -512,12 +519,9 @@ static void test_pb_bound(void)
     }
 }
 
-/*
- * The encoder compares each member key with the one its class's last shape
- * has in that place, and each class key with the last few it met (pb_same,
- * 8 bytes at a time): keys of one length that differ in their first 8
- * bytes, in their last ones, or in the middle must stay apart.
- */
+/* ---- decode amplification ------------------------------------------------ */
+
+/* [text, then `refs` STRING_REFs to it]: 2 bytes of protobuf a reference. */
 static uint8_t *refs_doc(const char *text, size_t len, size_t refs, size_t *n)
 {
     Darmok__Document doc = DARMOK__DOCUMENT__INIT;
@@ -705,14 +709,6 @@ static void test_amplification(void)
     free(big);
 }
 
-/*
- * The text check and UTF-16 widening of the decoder (pb_text_scan, 16
- * bytes at a time where a block is ASCII and 2-byte sequences) against a
- * plain reference of the rules: WTF-8 (UTF-8, also lone surrogates as ED
- * A0..BF xx; no overlongs, nothing past U+10FFFF, no high surrogate right
- * before a low one), and each code point as its UTF-16 units.
- * Returns 1 when valid, with the units at u (*nu of them).
- */
 int main(void)
 {
     test_amplification();

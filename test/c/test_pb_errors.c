@@ -476,7 +476,7 @@ static void test_wire(void)
         }
     }
     {
-        /* dec_scan skips one-byte varints of a packed run 8 at a time:
+        /* pb_wire_check skips one-byte varints of a packed run 8 at a time:
          * a bad varint after 8 of them, and one inside the first 8 bytes.
          * kinds [ARRAY], counts packed [1 x 8, 2^32] */
         uint8_t in[] = {0x08, 0x01, 0x22, 0x01, 0x09, 0x2a, 0x0d, 1,    1,    1,
@@ -497,7 +497,7 @@ static void test_wire(void)
     }
     {
         /* kinds [NULL] plus unknown field 11, the first past the last
-         * Document field (dec_scan looks field n up at index n - 1) */
+         * Document field (pb_wire_check looks field n up at index n - 1) */
         uint8_t in[] = {0x08, 0x01, 0x58, 0x05, 0x22, 0x01, 0x01};
         expect_decode("unknown field 11 skipped", in, sizeof in, 0, 0, DK_OK, -1);
     }
@@ -555,7 +555,7 @@ static void test_wire(void)
                       : r == sizeof repl ? (uint8_t)(good[i] ^ 1)
                                          : (uint8_t)(good[i] + 1);
             rc = t_decode(copy, pb_len, 0, 0, &out, &out_len, &err);
-            /* protobuf-c never rejects what dec_scan passed */
+            /* protobuf-c never rejects what pb_wire_check passed */
             if (rc > DK_ERR_MEMORY || (rc != DK_OK && (err.msg == NULL || err.pos > pb_len ||
                                                        strstr(err.msg, "protobuf-c") != NULL)))
                 all_clean = 0;

@@ -3,7 +3,7 @@
  * test_pb_bounds.c):
  * tape builders, one arena and output per direction, the encode, decode
  * and transcode calls with their expectations, hand-made Documents, and
- * the tape printer. Static, for the one test file that includes it.
+ * the tape printer. Static: each test file that includes it has its own copy.
  */
 #ifndef TEST_PB_UTIL_H
 #define TEST_PB_UTIL_H

@@ -487,11 +487,10 @@ static void test_dates(void)
 }
 
 /*
- * Which repeated string values become KIND_STRING_REF (docs/FORMAT.md,
- * canonical form): one of at most PB_REF_MAX_BYTES (64) bytes when its index
- * takes fewer bytes than the string would; a longer one is written again.
- * Through both tape kinds of a string value (T_STR and T_STR16), and the
- * decoded tape gives every string back.
+ * The encoder compares each member key with the one its class's last shape
+ * has in that place, and each class key with the last few it met (pb_same,
+ * 8 bytes at a time): keys of one length that differ in their first 8
+ * bytes, in their last ones, or in the middle must stay apart.
  */
 static void test_key_compare(void)
 {
@@ -622,9 +621,14 @@ static void test_fuzz_fixtures(void)
     }
 }
 
-/* ---- decode amplification ------------------------------------------------ */
-
-/* [text, then `refs` STRING_REFs to it]: 2 bytes of protobuf a reference. */
+/*
+ * The text check and UTF-16 widening of the decoder (pb_text_scan, 16
+ * bytes at a time where a block is ASCII and 2-byte sequences) against a
+ * plain reference of the rules: WTF-8 (UTF-8, also lone surrogates as ED
+ * A0..BF xx; no overlongs, nothing past U+10FFFF, no high surrogate right
+ * before a low one), and each code point as its UTF-16 units.
+ * Returns 1 when valid, with the units at u (*nu of them).
+ */
 static int ref_wtf8(const uint8_t *p, size_t n, uint16_t *u, size_t *nu)
 {
     size_t i = 0, k = 0, high_end = (size_t)-1;
