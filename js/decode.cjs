@@ -619,7 +619,7 @@ class Decoder {
     let i = 0;
     let name = 'Error';
     const mark = r.pos;
-    const keysAt = r.keys === null ? 0 : r.keys.length;
+    const keysAt = r.keysRead();
     const op = n > 0 && r.key() === 'name' ? r.buf[r.pos] : 0;
     if (op === T.T_STR || op === T.T_STRREF) {
       r.pos++;
@@ -627,7 +627,7 @@ class Decoder {
       i = 1;
     } else {
       r.pos = mark;
-      if (r.keys !== null) r.keys.length = keysAt;
+      r.unreadKeys(keysAt);
     }
     const err = makeError(name);
     this.take(err);

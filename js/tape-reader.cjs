@@ -7,8 +7,9 @@
  */
 
 const { STR_ASCII, STR_WTF8, STR_KEYREF, STR_SHIFT } = require('./tape.cjs');
-// UTF-16 side table (wasm/dk_internal.h): the flag of an entry whose units stay in the text, and
-// the shortest ASCII string of a JSON string's decode that gets such an entry.
+// UTF-16 side table (wasm/darmok.h, at DK_U16_SRC): the flag of an entry whose units stay in the
+// text, the sizes of an entry's head and of such an entry, and the shortest ASCII string of a JSON
+// string's decode that gets one.
 const { U16_SRC, U16_HEAD, U16_SRC_ENTRY, U16_SRC_ASCII_MIN } = require('./dk_abi.cjs');
 const { utf8Decoder, readWtf8Unsafe, nodeBufferOf } = require('./text.cjs');
 
@@ -229,7 +230,8 @@ class TapeReader {
   /*
    * A member key or class key str. With key references: a reference
    * (keyRefAt) or a key in full, which takes the next number (keyRead).
-   * A caller that reads a key and goes back must put keys.length back too.
+   * A caller that reads a key and goes back puts the numbering back too
+   * (keysRead, unreadKeys).
    */
   key() {
     if (this.keys === null) return this.str();
@@ -244,6 +246,16 @@ class TapeReader {
   /* Whether keys may be key references (useRefs): protobuf tapes. */
   hasKeyRefs() {
     return this.keys !== null;
+  }
+
+  /* How many keys have been read in full: a mark for unreadKeys. */
+  keysRead() {
+    return this.keys === null ? 0 : this.keys.length;
+  }
+
+  /* Forgets the keys read in full since keysRead() said n, for a caller that reads ahead and goes back. */
+  unreadKeys(n) {
+    if (this.keys !== null) this.keys.length = n;
   }
 
   /*
@@ -314,7 +326,7 @@ class TapeReader {
       const entryAt = i32At(buf, p) >>> 0;
       if (entryAt > want) break;
       const units = i32At(buf, p + 4);
-      const from = p + 8;
+      const from = p + U16_HEAD;
       p = entryEnd(p, units);
       this.u16At = p;
       if (entryAt !== want) continue;

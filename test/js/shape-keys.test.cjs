@@ -2,9 +2,9 @@
 /*
  * shape-keys.test.cjs - a protobuf decode reads member keys through key
  * references (wasm/dk_tape.h): each key read in full takes the next
- * number, a reference names one. Two places number them: TapeReader#key
- * and the decode shapes (shapes.cjs makeDecodeShape), which match keys in
- * full on their bytes and read references inline. Random documents (fixed
+ * number, a reference names one. TapeReader numbers them (keyRefAt,
+ * keyRead) for TapeReader#key and for the decode shapes (shapes.cjs
+ * makeDecodeShape), which match keys in full on their bytes. Random documents (fixed
  * seeds) of registered classes whose instances mostly keep their class's
  * field order but not always (fields reversed, dropped, added, swapped),
  * with keys that are long, non-ASCII, `$`-prefixed, empty, numeric, on
@@ -21,7 +21,7 @@ const { createCodec, createRegistry } = require('../../js/index.cjs');
 
 const skip = haveWasm ? false : 'build/darmok.wasm is not built (DARMOK_JS_ONLY=1)';
 
-/* Two ASCII keys of one length that land in one slot of tape.cjs's short-string cache. */
+/* Two ASCII keys of one length that land in one slot of tape-reader.cjs's short-string cache. */
 function cacheTwins() {
   const slot = (s) => {
     let h = s.length;

@@ -296,7 +296,7 @@ test('UTF-16 side table read in chunks: strings across chunk ends, and longer th
 });
 
 /*
- * A side table of 1 MiB and more is read in chunks of 1 MiB (tape.cjs
+ * A side table of 1 MiB and more is read in chunks of 1 MiB (tape-reader.cjs
  * BIG_CHUNK_BYTES) while that much is left, its last stretch in chunks of
  * 16 KiB. The big chunks stay under 0xFBEE9 units, from which Node makes
  * external strings (whose memory pressure made large decodes slower).
@@ -419,7 +419,7 @@ test('protobuf key references: repeated member keys everywhere decode to the sam
   TapeReader.prototype.key = function () {
     const at = this.pos;
     const header = this.buf[at] | (this.buf[at + 1] << 8);
-    if (this.keys !== null && (header & 3) === 3) refs++;
+    if (this.hasKeyRefs() && (header & 3) === T.STR_KEYREF) refs++;
     return key.call(this);
   };
   try {
@@ -458,8 +458,8 @@ test('protobuf decode shapes: member keys written in full are matched on their b
   let refs = 0;
   TapeReader.prototype.key = function () {
     const header = this.buf[this.pos] | (this.buf[this.pos + 1] << 8);
-    if ((header & 3) === 3) refs++;
-    else full.push(header >>> 2);
+    if ((header & 3) === T.STR_KEYREF) refs++;
+    else full.push(header >>> T.STR_SHIFT);
     return key.call(this);
   };
   let back;
