@@ -108,6 +108,18 @@ function escapeLone(c, at, text) {
   return backslashesBefore(text, at) % 2 === 1 ? '\ufffd' : `\\u${c.charCodeAt(0).toString(16)}`;
 }
 
+/*
+ * The decode area of a JS string of n units, and the byte of it where the
+ * units go: DK_U16_AREA(n) and DK_U16_AT(n) of wasm/dk_abi.h, which the
+ * core computes from n too (test/js/abi.test.cjs compares the two).
+ */
+function u16Area(n) {
+  return 3 * n + 1;
+}
+function u16At(n) {
+  return n + (n & 1);
+}
+
 /* What putText wrote: reused, so a call allocates nothing for it. */
 const put = { at: 0, len: 0, units: 0 };
 
@@ -121,18 +133,6 @@ const put = { at: 0, len: 0, units: 0 };
  * U+FFFD). maxBytes counts the string's UTF-8 (a surrogate 3 bytes); error
  * offsets past an escaped one count the escape's 6.
  */
-/*
- * The decode area of a JS string of n units, and the byte of it where the
- * units go: DK_U16_AREA(n) and DK_U16_AT(n) of wasm/dk_abi.h, which the
- * core computes from n too (test/js/abi.test.cjs compares the two).
- */
-function u16Area(n) {
-  return 3 * n + 1;
-}
-function u16At(n) {
-  return n + (n & 1);
-}
-
 function putText(text, maxBytes, utf16) {
   put.units = 0;
   if (typeof text !== 'string') {
@@ -146,8 +146,9 @@ function putText(text, maxBytes, utf16) {
     room = typeof Buffer === 'function' ? Buffer.byteLength(text, 'utf8') : utf8Encoder.encode(text).length;
     if (room > maxBytes) throw tooLarge(room, maxBytes);
   }
+  let wellFormed = null; // not scanned yet
   if (utf16 && typeof live.heap.ucs2Write === 'function' && text.length !== 0 &&
-      (room === text.length * 3 || !isWellFormed(text))) {
+      (room === text.length * 3 || !(wellFormed = isWellFormed(text)))) {
     // The string's UTF-16 with one copy (Buffer#ucs2Write), made UTF-8
     // in the core: utf8Write costs far more a character on a two-byte
     // string. A string over maxBytes / 3 units comes this way too when it
@@ -161,7 +162,7 @@ function putText(text, maxBytes, utf16) {
     live.heap.ucs2Write(text, put.at + u16At(units), 2 * units);
     return put;
   }
-  if (!isWellFormed(text)) {
+  if (wellFormed === null && !isWellFormed(text)) {
     text = text.replace(LONE_SURROGATE, escapeLone);
     room = text.length * 3;
   }
