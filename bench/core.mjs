@@ -18,7 +18,7 @@
  *   decode  decodeEntity (all of it) = the string's UTF-16 into the input
  *           area (ucs2Write) + C read (made UTF-8 in place, JSON -> tape)
  *           + JS rebuild (tape -> objects, strings through the side table
- *           as js/core.cjs reads them)
+ *           as js/tape-reader.cjs reads them)
  * and the same for the protobuf format (darmok/protobuf):
  *   encode  encodeEntity = the same JS walk + copy tape in + C write
  *           (tape -> darmok.Document through protobuf-c) + the output

@@ -1,7 +1,7 @@
 'use strict';
 /*
  * load.cjs - where the core's .wasm comes from, and compiling it into a
- * WebAssembly.Module. core.cjs instantiates what this returns.
+ * WebAssembly.Module. instance.cjs instantiates what this returns.
  *
  * moduleSync() looks, in this order:
  *   1. the bytes embedded by the darmok/inline entry (embed(), before the

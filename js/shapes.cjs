@@ -320,5 +320,5 @@ function decodeShapeMissed(shape) {
 }
 
 module.exports = {
-  makeEncodeShape, makeDecodeShape, offerEncodeShape, encodeShapeMissed, offerDecodeShape, decodeShapeMissed, SHAPE_AFTER, SHAPE_RETRY, SHAPE_MAX_KEYS, SHAPE_MAX_KEY_LENGTH, SHAPE_MAX_MISSES
+  offerEncodeShape, encodeShapeMissed, offerDecodeShape, decodeShapeMissed, SHAPE_AFTER, SHAPE_RETRY, SHAPE_MAX_MISSES
 };

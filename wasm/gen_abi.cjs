@@ -23,13 +23,11 @@ const path = require('node:path');
 
 /* What is read from where. enums: every enumerator of each; defines: by name; prefixes: every #define so named. */
 const SOURCES = [
-  { header: 'dk_tape.h', enums: ['dk_tape_op', 'dk_bytes_kind'], prefixes: ['DK_STR_'] },
+  { header: 'dk_tape.h', enums: ['dk_tape_op', 'dk_bytes_kind'], prefixes: ['DK_STR_'], kindNames: 'dk_bytes_kind' },
   { header: 'dk_abi.h', enums: ['dk_res_word'] },
-  { header: 'darmok.h', codes: 'dk_code' },
-  { header: 'darmok.h', defines: ['DK_READ_KEYREFS', 'DK_READ_STRREFS', 'DK_U16_SRC', 'DK_U16_HEAD', 'DK_U16_SRC_ENTRY',
-    'DK_U16_SRC_ASCII_MIN'] },
-  { header: 'dk_tags.h', tags: 'dk_tag' },
-  { header: 'dk_tape.h', kindNames: 'dk_bytes_kind' }
+  { header: 'darmok.h', codes: 'dk_code', defines: ['DK_READ_KEYREFS', 'DK_READ_STRREFS', 'DK_U16_SRC', 'DK_U16_HEAD',
+    'DK_U16_SRC_ENTRY', 'DK_U16_SRC_ASCII_MIN'] },
+  { header: 'dk_tags.h', tags: 'dk_tag' }
 ];
 
 const INTEGER = /^(0[xX][0-9a-fA-F]+|0|[1-9][0-9]*)[uU]?$/;

@@ -279,7 +279,7 @@ for (const format of formats) {
 }
 
 /*
- * One-character ASCII strings are taken from a table (tape.cjs
+ * One-character ASCII strings are taken from a table (tape-reader.cjs
  * shortAscii), not made or looked up by hash: every code, as values, Map
  * keys and member keys, from the encoder's tapes and from JSON text.
  */

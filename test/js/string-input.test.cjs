@@ -151,7 +151,7 @@ test('strings from the text\'s units share its memory; from bytes they are copie
 
 /*
  * A string decoded from bytes may be a slice of a chunk of the core's
- * UTF-16 side table (tape.cjs CHUNK_BYTES, 16 KiB; the table here is
+ * UTF-16 side table (tape-reader.cjs CHUNK_BYTES, 16 KiB; the table here is
  * under BIG_CHUNK_BYTES): keeping one short string of a large document
  * keeps at most that much, not the document.
  * 13 characters (V8's shortest slice) followed by strings that would fill
