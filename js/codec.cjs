@@ -11,7 +11,7 @@
 
 const core = require('./core.cjs');
 const { acquire } = require('./encode.cjs');
-const { Decoder, MAX_REGEXP_LENGTH } = require('./decode.cjs');
+const { Decoder, notExpected, MAX_REGEXP_LENGTH } = require('./decode.cjs');
 const { DarmokError } = require('./errors.cjs');
 const { registryOf, defaultRegistry, createRegistry, configure } = require('./registry.cjs');
 const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
@@ -256,9 +256,9 @@ function createCodec(options) {
    * decodeEntity(blob, Class?, options?) -> value. Class, when given, is
    * registered (with its nested types) if it is not yet, as tanagra does;
    * in this call its key and aliases are read as Class even if another
-   * class holds them too; and a top-level instance must be a Class (or of
-   * a subclass), else ERR_UNEXPECTED_CLASS (other top-level values, arrays
-   * and Maps of instances among them, are not checked).
+   * class holds them too; and the top-level value must be a Class (or of
+   * a subclass), null, or a collection (Array, Map, Set; not checked
+   * further), else ERR_UNEXPECTED_CLASS.
    * options:
    *   unknownClass  'throw' (default): ERR_UNKNOWN_CLASS for an unregistered
    *                 class key; 'plain': a plain object of its fields.
@@ -337,7 +337,14 @@ function createCodec(options) {
     } catch (err) {
       throw withFormatHint(err, name, blob);
     }
-    if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value, blob))) return value;
+    if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value, blob))) {
+      if (expected !== null) {
+        const err = notExpected(expected, value, decoder.topInstance);
+        if (err !== null) throw err;
+      }
+      return value;
+    }
+    // a tanagra document's top level is an instance, checked by fromTanagra
     return fromTanagra(value, registry, unknownPlain, acceptNewer, expected, scope);
   }
 
