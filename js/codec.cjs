@@ -21,6 +21,22 @@ const { shaping, SHAPING_OPTIONS } = require('./select.cjs');
 const { plainOfTape, plainText } = require('./plain.cjs');
 
 /*
+ * Throws ERR_UNSUPPORTED_TYPE when bytes (a Uint8Array) is a view of a
+ * detached ArrayBuffer (transferred to a worker, structuredClone'd with
+ * transfer): its length reads 0, and copying it into the core would throw
+ * a bare TypeError. Only an empty view is looked at (a view of a detached
+ * buffer cannot be made, so making one tells), so no other call pays.
+ */
+function notDetached(bytes, who) {
+  if (bytes.byteLength !== 0) return;
+  try {
+    new Uint8Array(bytes.buffer, 0, 0); // eslint-disable-line no-new
+  } catch {
+    throw new DarmokError('ERR_UNSUPPORTED_TYPE', `${who}: the bytes are a view of a detached ArrayBuffer (transferred away): nothing to read`);
+  }
+}
+
+/*
  * The byte formats, by name. An entry:
  *   encode(tape, len, maxDepth) -> the document (string or bytes) for the
  *       tape bytes tape[0..len).
@@ -39,6 +55,7 @@ const FORMATS = {
       if (typeof blob !== 'string' && !(blob instanceof Uint8Array)) {
         throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob('decodeEntity', blob, 'darmok JSON: a string, a Buffer or a Uint8Array'));
       }
+      if (typeof blob !== 'string') notDetached(blob, 'decodeEntity');
       return core.jsonDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
     },
     tanagra: true
@@ -52,6 +69,7 @@ const FORMATS = {
       if (!(blob instanceof Uint8Array)) {
         throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob('decodeEntity', blob, 'darmok protobuf: a Buffer or a Uint8Array'));
       }
+      notDetached(blob, 'decodeEntity');
       return core.pbDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
     },
     tanagra: false
@@ -242,13 +260,15 @@ function createCodec(options) {
     if (opts === undefined && Class !== null && typeof Class === 'object') opts = Class;
     const call = { format: 'json', legacy: 'none' };
     let maxDepth = MAX_DEPTH;
+    let maxBytes = MAX_BYTES;
     if (opts !== undefined && opts !== null) {
       checkOptions(opts, 'fromPlain');
       checkNames(opts, FROM_PLAIN_OPTIONS, 'fromPlain');
       for (const name of FROM_PLAIN_OPTIONS) if (opts[name] !== undefined) call[name] = opts[name];
       maxDepth = limit(opts, 'maxDepth', MAX_DEPTH);
+      maxBytes = limit(opts, 'maxBytes', MAX_BYTES);
     }
-    const text = plainText(plain, maxDepth);
+    const text = plainText(plain, maxDepth, maxBytes);
     return opts === Class ? decodeEntity(text, call) : decodeEntity(text, Class, call);
   }
 
@@ -387,6 +407,7 @@ function transcode(blob, options) {
     throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob(`transcode from ${from}`, blob, from === 'json'
       ? 'a string, a Buffer or a Uint8Array' : 'a Buffer or a Uint8Array'));
   }
+  if (typeof blob !== 'string') notDetached(blob, 'transcode');
   try {
     return core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes);
   } catch (err) {
