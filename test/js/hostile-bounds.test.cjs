@@ -71,7 +71,8 @@ test('protobuf string references: the tape and the JSON text stay within a bound
   // makes one string of all the copies): the worst decode, docs/SECURITY.md.
   const short = run('pbRefsShortAscii', 1024);
   assert.strictEqual(short.outcome, 'value');
-  assert.ok(short.wasmMB < 48, `pbRefsShortAscii: ${short.wasmMB} MiB of WebAssembly memory for 1 MiB`);
+  // docs/SECURITY.md's figure, 39 bytes an input byte at 1 MiB (issue 32, 10: held to it, not to 48)
+  assert.ok(short.wasmMB < 40, `pbRefsShortAscii: ${short.wasmMB} MiB of WebAssembly memory for 1 MiB`);
   // The JSON text holds every copy, within maxBytes and (copies of long
   // texts) 64 times the input plus 1 MiB; then ERR_TOO_LARGE.
   const t = run('pbRefsTranscode', 1024);
