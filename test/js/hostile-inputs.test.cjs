@@ -118,3 +118,13 @@ test('fromPlain has decodeEntity\'s size limits for the same document (finding 9
   const big = { list: new Array(100000).fill('y'.repeat(100)) };
   throwsCode(() => darmok.fromPlain(big, { maxBytes: 1000 }), 'ERR_TOO_LARGE');
 });
+
+test('transcode to protobuf holds its output to maxBytes too, as decodeEntity would read it back (finding 1, every direction)', () => {
+  // 4 bytes of text ("0.5,") are a kind and an 8-byte double: 2.25 times.
+  const text = `[${new Array(1000).fill('0.5').join(',')}]`;
+  const bytes = darmok.transcode(text, { from: 'json', to: 'protobuf' });
+  assert.ok(bytes.length > text.length);
+  throwsCode(() => darmok.transcode(text, { from: 'json', to: 'protobuf', maxBytes: text.length }), 'ERR_TOO_LARGE');
+  throwsCode(() => pb.decodeEntity(bytes, { maxBytes: text.length }), 'ERR_TOO_LARGE');
+  assert.strictEqual(darmok.transcode(text, { from: 'json', to: 'protobuf', maxBytes: bytes.length }).length, bytes.length);
+});
