@@ -62,14 +62,15 @@ static int bad_tape(writer *w, const char *msg, size_t pos)
 }
 
 /* The JSON text passed max_json: checked by grow and at the end. */
-#define DK_JSON_GROW_SLACK ((size_t)1 << 20)
-
 DK_MUST static int json_bound(writer *w, size_t at)
 {
     if (w->out->len > w->max_json)
         return dk_fail(w->err, DK_ERR_TOO_LARGE, "JSON text over its bound (maxBytes)", at);
     return DK_OK;
 }
+
+/* How far past max_json a bounded output's buffer may grow (see grow). */
+#define DK_JSON_GROW_SLACK ((size_t)1 << 20)
 
 /*
  * Makes room for n more output bytes (a writer's worst case, so only the
