@@ -408,19 +408,11 @@ function transcode(blob, options) {
       ? 'a string, a Buffer or a Uint8Array' : 'a Buffer or a Uint8Array'));
   }
   if (typeof blob !== 'string') notDetached(blob, 'transcode');
-  let out;
   try {
-    out = core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes);
+    return core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes);
   } catch (err) {
     throw withFormatHint(err, from, blob);
   }
-  // Protobuf is sized once, before it is written, at most ~2.25 times the
-  // JSON (docs/SECURITY.md): held to maxBytes as the JSON text is, the
-  // bytes being what decodeEntity would read back.
-  if (to === 'protobuf' && out.length > maxBytes) {
-    throw new DarmokError('ERR_TOO_LARGE', `transcode: the protobuf document is ${out.length} bytes, over maxBytes (${maxBytes})`);
-  }
-  return out;
 }
 
 /*
