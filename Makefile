@@ -242,11 +242,18 @@ define FUZZ_RUN
 done
 endef
 
-fuzz: $(FUZZ_BINS)
-	$(call FUZZ_RUN,$(FUZZ_SECONDS))
+# The printer of `darmok inspect` (JavaScript, over the .wasm): mutants of
+# the seeds for $(1) seconds (test/fuzz/fuzz_cli_tree.cjs); `timeout`
+# turns a hang into a failure.
+FUZZ_JS = timeout $$(( $(1) + 60 )) node test/fuzz/fuzz_cli_tree.cjs $(1)
 
-test-fuzz: $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS) $(BUILD)/darmok.wasm $(ABI_JS)
+	$(call FUZZ_RUN,$(FUZZ_SECONDS))
+	$(call FUZZ_JS,$(FUZZ_SECONDS))
+
+test-fuzz: $(FUZZ_BINS) $(BUILD)/darmok.wasm $(ABI_JS)
 	$(call FUZZ_RUN,$(FUZZ_QUICK_SECONDS))
+	$(call FUZZ_JS,$(FUZZ_QUICK_SECONDS))
 
 # Rewrites the committed seed corpora from the test fixtures.
 fuzz-corpus: $(BUILD)/darmok.wasm $(ABI_JS)

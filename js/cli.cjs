@@ -14,7 +14,9 @@ const darmok = require('./index.cjs');
 const { render } = require('./cli/tree.cjs');
 const { unwrap } = require('./cli/envelope.cjs');
 const { readInput, readRedis, SourceError } = require('./cli/source.cjs');
+const { errorLines } = require('./cli/report.cjs');
 const { looksLikeProtobuf } = require('./sniff.cjs');
+const { visible } = require('./errors.cjs');
 
 const HELP = {
   main: `Usage: darmok <command> [options]
@@ -64,9 +66,10 @@ function formatOf(bytes, option) {
 }
 
 /*
- * Check the whole document and return it as darmok JSON text. JSON is
+ * The document as darmok JSON text (--json), checked whole. JSON is
  * checked by decodeEntity (classes read as plain data); protobuf by its
- * one decode, the transcode to JSON, which reads it as decodeEntity does.
+ * one decode, the transcode to JSON, which reads it as decodeEntity does
+ * and stops at maxBytes of JSON.
  */
 function asJson(bytes, format) {
   if (format === 'protobuf') return darmok.transcode(bytes, { from: 'protobuf', to: 'json' });
@@ -119,16 +122,16 @@ async function inspect(args, out) {
   const entry = unwrap(bytes);
   if (entry !== null) bytes = entry.document;
   const format = entry !== null && values.format === 'auto' ? entry.format : formatOf(bytes, values.format);
-  const text = asJson(bytes, format);
-  if (values.json) return out.write(text + '\n');
+  if (values.json) return out.write(asJson(bytes, format) + '\n');
   const paint = painter(out);
-  const lines = [paint('dim', `${where}: darmok ${format} document, ${bytes.length} bytes`)];
+  const tree = render(bytes, format, paint);
+  const lines = [paint('dim', `${visible(where)}: darmok ${format} document, ${bytes.length} bytes`)];
   if (entry !== null) {
     lines.push('envelope:');
-    for (const [name, value] of entry.fields) lines.push(`  ${name}: ${value}`);
+    for (const [name, value] of entry.fields) lines.push(`  ${name}: ${visible(value)}`);
     lines.push('document:');
   }
-  lines.push(...render(text, paint));
+  for (const line of tree) lines.push(line);
   return out.write(lines.join('\n') + '\n');
 }
 
@@ -164,19 +167,17 @@ async function main(argv) {
     return 0;
   } catch (err) {
     const name = `darmok${commands[command] ? ' ' + command : ''}`;
+    // Every message may quote the input (a file name, a key, a document): shown through visible().
     if (err instanceof UsageError) {
-      process.stderr.write(`${name}: ${err.message}\n\n${HELP[commands[command] ? command : 'main']}`);
+      process.stderr.write(`${name}: ${visible(err.message)}\n\n${HELP[commands[command] ? command : 'main']}`);
       return 2;
     }
     if (err instanceof darmok.DarmokError) {
-      const lines = [`${name}: ${err.code}: ${err.message}`];
-      if (err.offset !== undefined) lines.push(`  offset: ${err.offset}`);
-      if (err.path !== undefined) lines.push(`  path: ${err.path}`);
-      process.stderr.write(lines.join('\n') + '\n');
+      process.stderr.write(errorLines(name, err).join('\n') + '\n');
       return 1;
     }
     if (err instanceof SourceError || (err && typeof err.code === 'string' && err.syscall)) {
-      process.stderr.write(`${name}: ${err.message}\n`);
+      process.stderr.write(`${name}: ${visible(String(err.message))}\n`);
       return 1;
     }
     throw err;

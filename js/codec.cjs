@@ -11,7 +11,7 @@
 
 const core = require('./core.cjs');
 const { acquire } = require('./encode.cjs');
-const { Decoder, MAX_REGEXP_LENGTH } = require('./decode.cjs');
+const { Decoder, notExpected, MAX_REGEXP_LENGTH } = require('./decode.cjs');
 const { DarmokError } = require('./errors.cjs');
 const { registryOf, defaultRegistry, createRegistry, configure } = require('./registry.cjs');
 const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
@@ -19,6 +19,22 @@ const { checkNames, unknownOption } = require('./options.cjs');
 const { withFormatHint, wrongBlob } = require('./sniff.cjs');
 const { shaping, SHAPING_OPTIONS } = require('./select.cjs');
 const { plainOfTape, plainText } = require('./plain.cjs');
+
+/*
+ * Throws ERR_UNSUPPORTED_TYPE when bytes (a Uint8Array) is a view of a
+ * detached ArrayBuffer (transferred to a worker, structuredClone'd with
+ * transfer): its length reads 0, and copying it into the core would throw
+ * a bare TypeError. Only an empty view is looked at (a view of a detached
+ * buffer cannot be made, so making one tells), so no other call pays.
+ */
+function notDetached(bytes, who) {
+  if (bytes.byteLength !== 0) return;
+  try {
+    new Uint8Array(bytes.buffer, 0, 0); // eslint-disable-line no-new
+  } catch {
+    throw new DarmokError('ERR_UNSUPPORTED_TYPE', `${who}: the bytes are a view of a detached ArrayBuffer (transferred away): nothing to read`);
+  }
+}
 
 /*
  * The byte formats, by name. An entry:
@@ -39,6 +55,7 @@ const FORMATS = {
       if (typeof blob !== 'string' && !(blob instanceof Uint8Array)) {
         throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob('decodeEntity', blob, 'darmok JSON: a string, a Buffer or a Uint8Array'));
       }
+      if (typeof blob !== 'string') notDetached(blob, 'decodeEntity');
       return core.jsonDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
     },
     tanagra: true
@@ -52,6 +69,7 @@ const FORMATS = {
       if (!(blob instanceof Uint8Array)) {
         throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob('decodeEntity', blob, 'darmok protobuf: a Buffer or a Uint8Array'));
       }
+      notDetached(blob, 'decodeEntity');
       return core.pbDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
     },
     tanagra: false
@@ -242,13 +260,15 @@ function createCodec(options) {
     if (opts === undefined && Class !== null && typeof Class === 'object') opts = Class;
     const call = { format: 'json', legacy: 'none' };
     let maxDepth = MAX_DEPTH;
+    let maxBytes = MAX_BYTES;
     if (opts !== undefined && opts !== null) {
       checkOptions(opts, 'fromPlain');
       checkNames(opts, FROM_PLAIN_OPTIONS, 'fromPlain');
       for (const name of FROM_PLAIN_OPTIONS) if (opts[name] !== undefined) call[name] = opts[name];
       maxDepth = limit(opts, 'maxDepth', MAX_DEPTH);
+      maxBytes = limit(opts, 'maxBytes', MAX_BYTES);
     }
-    const text = plainText(plain, maxDepth);
+    const text = plainText(plain, maxDepth, maxBytes);
     return opts === Class ? decodeEntity(text, call) : decodeEntity(text, Class, call);
   }
 
@@ -256,9 +276,9 @@ function createCodec(options) {
    * decodeEntity(blob, Class?, options?) -> value. Class, when given, is
    * registered (with its nested types) if it is not yet, as tanagra does;
    * in this call its key and aliases are read as Class even if another
-   * class holds them too; and a top-level instance must be a Class (or of
-   * a subclass), else ERR_UNEXPECTED_CLASS (other top-level values, arrays
-   * and Maps of instances among them, are not checked).
+   * class holds them too; and the top-level value must be a Class (or of
+   * a subclass), null, or a collection (Array, Map, Set; not checked
+   * further), else ERR_UNEXPECTED_CLASS.
    * options:
    *   unknownClass  'throw' (default): ERR_UNKNOWN_CLASS for an unregistered
    *                 class key; 'plain': a plain object of its fields.
@@ -337,7 +357,14 @@ function createCodec(options) {
     } catch (err) {
       throw withFormatHint(err, name, blob);
     }
-    if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value, blob))) return value;
+    if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value, blob))) {
+      if (expected !== null) {
+        const err = notExpected(expected, value, decoder.topInstance);
+        if (err !== null) throw err;
+      }
+      return value;
+    }
+    // a tanagra document's top level is an instance, checked by fromTanagra
     return fromTanagra(value, registry, unknownPlain, acceptNewer, expected, scope);
   }
 
@@ -380,6 +407,7 @@ function transcode(blob, options) {
     throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob(`transcode from ${from}`, blob, from === 'json'
       ? 'a string, a Buffer or a Uint8Array' : 'a Buffer or a Uint8Array'));
   }
+  if (typeof blob !== 'string') notDetached(blob, 'transcode');
   try {
     return core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes);
   } catch (err) {

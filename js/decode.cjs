@@ -168,6 +168,9 @@ class Decoder {
        the names read as Class in this call, or null. */
     this.expected = null;
     this.scope = null;
+    /* Whether the last decode's top-level value was an instance, whose
+       class decode() checked against this.expected (see notExpected). */
+    this.topInstance = false;
     /* RegExps: see regexp() and limitRegExps(). */
     this.maxRegExpLength = MAX_REGEXP_LENGTH;
     this.regExpProperties = false;
@@ -199,7 +202,8 @@ class Decoder {
     this.epoch = ++epochs;
     this.regExpLeft = this.maxRegExpLength;
     try {
-      const top = this.expected !== null && reader.buf[reader.pos] === T.T_INSTANCE ? reader.pos : -1;
+      this.topInstance = reader.buf[reader.pos] === T.T_INSTANCE;
+      const top = this.expected !== null && this.topInstance ? reader.pos : -1;
       const value = this.value();
       if (top !== -1 && Object.getPrototypeOf(value) !== this.expected.proto) this.checkTop(top);
       return value;
@@ -666,4 +670,33 @@ function decodeTape(u8, options) {
   return new Decoder(unknownPlain, registry, acceptNewer).decode(reader);
 }
 
-module.exports = { Decoder, decodeTape, MAX_REGEXP_LENGTH };
+/* What a top-level value that is no instance is, for ERR_UNEXPECTED_CLASS's `actual`. */
+function kindOf(v) {
+  if (typeof v !== 'object' && typeof v !== 'function') return typeof v;
+  if (Array.isArray(v)) return 'Array';
+  const proto = Object.getPrototypeOf(v);
+  if (proto === null) return 'null-prototype object';
+  if (proto === Object.prototype) return 'plain object';
+  const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor');
+  return ctor !== undefined && typeof ctor.value === 'function' && ctor.value.name !== '' ? ctor.value.name : 'object';
+}
+
+/*
+ * decodeEntity(blob, Class) gives a Class, null, or a collection (an
+ * Array, Map or Set: the documented decodeEntity<T[]>(blob, Class) form,
+ * its members not checked): the ERR_UNEXPECTED_CLASS for a top-level value
+ * that is none of these (an instance was checked by decode() already:
+ * topInstance), else null. expected: Class's plan.
+ */
+function notExpected(expected, value, topInstance) {
+  if (value === null || topInstance || Array.isArray(value) || value instanceof Map || value instanceof Set) return null;
+  const actual = kindOf(value);
+  const err = new DarmokError('ERR_UNEXPECTED_CLASS',
+    `decodeEntity(blob, ${expected.Class.name || 'Class'}): the document holds ${/^[aeiou]/i.test(actual) ? 'an' : 'a'} ${actual}, ` +
+    `not an instance of "${expected.key}", null, or an Array, Map or Set`);
+  err.expected = expected.key;
+  err.actual = actual;
+  return err;
+}
+
+module.exports = { Decoder, decodeTape, notExpected, MAX_REGEXP_LENGTH };

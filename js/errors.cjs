@@ -10,15 +10,40 @@
  */
 
 /*
+ * The characters a terminal or a log viewer acts on or hides: C0 and C1
+ * controls (ESC, CSI U+009B, BEL, ...), DEL, bidirectional overrides and
+ * isolates, zero-width and other invisible format characters, line and
+ * paragraph separators, lone surrogates.
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff0-\ufffb\ud800-\udfff\u{e0000}-\u{e0fff}]/gu;
+
+function escapeUnsafe(c) {
+  const n = c.codePointAt(0);
+  return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : n <= 0xffff ? `\\u${n.toString(16).padStart(4, '0')}` : `\\u{${n.toString(16)}}`;
+}
+
+/*
+ * s with every UNSAFE character written as an escape (\x1b, \u009b,
+ * \u202e): text from the input shown to people, in a message or by
+ * `darmok inspect`, can neither drive their terminal nor hide itself.
+ */
+function visible(s) {
+  UNSAFE.lastIndex = 0;
+  return UNSAFE.test(s) ? s.replace(UNSAFE, escapeUnsafe) : s;
+}
+
+/*
  * Every failure of darmok is a DarmokError:
  *   code    one of the ERR_* strings below; stable, meant for `switch`.
  *   offset  byte offset into the decoded input, for errors the parser found.
  *   path    where in the value the problem is, like `$.bars[1].baz`, when known.
- * The message is for people; never classify errors by it.
+ * The message is for people; never classify errors by it. It may quote the
+ * input, its control and invisible characters escaped (visible); the
+ * properties that hold input (path, expected, actual, ...) keep it raw.
  */
 class DarmokError extends Error {
   constructor(code, message, offset, path) {
-    super(path === undefined ? message : `${message} (at ${path})`);
+    super(visible(path === undefined ? message : `${message} (at ${path})`));
     this.code = code;
     if (offset !== undefined) this.offset = offset;
     if (path !== undefined) this.path = path;
@@ -124,7 +149,7 @@ function finishPath(err) {
     const path = renderPath(err.segments);
     delete err.segments;
     err.path = path;
-    err.message = `${err.message} (at ${pathForMessage(path)})`;
+    err.message = `${err.message} (at ${visible(pathForMessage(path))})`;
   }
   return err;
 }
@@ -335,5 +360,5 @@ function documentPath(bytes, end) {
 module.exports = {
   stackDepthError,
   DarmokError, CODES, CORE_CODES, coreCode, renderPath, addSegment, rawSegment,
-  finishPath, pathError, documentPath, pathForMessage, shorten
+  finishPath, pathError, documentPath, pathForMessage, shorten, visible
 };

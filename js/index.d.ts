@@ -124,7 +124,9 @@ export function toPlain(value: unknown, options?: ToPlainOptions): PlainValue;
  * Decode a plain tree of the JSON format (toPlain's, or a parsed request
  * body), as decodeEntity decodes its text. Class, when given, is registered first.
  */
-export function fromPlain<T = any>(plain: unknown, Class?: Class<T> | null, options?: FromPlainOptions): T;
+export function fromPlain<C extends Class>(plain: unknown, Class: C, options?: FromPlainOptions): InstanceType<C> | null;
+export function fromPlain<T extends DecodedCollection>(plain: unknown, Class: Class, options?: FromPlainOptions): T;
+export function fromPlain<T = any>(plain: unknown, Class?: null, options?: FromPlainOptions): T;
 export function fromPlain<T = any>(plain: unknown, options: FromPlainOptions): T;
 
 export interface DecodeOptions {
@@ -174,19 +176,26 @@ export function encodeEntity(value: unknown, options?: EncodeOptions & { format?
 /** A format known only at run time: JSON text or protobuf bytes. */
 export function encodeEntity(value: unknown, options: EncodeOptions): string | Bytes;
 
+/** A top-level value decodeEntity(blob, Class) gives without checking its members. */
+export type DecodedCollection = readonly unknown[] | ReadonlyMap<unknown, unknown> | ReadonlySet<unknown>;
+
 /**
  * Decode darmok JSON text (a string, or UTF-8 bytes), or protobuf bytes with
  * `{ format: 'protobuf' }`. Class, when given, is registered first, and its
- * key and aliases are read as Class in this call. A top-level instance is
- * checked to be a Class (or of a subclass): else ERR_UNEXPECTED_CLASS.
+ * key and aliases are read as Class in this call. The top-level value is
+ * then a Class (or of a subclass) or null: anything else but a collection
+ * is ERR_UNEXPECTED_CLASS (`expected`: Class's key, `actual`: the class key
+ * or kind of value found).
  */
-export function decodeEntity<C extends Class>(blob: string | Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C>;
+export function decodeEntity<C extends Class>(blob: string | Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C> | null;
 /**
- * Any other top-level value - an array or Map of instances, a plain object -
- * is not checked: name its type yourself, `decodeEntity<Post[]>(blob, Post)`
- * or `decodeEntity<Map<string, Post>>(blob)`.
+ * A collection at the top - an Array, Map or Set, its members not checked -
+ * with Class's key and aliases read as Class: name its type,
+ * `decodeEntity<Post[]>(blob, Post)`.
  */
-export function decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class | null, options?: DecodeOptions): T;
+export function decodeEntity<T extends DecodedCollection>(blob: string | Uint8Array, Class: Class, options?: DecodeOptions): T;
+/** Without Class: any value, unchecked. */
+export function decodeEntity<T = any>(blob: string | Uint8Array, Class?: null, options?: DecodeOptions): T;
 export function decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
 
 /** The serializable() forms, bound to one registry. */
@@ -227,12 +236,15 @@ export interface Codec<F extends Format = 'json'> {
   /** Registers into this codec's registry. */
   readonly serializable: SerializableFunction;
   encodeEntity(value: unknown, options?: EncodeOptions): Encoded<F>;
-  /** As the top-level decodeEntity: a top-level instance is checked to be a Class. */
-  decodeEntity<C extends Class>(blob: string | Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C>;
-  decodeEntity<T = any>(blob: string | Uint8Array, Class?: Class | null, options?: DecodeOptions): T;
+  /** As the top-level decodeEntity: with Class, a Class, null or a collection. */
+  decodeEntity<C extends Class>(blob: string | Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C> | null;
+  decodeEntity<T extends DecodedCollection>(blob: string | Uint8Array, Class: Class, options?: DecodeOptions): T;
+  decodeEntity<T = any>(blob: string | Uint8Array, Class?: null, options?: DecodeOptions): T;
   decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
   toPlain(value: unknown, options?: ToPlainOptions): PlainValue;
-  fromPlain<T = any>(plain: unknown, Class?: Class<T> | null, options?: FromPlainOptions): T;
+  fromPlain<C extends Class>(plain: unknown, Class: C, options?: FromPlainOptions): InstanceType<C> | null;
+  fromPlain<T extends DecodedCollection>(plain: unknown, Class: Class, options?: FromPlainOptions): T;
+  fromPlain<T = any>(plain: unknown, Class?: null, options?: FromPlainOptions): T;
   fromPlain<T = any>(plain: unknown, options: FromPlainOptions): T;
 }
 

@@ -18,7 +18,7 @@ const T = require('./tape.cjs');
 const { TapeReader } = require('./tape-reader.cjs');
 const core = require('./core.cjs');
 const { encodeTape } = require('./encode.cjs');
-const { DarmokError, addSegment, finishPath, pathError, stackDepthError } = require('./errors.cjs');
+const { DarmokError, addSegment, finishPath, pathError, stackDepthError, shorten } = require('./errors.cjs');
 // setOwn sets a key as JSON.parse does: an own data property, also for
 // `__proto__` and for names with a setter on Object.prototype.
 const { setOwn, Registry } = require('./registry.cjs');
@@ -288,20 +288,54 @@ function plainOfTape(u8, len) {
 /*
  * JSON text of plain, a tree of JSON data (what JSON.parse or toPlain
  * makes: plain or null-prototype objects, arrays without holes, strings,
- * finite numbers, booleans, null), at most maxDepth containers deep;
- * anything else throws ERR_UNSUPPORTED_TYPE, deeper ERR_DEPTH, each with
- * its path. An object is written with its first key that is not an array
- * index first: a JavaScript object lists index keys before all others, so
- * that is the key the text had first, its tag slot (docs/FORMAT.md).
+ * finite numbers, booleans, null); anything else throws
+ * ERR_UNSUPPORTED_TYPE with its path, and so does a tree that throws when
+ * read (a revoked Proxy, a getter), with what it threw as cause. The
+ * limits are decodeEntity's on that text, which the core applies when it
+ * reads it: here, only what keeps this walk bounded before that. A darmok
+ * level is up to three JSON levels ({"$Map":[[k, v]]}), so the walk stops
+ * at 3 * maxDepth + 3 JSON levels (ERR_DEPTH, as the core would say), and
+ * at maxBytes characters (ERR_TOO_LARGE: the text's UTF-8 is no shorter).
+ * An object is written with its first key that is not an array index
+ * first: a JavaScript object lists index keys before all others, so that
+ * is the key the text had first, its tag slot (docs/FORMAT.md).
  */
-function plainText(plain, maxDepth) {
-  const w = { maxDepth, depth: 0 };
+function plainText(plain, maxDepth, maxBytes) {
+  const w = { maxDepth: 3 * maxDepth + 3, depth: 0, maxBytes, limit: maxDepth };
   try {
-    return text(plain, w);
+    const out = text(plain, w);
+    if (out.length > maxBytes) throw tooLong(maxBytes);
+    return out;
   } catch (err) {
     if (err instanceof RangeError && w.depth > 64) throw stackDepthError(w.depth, err);
-    throw finishPath(err);
+    throw finishPath(readFailure(err));
   }
+}
+
+/*
+ * An error the input threw while read (not darmok's own): ERR_UNSUPPORTED_TYPE,
+ * err as its cause. A RangeError goes on as it is until the top
+ * (plainText), which tells the stack running out from a getter's own.
+ */
+function inner(err) {
+  return err instanceof RangeError ? err : readFailure(err);
+}
+
+function readFailure(err) {
+  if (err instanceof DarmokError) return err;
+  let what;
+  try {
+    what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  } catch {
+    what = 'a value that cannot be shown';
+  }
+  const e = pathError('ERR_UNSUPPORTED_TYPE', `fromPlain could not read its input: it threw ${shorten(what, 200)}`);
+  e.cause = err;
+  return e;
+}
+
+function tooLong(maxBytes) {
+  return pathError('ERR_TOO_LARGE', `fromPlain's input is over maxBytes (${maxBytes}) as JSON text`);
 }
 
 function notData(what) {
@@ -319,7 +353,7 @@ function text(v, w) {
     default: throw notData(`a ${typeof v}`);
   }
   if (v === null) return 'null';
-  if (++w.depth > w.maxDepth) throw pathError('ERR_DEPTH', `nesting deeper than maxDepth (${w.maxDepth})`);
+  if (++w.depth > w.maxDepth) throw pathError('ERR_DEPTH', `nesting deeper than maxDepth (${w.limit})`);
   let out;
   if (Array.isArray(v)) {
     if (Object.getPrototypeOf(v) !== Array.prototype) throw notData('an array subclass');
@@ -329,8 +363,9 @@ function text(v, w) {
       try {
         out += (i === 0 ? '' : ',') + text(v[i], w);
       } catch (err) {
-        throw addSegment(err, i);
+        throw addSegment(inner(err), i);
       }
+      if (out.length > w.maxBytes) throw tooLong(w.maxBytes);
     }
     out += ']';
   } else {
@@ -351,8 +386,9 @@ function text(v, w) {
       try {
         out += (i === 0 ? '' : ',') + JSON.stringify(k) + ':' + text(v[k], w);
       } catch (err) {
-        throw addSegment(err, k);
+        throw addSegment(inner(err), k);
       }
+      if (out.length > w.maxBytes) throw tooLong(w.maxBytes);
     }
     out += '}';
   }

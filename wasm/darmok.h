@@ -336,9 +336,8 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim, size_t 
  * never depends on it (but for memory); it has a bound of its own, half
  * of max_out: a str whose entry would pass it has none (JS makes it from
  * its bytes).
- * flags: DK_READ_KEYREFS for a tape JS rebuilds from (the writers do not
- * read key references), DK_READ_STRREFS for one JS rebuilds from or
- * dk_json_write_refs writes, or 0. keep_out as for dk_json_read_ex.
+ * flags: DK_READ_KEYREFS and DK_READ_STRREFS for a tape JS rebuilds from
+ * or dk_json_write_refs writes (the protobuf writer reads neither), or 0. keep_out as for dk_json_read_ex.
  */
 int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_out,
                   uint32_t flags, dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out,

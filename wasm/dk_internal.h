@@ -61,6 +61,12 @@ void *dk_arena_alloc(dk_arena *a, size_t n);
 void *dk_arena_grow(dk_arena *a, const void *old, size_t old_n, size_t new_n, size_t size);
 
 /*
+ * dk_buf_reserve, but the capacity doubles only up to most bytes (at least
+ * the room asked for): an output with a bound does not take twice it.
+ */
+DK_MUST int dk_buf_reserve_upto(dk_buf *b, size_t n, size_t most, dk_err *err, size_t pos);
+
+/*
  * Every arena allocation may be read (not written) up to DK_ARENA_SLACK
  * bytes past its end: each chunk has that many spare bytes after it. The
  * bytes read there are unspecified. Lets short copies move a fixed 16 bytes.
@@ -538,14 +544,17 @@ extern unsigned long dk_pb_reseeds_seen;
 #define DK_PB_REF_MAX_BYTES 64
 
 /*
- * dk_json_write_opts of a tape dk_pb_read_ex wrote with DK_READ_STRREFS:
- * each DK_T_STRREF is written as the string it names. The copies of texts
+ * dk_json_write_opts of a tape dk_pb_read_ex wrote with DK_READ_STRREFS
+ * (and DK_READ_KEYREFS): each DK_T_STRREF and key reference is written as
+ * the string it names. The JSON text may not pass max_json, checked
+ * whenever the output grows (DK_ERR_TOO_LARGE). The copies of texts
  * longer than DK_PB_REF_MAX_BYTES, which only a document darmok did not
  * write names, may not take more than max_out bytes of JSON
  * (DK_ERR_TOO_LARGE): a small document can name one long text many times.
  * Copies of shorter ones (at most 6 * 64 + 2 bytes of JSON for 2 bytes of
- * protobuf) and keys (bounded by the tape's bound) are not counted, so
- * every document darmok writes transcodes.
+ * protobuf) and of keys of at most that length (bounded by max_json
+ * alone) are not counted, so every document darmok writes with such keys
+ * transcodes; the bytes of longer keys named again are.
  */
 int dk_json_write_refs(const uint8_t *tape, size_t len, const dk_limits *lim, size_t max_out,
                        size_t max_json, dk_arena *scratch, dk_buf *out, dk_err *err);

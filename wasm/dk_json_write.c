@@ -39,11 +39,13 @@ typedef struct writer {
     wframe *stack;
     uint32_t sp, cap; /* open containers; stack capacity */
     uint32_t max_depth;
-    uint64_t refs;    /* referenceable values met so far */
-    size_t max_out;   /* JSON bytes copies of long texts may take (dk_json_write_refs) */
-    size_t copied;    /* JSON bytes they took so far */
-    size_t max_json;  /* the JSON text's bound (dk_json_write_refs); else SIZE_MAX */
-    uint8_t strrefs;  /* the tape may hold DK_T_STRREF (dk_json_write_refs) */
+    uint64_t refs;   /* referenceable values met so far */
+    size_t max_out;  /* JSON bytes copies of long texts may take (dk_json_write_refs) */
+    size_t copied;   /* JSON bytes they took so far */
+    size_t max_json; /* the JSON text's bound (dk_json_write_refs); else SIZE_MAX */
+    size_t *keys;    /* dk_json_write_refs: tape offset of each key written in full */
+    size_t n_keys, cap_keys;
+    uint8_t strrefs;  /* the tape may hold DK_T_STRREF and key references */
     uint8_t may_wide; /* DK_WRITE_MAY_WIDE */
     uint8_t wide;     /* the output is UTF-16 (LE) units from here on */
     uint8_t high;     /* UTF-8 output: a byte >= 0x80 was written */
@@ -59,16 +61,32 @@ static int bad_tape(writer *w, const char *msg, size_t pos)
     return dk_fail(w->err, DK_ERR_TAPE, msg, pos);
 }
 
-/*
- * The JSON text passed max_json. Checked at each string reference, the one
- * value whose JSON the tape does not hold, and at the end; the ordinary
- * writes between pay nothing for it.
- */
+/* The JSON text passed max_json: checked by grow and at the end. */
 DK_MUST static int json_bound(writer *w, size_t at)
 {
     if (w->out->len > w->max_json)
         return dk_fail(w->err, DK_ERR_TOO_LARGE, "JSON text over its bound (maxBytes)", at);
     return DK_OK;
+}
+
+/* How far past max_json a bounded output's buffer may grow (see grow). */
+#define DK_JSON_GROW_SLACK ((size_t)1 << 20)
+
+/*
+ * Makes room for n more output bytes (a writer's worst case, so only the
+ * text already written is held against max_json): the one place the output
+ * grows, so that no reference, string or key, takes the text far past its
+ * bound, while the writes that fit pay nothing for the check.
+ */
+DK_MUST static DK_NOINLINE int grow(writer *w, size_t n, size_t at)
+{
+    size_t slack = n > DK_JSON_GROW_SLACK ? n : DK_JSON_GROW_SLACK;
+
+    DK_TRY(json_bound(w, at));
+    /* room past the bound for one write at least, so that the writes that
+     * take the text past it do not realloc one by one */
+    return dk_buf_reserve_upto(
+        w->out, n, w->max_json > SIZE_MAX - slack ? SIZE_MAX : w->max_json + slack, w->err, at);
 }
 
 /* The copies of long texts of a dk_json_write_refs tape passed max_out. */
@@ -111,6 +129,49 @@ DK_MUST static int read_str(writer *w, const uint8_t **s, size_t *n, size_t *at)
     return DK_OK;
 }
 
+/*
+ * Reads a member or class key: a str, or, in a tape dk_pb_read_ex wrote
+ * with DK_READ_KEYREFS, a key reference (dk_tape.h) to the k-th key
+ * written in full, numbered here as there (every member and class key
+ * read in full counts). *s then points at that earlier key's bytes.
+ */
+DK_MUST static int read_key(writer *w, const uint8_t **s, size_t *n, size_t *at)
+{
+    uint32_t h;
+    size_t back;
+
+    DK_TRY(need(w, 4));
+    h = dk_rd32(w->tape + w->pos);
+    if ((h & 3u) != DK_STR_KEYREF) {
+        if (w->strrefs) {
+            if (w->n_keys == w->cap_keys) {
+                size_t cap = w->cap_keys ? w->cap_keys * 2 : 64;
+                size_t *k = dk_arena_grow(w->arena, w->keys, w->n_keys, cap, sizeof *k);
+
+                if (k == NULL) return dk_fail(w->err, DK_ERR_MEMORY, "out of memory", w->pos);
+                w->keys = k;
+                w->cap_keys = cap;
+            }
+            w->keys[w->n_keys++] = w->pos;
+        }
+        return read_str(w, s, n, at);
+    }
+    if (!w->strrefs) return bad_tape(w, "key reference in a tape without them", w->pos);
+    if ((h >> DK_STR_SHIFT) >= w->n_keys)
+        return bad_tape(w, "key reference to no earlier key", w->pos);
+    back = w->pos + 4;
+    w->pos = w->keys[h >> DK_STR_SHIFT];
+    DK_TRY(read_str(w, s, n, at));
+    w->pos = back;
+    /* a long key named again counts as a long text does: its copies were
+     * the tape's, bounded by the input, before keys were references */
+    if (*n > DK_PB_REF_MAX_BYTES) {
+        if (*n > w->max_out - w->copied) return ref_too_large(w, back - 4);
+        w->copied += *n;
+    }
+    return DK_OK;
+}
+
 /* Appends the n ASCII bytes s as n UTF-16 units. */
 DK_MUST static DK_NOINLINE int put_units(writer *w, const uint8_t *s, size_t n)
 {
@@ -124,7 +185,7 @@ DK_MUST static DK_NOINLINE int put_units(writer *w, const uint8_t *s, size_t n)
     }
 
     if (n > SIZE_MAX / 2) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", w->pos);
-    if (o->cap - o->len < 2 * n) DK_TRY(dk_buf_reserve(o, 2 * n, w->err, w->pos));
+    if (o->cap - o->len < 2 * n) DK_TRY(grow(w, 2 * n, w->pos));
     for (; n - k >= DK_PLAIN_RUN; k += DK_PLAIN_RUN) dk_widen_run(s + k, o->data + o->len + 2 * k);
     for (; k < n; k++) dk_put_u16(o->data + o->len + 2 * k, s[k]);
     o->len += 2 * n;
@@ -143,7 +204,7 @@ DK_MUST static int go_wide(writer *w, size_t at)
     size_t n = o->len;
 
     if (n > SIZE_MAX / 2) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
-    if (o->cap - o->len < n) DK_TRY(dk_buf_reserve(o, n, w->err, at));
+    if (o->cap - o->len < n) DK_TRY(grow(w, n, at));
     w->wide = 1;
     if (w->high) {
         uint8_t *t = dk_arena_alloc(w->arena, n);
@@ -166,7 +227,7 @@ DK_MUST static int go_wide(writer *w, size_t at)
 DK_MUST static int put(writer *w, const void *s, size_t n)
 {
     if (DK_UNLIKELY(w->wide)) return put_units(w, s, n);
-    if (w->out->cap - w->out->len < n) DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
+    if (w->out->cap - w->out->len < n) DK_TRY(grow(w, n, w->pos));
     dk_put_unsafe(w->out, s, n);
     return DK_OK;
 }
@@ -176,7 +237,7 @@ DK_MUST static DK_INLINE int put_char(writer *w, uint8_t c)
 {
     dk_buf *o = w->out;
 
-    if (o->cap - o->len < 2) DK_TRY(dk_buf_reserve(o, 2, w->err, w->pos));
+    if (o->cap - o->len < 2) DK_TRY(grow(w, 2, w->pos));
     if (w->wide) {
         dk_put_u16(o->data + o->len, c);
         o->len += 2;
@@ -201,7 +262,7 @@ DK_MUST static int out_room(writer *w, size_t n, char **at)
         *at = w->num;
         return DK_OK;
     }
-    if (w->out->cap - w->out->len < n) DK_TRY(dk_buf_reserve(w->out, n, w->err, w->pos));
+    if (w->out->cap - w->out->len < n) DK_TRY(grow(w, n, w->pos));
     *at = (char *)w->out->data + w->out->len;
     return DK_OK;
 }
@@ -281,7 +342,7 @@ DK_MUST static int wtf8_at(writer *w, const uint8_t *s, size_t n, size_t i, size
 DK_MUST static int units_room(writer *w, size_t k, size_t at)
 {
     if (k > (SIZE_MAX - 2) / 2) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
-    return dk_buf_reserve(w->out, 2 * k + 2, w->err, at);
+    return grow(w, 2 * k + 2, at);
 }
 
 /* The closing quote of a string, as a unit (room kept by units_room). */
@@ -382,7 +443,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, si
         if (k >= n && w->wide) { /* the same, as 16 units */
             uint8_t *d;
 
-            if (o->cap - o->len < 38) DK_TRY(dk_buf_reserve(o, 38, w->err, at));
+            if (o->cap - o->len < 38) DK_TRY(grow(w, 38, at));
             d = o->data + o->len;
             dk_put_u16(d, '"');
             d += 2;
@@ -396,7 +457,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, si
             return DK_OK;
         }
         if (k >= n) {
-            if (o->cap - o->len < 19) DK_TRY(dk_buf_reserve(o, 19, w->err, at));
+            if (o->cap - o->len < 19) DK_TRY(grow(w, 19, at));
             o->data[o->len++] = '"';
             if (dollar) o->data[o->len++] = '$';
             /* a fixed copy: dk_put_short's checks are all true here, and
@@ -412,7 +473,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, si
         return put_str_units(w, s, n, 0, at);
     }
     if (n > SIZE_MAX - 3) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
-    DK_TRY(dk_buf_reserve(o, n + 3, w->err, at));
+    DK_TRY(grow(w, n + 3, at));
     o->data[o->len++] = '"';
     if (dollar) o->data[o->len++] = '$';
     while (i < n) {
@@ -443,7 +504,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, si
             }
         }
         dk_put_short(o, s + run, i - run, w->len - at - run);
-        DK_TRY(dk_buf_reserve(o, 6 + (n - i) + 1, w->err, at + i));
+        DK_TRY(grow(w, 6 + (n - i) + 1, at + i));
         o->len += put_escape(o->data + o->len, sur ? (uint32_t)(c & 0x0F) << 12 |
                                                          (uint32_t)(s[i + 1] & 0x3F) << 6 |
                                                          (uint32_t)(s[i + 2] & 0x3F)
@@ -534,7 +595,7 @@ DK_MUST static int put_str16(writer *w, const uint8_t *u, size_t n, size_t at)
         return put_str16_units(w, u, n, 0, at);
     }
     if (n > (SIZE_MAX - 2) / 3) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
-    DK_TRY(dk_buf_reserve(o, 3 * n + 2, w->err, at));
+    DK_TRY(grow(w, 3 * n + 2, at));
     o->data[o->len++] = '"';
     while (i < n) {
         uint32_t c;
@@ -576,7 +637,7 @@ DK_MUST static int put_str16(writer *w, const uint8_t *u, size_t n, size_t at)
             }
         }
         if (c < 0x20 || c == '"' || c == '\\' || (c >= 0xD800 && c <= 0xDFFF)) {
-            DK_TRY(dk_buf_reserve(o, 6 + 3 * (n - i) + 1, w->err, at));
+            DK_TRY(grow(w, 6 + 3 * (n - i) + 1, at));
             o->len += put_escape(o->data + o->len, c);
         } else {
             o->len += dk_put_utf8(o->data + o->len, c);
@@ -667,7 +728,7 @@ DK_MUST static int write_bytes(writer *w, size_t at)
         w->pos += n;
         return put_units(w, t, b64 + k + 8);
     }
-    DK_TRY(dk_buf_reserve(w->out, b64 + strlen(name) + 8, w->err, at));
+    DK_TRY(grow(w, b64 + strlen(name) + 8, at));
     dk_put_unsafe(w->out, "{\"$", 3);
     dk_put_unsafe(w->out, name, strlen(name));
     dk_put_unsafe(w->out, "\":\"", 3);
@@ -816,7 +877,7 @@ DK_MUST static int write_value(writer *w)
         DK_TRY(push(w, op, u, at));
         return PUT_LIT(w, "{\"$" DK_TAG_SET_S "\":[");
     case DK_T_INSTANCE:
-        DK_TRY(read_str(w, &s, &n, &sat));
+        DK_TRY(read_key(w, &s, &n, &sat));
         DK_TRY(read_u32(w, &ver));
         if (ver == 0) return bad_tape(w, "instance version 0", at);
         DK_TRY(read_u32(w, &u));
@@ -842,7 +903,7 @@ DK_MUST static int write_key(writer *w, wframe *f)
     size_t n, sat;
     int dollar;
 
-    DK_TRY(read_str(w, &s, &n, &sat));
+    DK_TRY(read_key(w, &s, &n, &sat));
     if (f->op == DK_T_ERROR && f->seen < 2) {
         const char *want = f->seen == 0 ? "name" : "message";
         if (n != strlen(want) || memcmp(s, want, n) != 0)

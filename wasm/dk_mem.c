@@ -177,6 +177,12 @@ void dk_buf_free(dk_buf *b)
 /* Grows b so that n more bytes fit; capacity at least doubles. */
 int dk_buf_reserve(dk_buf *b, size_t n, dk_err *err, size_t pos)
 {
+    return dk_buf_reserve_upto(b, n, SIZE_MAX, err, pos);
+}
+
+/* See dk_internal.h. */
+int dk_buf_reserve_upto(dk_buf *b, size_t n, size_t most, dk_err *err, size_t pos)
+{
     size_t need, cap;
     uint8_t *p;
 
@@ -185,6 +191,7 @@ int dk_buf_reserve(dk_buf *b, size_t n, dk_err *err, size_t pos)
     need = b->len + n;
     cap = b->cap < 256 ? 256 : b->cap;
     while (cap < need) cap = cap <= SIZE_MAX / 2 ? cap * 2 : need;
+    if (cap > most) cap = most > need ? most : need;
 #ifdef DK_BUF_EXACT
     /* Test builds: exactly the room asked for, so that AddressSanitizer
      * sees any store past a writer's reservation; up to 64 KiB (beyond,

@@ -33,7 +33,10 @@ int dk_pb_to_json_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t
     err->code = DK_OK;
     err->msg = NULL;
     err->pos = 0;
-    DK_TRY(dk_pb_read_ex(pb, len, lim, 0, DK_READ_STRREFS, scratch, tape, NULL, NULL, err));
+    /* key references too: a key named again is 4 bytes of tape, so the tape
+     * grows with the input and only the JSON text with the keys */
+    DK_TRY(dk_pb_read_ex(pb, len, lim, 0, DK_READ_STRREFS | DK_READ_KEYREFS, scratch, tape, NULL,
+                         NULL, err));
     return pb_second_step(dk_json_write_refs(tape->data, tape->len, lim, dk_pb_max_out(len),
                                              max_json, scratch, out, err),
                           err);

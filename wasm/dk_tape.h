@@ -86,10 +86,12 @@
  * key that already appeared as such a key in full as a bare header
  * (k << 2) | DK_STR_KEYREF, no bytes: the k-th member or class key written
  * in full in this tape, counted from 0 in tape order. JS then makes each
- * distinct key once. Only those keys; never in the tapes JS writes or the
- * core reads. This is the one statement of the numbering: dk_pb_read.c
- * (dec_key) writes it; js/tape-reader.cjs (TapeReader#keyRefAt, keyRead) and the decode shapes
- * js/shapes.cjs generates read it, and point here.
+ * distinct key once; a protobuf -> JSON transcode asks for them too, so
+ * that its tape grows with the input. Only those keys; never in the tapes
+ * JS writes. This is the one statement of the numbering: dk_pb_read.c
+ * (dec_key) writes it; js/tape-reader.cjs (TapeReader#keyRefAt, keyRead),
+ * the decode shapes js/shapes.cjs generates and dk_json_write.c
+ * (read_key) read it, and point here.
  */
 #ifndef DK_TAPE_H
 #define DK_TAPE_H

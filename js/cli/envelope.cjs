@@ -21,12 +21,17 @@ function unwrap(bytes) {
   const entry = unpack(buf);
   if (typeof entry === 'string') throw new DarmokError('ERR_FORMAT', `not a darmok/redis entry: ${entry}`);
   const stale = entry.staleAt <= Date.now();
+  // A time past Date's range (±8.64e15 ms) is shown as its number: the
+  // cache reads such an entry as fresh forever (or stale forever).
+  const at = Math.abs(entry.staleAt) <= 8.64e15
+    ? new Date(entry.staleAt).toISOString()
+    : `${entry.staleAt} ms (out of a Date's range)`;
   return {
     format: entry.format,
     fields: [
       ['revision', MAGIC.trim()],
       ['format', entry.format],
-      ['staleAt', `${new Date(entry.staleAt).toISOString()}${stale ? ' (stale: served only within grace)' : ''}`]
+      ['staleAt', `${at}${stale ? ' (stale: served only within grace)' : ''}`]
     ],
     document: entry.doc
   };

@@ -1,211 +1,191 @@
 'use strict';
 /*
- * tree.cjs - a darmok JSON document (docs/FORMAT.md) as the indented tree
+ * tree.cjs - a darmok document (docs/FORMAT.md) as the indented tree
  * `darmok inspect` prints: class keys and versions, Maps, Sets, Dates,
  * BigInts, binary sizes, and references as `→ #3`, the number of the value
  * they point at (which carries `#3` where it is written in full).
  *
- * The text has been through decodeEntity already (valid, nesting within
- * its depth limit), so parse() and render() trust it; parse() keeps the
- * members' order, which JSON.parse does not for integer-like keys, and the
- * order decides what is a tag.
+ * The document is read by the core, as decodeEntity reads it (the one
+ * reader of each format, its limits included), and the tape it writes
+ * (wasm/dk_tape.h) is walked here with an explicit stack: no recursion
+ * whatever the nesting, numbers as decodeEntity reads them, keys and
+ * strings as they are. Every text from the document is shown through
+ * visible() (errors.cjs), so no control or invisible character of it
+ * reaches the terminal; the tree as a whole is held to maxBytes
+ * characters (ERR_TOO_LARGE), as the JSON text of a transcode is.
  */
 
-const { TAGS: ABI_TAGS, BYTES_NAMES } = require('../dk_abi.cjs');
-
-/* JSON text -> { t: 'obj', entries: [[key, node]] } | { t: 'arr', items } | { t: 'str', v } | { t: 'raw', v }. */
-function parse(text) {
-  const stack = [];
-  let i = 0;
-  let root;
-  let key = null;
-  const ws = () => {
-    while (i < text.length && ' \t\r\n'.includes(text[i])) i++;
-  };
-  const stringAt = () => {
-    let j = i + 1;
-    while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-    const s = JSON.parse(text.slice(i, j + 1));
-    i = j + 1;
-    return s;
-  };
-  const put = (node) => {
-    const top = stack[stack.length - 1];
-    if (top === undefined) root = node;
-    else if (top.t === 'arr') top.items.push(node);
-    else top.entries.push([key, node]);
-  };
-  for (;;) {
-    ws();
-    const top = stack[stack.length - 1];
-    const c = text[i];
-    if (c === ']' || c === '}') {
-      i++;
-      stack.pop();
-    } else if (c === ',') {
-      i++;
-      continue;
-    } else {
-      if (top !== undefined && top.t === 'obj') {
-        key = stringAt();
-        ws();
-        i++; // ':'
-        ws();
-      }
-      const v = text[i];
-      if (v === '{' || v === '[') {
-        i++;
-        const node = v === '{' ? { t: 'obj', entries: [] } : { t: 'arr', items: [] };
-        put(node);
-        stack.push(node);
-        continue;
-      }
-      if (v === '"') put({ t: 'str', v: stringAt() });
-      else {
-        const m = /^[^,\]}\s]+/.exec(text.slice(i, i + 400));
-        i += m[0].length;
-        put({ t: 'raw', v: m[0] });
-      }
-    }
-    if (stack.length === 0) return root;
-  }
-}
-
-/* The darmok JSON tags, from the core's list (wasm/dk_tags.h, dk_tape.h). */
-const TAGS = new Set([...ABI_TAGS, ...BYTES_NAMES].map((t) => `$${t}`));
-const UNNUMBERED = new Set(['$undefined', '$Number', '$BigInt', '$hole', '$ref']);
-
-/* The tag of an object node ('$' for an instance), or null for a plain object. */
-function tagOf(node) {
-  if (node.t !== 'obj' || node.entries.length === 0) return null;
-  const k = node.entries[0][0];
-  if (k === '$') return '$';
-  return node.entries.length === 1 && TAGS.has(k) ? k : null;
-}
-
-const numbered = (node) => node.t === 'arr' || (node.t === 'obj' && !UNNUMBERED.has(tagOf(node)));
-
-/* The nodes a document references, by number: those get a `#N` where written in full. */
-function referenced(root) {
-  const out = new Set();
-  const todo = [root];
-  while (todo.length > 0) {
-    const n = todo.pop();
-    if (n.t === 'arr') todo.push(...n.items);
-    else if (n.t === 'obj') {
-      if (tagOf(n) === '$ref') out.add(Number(n.entries[0][1].v));
-      for (const [, v] of n.entries) todo.push(v);
-    }
-  }
-  return out;
-}
+const core = require('../core.cjs');
+const T = require('../tape.cjs');
+const { BYTES_NAMES } = require('../dk_abi.cjs');
+const { DarmokError, visible } = require('../errors.cjs');
+const { MAX_DEPTH, MAX_BYTES, MAX_LENGTH } = require('../codec.cjs');
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
-const showKey = (k) => (IDENT.test(k) ? k : JSON.stringify(k));
-const unescapeField = (k) => (k.startsWith('$$') ? k.slice(1) : k);
+/* A class key shown without quotes: darmok's usual keys ("app.User", "User@2"). */
+const PLAIN_CLASS_KEY = /^[\w$.:@/-]+$/;
 
-/* Bytes in a base64 text. */
-function base64Size(s) {
-  const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
-  return (s.length / 4) * 3 - pad;
+/* A string as a quoted literal, every unsafe character escaped. */
+const quote = (s) => visible(JSON.stringify(s));
+const showKey = (k) => (IDENT.test(k) ? k : quote(k));
+const showClassKey = (k) => (PLAIN_CLASS_KEY.test(k) ? k : quote(k));
+const numberText = (v) => (Object.is(v, -0) ? '-0' : String(v));
+
+/* The ops of the values that take a number (dk_tape.h "Referenceable values"). */
+const NUMBERED = new Set([T.T_ARRAY, T.T_OBJECT, T.T_NULLPROTO, T.T_INSTANCE, T.T_MAP, T.T_SET, T.T_DATE, T.T_REGEXP, T.T_BYTES, T.T_ERROR]);
+/* Keyed containers: n x (key, value). */
+const KEYED = new Set([T.T_OBJECT, T.T_NULLPROTO, T.T_INSTANCE, T.T_ERROR]);
+/* A Map key shown inline as `key =>`. */
+const INLINE_KEY = new Set([T.T_STR, T.T_STRREF, T.T_INT, T.T_F64]);
+/* The frame of a Map pair whose key is a container: `key:` then `value:`. */
+const PAIR = -1;
+
+/* Date's range: ±8.64e15 ms. */
+function dateText(ms) {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : 'invalid';
 }
 
 /*
- * render(text, paint) -> lines. paint(style, text) colours a part (or
- * returns it as is): styles 'class', 'string', 'number', 'tag', 'ref',
- * 'dim'.
+ * The tree of one document's tape, read by r (a TapeReader): lines, and
+ * for each the number of the value it shows (-1: none).
  */
-function render(text, paint) {
-  const root = parse(text);
-  const refs = referenced(root);
+function walk(r, paint, maxChars) {
   const lines = [];
+  const numbers = [];
+  const referenced = new Set();
+  let chars = 0;
   let next = 0;
-
-  // Numbers are handed out in document order, as the decoder counts: a node
-  // takes its number when its line is made, before its children.
-  const label = (node) => {
-    if (!numbered(node)) return '';
-    const n = next++;
-    return refs.has(n) ? ' ' + paint('ref', `#${n}`) : '';
+  const emit = (text, number) => {
+    chars += text.length + 1;
+    if (chars > maxChars) throw new DarmokError('ERR_TOO_LARGE', `the tree of this document is over ${maxChars} characters (maxBytes)`);
+    lines.push(text);
+    numbers.push(number);
   };
+  const stack = [];
+  let indent = 0;
+  let name = null; // how the next value is introduced: null (top), `[3]`, `key`, `"k" =>`, `-`
 
-  function line(indent, name, node) {
-    const tag = tagOf(node);
-    // A Map entry's name is "key =>", a Set member's "-": no colon after those.
+  // One value at r.pos: a line, and a frame when it has children.
+  const value = () => {
     const sep = name !== null && (name === '-' || name.endsWith(' =>')) ? ' ' : ': ';
     const prefix = '  '.repeat(indent) + (name === null ? '' : name + sep);
-    if (node.t === 'str') return lines.push(prefix + paint('string', JSON.stringify(node.v)));
-    if (node.t === 'raw') return lines.push(prefix + paint('number', node.v));
-    if (node.t === 'arr') {
-      const length = node.items.reduce((n, item) => n + (tagOf(item) === '$hole' ? Number(item.entries[0][1].v) : 1), 0);
-      lines.push(`${prefix}Array(${length})${label(node)}`);
-      let index = 0;
-      for (const item of node.items) {
-        if (tagOf(item) === '$hole') {
-          const n = Number(item.entries[0][1].v);
-          lines.push(`${'  '.repeat(indent + 1)}[${index}]: ` + paint('dim', `<${n} empty item${n === 1 ? '' : 's'}>`));
-          index += n;
-        } else line(indent + 1, `[${index++}]`, item);
+    const op = r.u8();
+    const number = NUMBERED.has(op) ? next++ : -1;
+    let n;
+    switch (op) {
+      case T.T_UNDEF: return emit(prefix + paint('tag', 'undefined'), -1);
+      case T.T_NULL: return emit(prefix + paint('number', 'null'), -1);
+      case T.T_TRUE: return emit(prefix + paint('number', 'true'), -1);
+      case T.T_FALSE: return emit(prefix + paint('number', 'false'), -1);
+      case T.T_INT: return emit(prefix + paint('number', String(r.i32())), -1);
+      case T.T_F64: return emit(prefix + paint('number', numberText(r.f64())), -1);
+      case T.T_BIGINT: return emit(prefix + paint('number', `${visible(r.str())}n`), -1);
+      case T.T_STR: return emit(prefix + paint('string', quote(r.str())), -1);
+      case T.T_STRREF: return emit(prefix + paint('string', quote(r.strRef())), -1);
+      case T.T_REF: {
+        const to = r.u32();
+        referenced.add(to);
+        return emit(prefix + paint('ref', `→ #${to}`), -1);
       }
-      return undefined;
+      case T.T_DATE: return emit(prefix + paint('tag', 'Date ') + dateText(r.f64()), number);
+      case T.T_REGEXP: {
+        const source = r.str();
+        return emit(prefix + paint('tag', 'RegExp ') + `/${visible(source)}/${visible(r.str())}`, number);
+      }
+      case T.T_BYTES: {
+        const kind = r.u8();
+        n = r.u32();
+        r.pos += n;
+        return emit(prefix + paint('tag', BYTES_NAMES[kind] ?? 'bytes') + ` (${n} bytes)`, number);
+      }
+      case T.T_ARRAY: n = r.u32(); emit(`${prefix}Array(${n})`, number); break;
+      case T.T_OBJECT: n = r.u32(); emit(`${prefix}Object`, number); break;
+      case T.T_NULLPROTO: n = r.u32(); emit(prefix + paint('tag', 'Object [null prototype]'), number); break;
+      case T.T_ERROR: n = r.u32(); emit(prefix + paint('tag', 'Error'), number); break;
+      case T.T_MAP: n = r.u32(); emit(`${prefix}${paint('tag', 'Map')}(${n})`, number); break;
+      case T.T_SET: n = r.u32(); emit(`${prefix}${paint('tag', 'Set')}(${n})`, number); break;
+      case T.T_INSTANCE: {
+        const key = r.key();
+        const version = r.u32();
+        n = r.u32();
+        emit(prefix + paint('class', showClassKey(key)) + paint('dim', ` v${version}`), number);
+        break;
+      }
+      default:
+        throw new DarmokError('ERR_INTERNAL', `bad tape op ${op} at tape byte ${r.pos - 1}`);
     }
-    const v = tag === null || tag === '$' ? null : node.entries[0][1];
-    switch (tag) {
-      case '$': {
-        const meta = new Map();
-        const fields = [];
-        for (const [k, f] of node.entries.slice(1)) {
-          if (k.length > 1 && k[0] === '$' && k[1] !== '$') meta.set(k, f);
-          else fields.push([unescapeField(k), f]);
+    stack.push({ op, left: n, indent, index: 0 });
+    return undefined;
+  };
+
+  for (;;) {
+    value();
+    // What comes next: the innermost open container's next item, or its end.
+    for (;;) {
+      const f = stack[stack.length - 1];
+      if (f === undefined) return { lines, numbers, referenced };
+      if (f.left === 0) {
+        stack.pop();
+        continue;
+      }
+      indent = f.indent + 1;
+      if (f.op === T.T_ARRAY) {
+        if (r.buf[r.pos] === T.T_HOLE) {
+          r.pos++;
+          const k = r.u32();
+          emit(`${'  '.repeat(indent)}[${f.index}]: ` + paint('dim', `<${k} empty item${k === 1 ? '' : 's'}>`), -1);
+          f.index += k;
+          f.left -= k;
+          continue;
         }
-        const version = meta.has('$v') ? meta.get('$v').v : '1';
-        lines.push(prefix + paint('class', node.entries[0][1].v) + paint('dim', ` v${version}`) + label(node));
-        for (const [k, f] of fields) line(indent + 1, showKey(k), f);
-        return undefined;
+        name = `[${f.index++}]`;
+      } else if (KEYED.has(f.op)) {
+        name = showKey(r.key());
+      } else if (f.op === T.T_SET) {
+        name = '-';
+      } else if (f.op === PAIR) {
+        name = f.index++ === 0 ? 'key' : 'value';
+      } else { // T_MAP
+        const keyOp = r.buf[r.pos];
+        if (!INLINE_KEY.has(keyOp)) {
+          f.left--;
+          emit(`${'  '.repeat(indent)}[${f.index++}]:`, -1);
+          stack.push({ op: PAIR, left: 2, indent, index: 0 });
+          continue;
+        }
+        r.pos++;
+        const key = keyOp === T.T_STR ? quote(r.str()) : keyOp === T.T_STRREF ? quote(r.strRef())
+          : keyOp === T.T_INT ? String(r.i32()) : numberText(r.f64());
+        name = paint(keyOp === T.T_STR || keyOp === T.T_STRREF ? 'string' : 'number', key) + ' =>';
+        f.index++;
       }
-      case '$ref': return lines.push(prefix + paint('ref', `→ #${v.v}`));
-      case '$undefined': return lines.push(prefix + paint('tag', 'undefined'));
-      case '$Number': return lines.push(prefix + paint('number', v.v));
-      case '$BigInt': return lines.push(prefix + paint('number', `${v.v}n`));
-      case '$Date':
-        return lines.push(prefix + paint('tag', 'Date ') + (v.t === 'str' ? v.v : 'invalid') + label(node));
-      case '$RegExp':
-        return lines.push(prefix + paint('tag', 'RegExp ') + `/${v.items[0].v}/${v.items[1].v}` + label(node));
-      case '$Map':
-      case '$Set': {
-        const kind = tag.slice(1);
-        lines.push(`${prefix}${paint('tag', kind)}(${v.items.length})${label(node)}`);
-        v.items.forEach((item, i) => {
-          if (kind === 'Set') return line(indent + 1, '-', item);
-          const [k, val] = item.items;
-          if (k.t === 'str' || k.t === 'raw') {
-            return line(indent + 1, k.t === 'str' ? paint('string', JSON.stringify(k.v)) + ' =>' : paint('number', k.v) + ' =>', val);
-          }
-          lines.push(`${'  '.repeat(indent + 1)}[${i}]:`);
-          line(indent + 2, 'key', k);
-          return line(indent + 2, 'value', val);
-        });
-        return undefined;
-      }
-      case '$NullProto':
-      case '$Error': {
-        const head = tag === '$Error' ? 'Error' : 'Object [null prototype]';
-        lines.push(prefix + paint('tag', head) + label(node));
-        for (const [k, f] of v.entries) line(indent + 1, showKey(unescapeField(k)), f);
-        return undefined;
-      }
-      case null: {
-        lines.push(`${prefix}Object${label(node)}`);
-        node.entries.forEach(([k, f], i) => line(indent + 1, showKey(i === 0 && k.startsWith('$$') ? k.slice(1) : k), f));
-        return undefined;
-      }
-      default: // a binary value: $Uint8Array, $Buffer, ...
-        return lines.push(prefix + paint('tag', tag.slice(1)) + ` (${base64Size(v.v)} bytes)` + label(node));
+      f.left--;
+      break;
     }
   }
+}
 
-  line(0, null, root);
+/*
+ * render(bytes, format, paint, limits?) -> lines: the tree of the darmok
+ * document bytes (a Uint8Array) in format ('json' or 'protobuf'), read
+ * with decodeEntity's limits (limits: { maxDepth, maxLength, maxBytes },
+ * defaults as decodeEntity's). paint(style, text) colours a part (or
+ * returns it as is): styles 'class', 'string', 'number', 'tag', 'ref',
+ * 'dim'. Throws a DarmokError for anything that is not a document.
+ */
+function render(bytes, format, paint, limits = {}) {
+  const maxDepth = limits.maxDepth ?? MAX_DEPTH;
+  const maxLength = limits.maxLength ?? MAX_LENGTH;
+  const maxBytes = limits.maxBytes ?? MAX_BYTES;
+  const rebuild = (r) => walk(r, paint, maxBytes);
+  const { lines, numbers, referenced } = format === 'protobuf'
+    ? core.pbDecode(bytes, maxDepth, maxLength, maxBytes, rebuild)
+    : core.jsonDecode(bytes, maxDepth, maxLength, maxBytes, rebuild);
+  // A value's number shows where it is written in full when a reference names it.
+  for (let i = 0; i < lines.length; i++) {
+    if (numbers[i] !== -1 && referenced.has(numbers[i])) lines[i] += ' ' + paint('ref', `#${numbers[i]}`);
+  }
   return lines;
 }
 
-module.exports = { render, parse };
+module.exports = { render };

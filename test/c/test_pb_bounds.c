@@ -615,7 +615,7 @@ static void test_strref_bound(void)
 
 /* A document of `count` plain objects sharing one shape whose only key is
  * `keylen` bytes long: tiny protobuf, a tape of count x keylen bytes. */
-static uint8_t *amplifier(size_t keylen, size_t count, size_t *n)
+static uint8_t *amplifier_of(uint8_t c, size_t keylen, size_t count, size_t *n)
 {
     Darmok__Document doc = DARMOK__DOCUMENT__INIT;
     Darmok__Shape shape = DARMOK__SHAPE__INIT, *shapes[1] = {&shape};
@@ -628,7 +628,7 @@ static uint8_t *amplifier(size_t keylen, size_t count, size_t *n)
     uint8_t *p;
     size_t i;
     if (!kinds || !counts || !ints || !key) abort();
-    memset(key, 'k', keylen);
+    memset(key, c, keylen);
     str.data = key;
     str.len = keylen;
     shape.n_fields = 1;
@@ -657,6 +657,48 @@ static uint8_t *amplifier(size_t keylen, size_t count, size_t *n)
     free(ints);
     free(key);
     return p;
+}
+
+/* count objects sharing one member key of keylen bytes of 'k'. */
+static uint8_t *amplifier(size_t keylen, size_t count, size_t *n)
+{
+    return amplifier_of('k', keylen, count, n);
+}
+
+/*
+ * Objects sharing one key of 64 x U+0001 (3 bytes of protobuf each, 387
+ * of JSON): the tape holds the key once (key references), the JSON text
+ * stops at max_json with its buffer near it, and a small document's keys
+ * named again come out in full.
+ */
+static void test_key_ref_bound(void)
+{
+    size_t n, json_len;
+    const uint8_t *json;
+    dk_err err;
+    dk_limits lim = {0, 0, 0};
+    dk_code rc;
+    uint8_t *pb = amplifier_of(1, 64, 100000, &n);
+
+    dk_buf tape, out;
+    dk_buf_init(&tape);
+    dk_buf_init(&out);
+    dk_arena_reset(&json_side.arena);
+    memset(&err, 0, sizeof err);
+    rc = (dk_code)dk_pb_to_json_ex(pb, n, &lim, (size_t)1 << 20, &json_side.arena, &tape, &out,
+                                   &err);
+    CHECK(rc == DK_ERR_TOO_LARGE && out.len == 0, "key references past max_json: code %d", rc);
+    CHECK(tape.len < 8 * n, "the tape grows with the input: %zu for %zu bytes", tape.len, n);
+    CHECK(out.cap <= ((size_t)2 << 20), "the JSON buffer stays near max_json: %zu", out.cap);
+    dk_buf_free(&tape);
+    dk_buf_free(&out);
+    free(pb);
+    pb = amplifier_of('k', 3, 3, &n);
+    rc = t_transcode(0, pb, n, &json, &json_len, &err);
+    CHECK(rc == DK_OK && json_len == 31 &&
+              memcmp(json, "[{\"kkk\":1},{\"kkk\":1},{\"kkk\":1}]", 31) == 0,
+          "keys named again are written in full: code %d, %.*s", rc, (int)json_len, json);
+    free(pb);
 }
 
 /* The string table lets a small document name a long key many times: the
@@ -712,6 +754,7 @@ static void test_amplification(void)
 int main(void)
 {
     test_amplification();
+    test_key_ref_bound();
     test_string_refs();
     test_strref_bound();
     test_short_string_refs();

@@ -1,7 +1,7 @@
 'use strict';
 /*
  * Runs one attack of attacks.cjs in this process and prints one JSON line:
- * { ms, outcome, rssMB, wasmMB }. outcome is 'value', or 'DarmokError
+ * { ms, outcome, rssMB, peakRssMB, wasmMB }. outcome is 'value', or 'DarmokError
  * <code>', or 'other <name>: <message>' (a failure of the invariant).
  * Usage: node attack-child.cjs <attack> <n>
  */
@@ -32,4 +32,4 @@ try {
 }
 const ms = Number(process.hrtime.bigint() - t0) / 1e6;
 const mem = internal.wasmMemory();
-process.stdout.write(JSON.stringify({ ms, outcome, rssMB: process.memoryUsage().rss / 2 ** 20, wasmMB: mem === null ? 0 : mem.buffer.byteLength / 2 ** 20 }) + '\n');
+process.stdout.write(JSON.stringify({ ms, outcome, rssMB: process.memoryUsage().rss / 2 ** 20, peakRssMB: process.resourceUsage().maxRSS / 1024, wasmMB: mem === null ? 0 : mem.buffer.byteLength / 2 ** 20 }) + '\n');

@@ -114,6 +114,36 @@ function pbStringRefs(bytes, len, ch) {
   return pbDocument([9, 6, ...new Array(refs).fill(7)], [refs + 1, ...new Array(refs).fill(0)], [text]);
 }
 
+/*
+ * An array of n objects { <64 x U+0001>: null } sharing one key-only
+ * shape, as darmok's protobuf encoder writes it (3 bytes an object), built
+ * here so that the child's memory is the decoder's alone.
+ */
+function pbKeyRefs(n) {
+  const field = (no, body) => {
+    const head = [(no << 3) | 2];
+    varint(head, body.length);
+    return Buffer.concat([Buffer.from(head), body]);
+  };
+  const packed = (values) => {
+    const body = [];
+    for (const v of values) varint(body, v);
+    return Buffer.from(body);
+  };
+  const kinds = new Array(2 * n + 1).fill(1); // KIND_NULL
+  kinds[0] = 9; // KIND_ARRAY
+  for (let i = 0; i < n; i++) kinds[1 + 2 * i] = 11; // KIND_OBJECT
+  const counts = new Array(n + 1).fill(0); // shape 0
+  counts[0] = n;
+  return Buffer.concat([
+    Buffer.from([0x08, 0x01]),
+    field(2, Buffer.alloc(64, 1)),
+    field(3, field(3, Buffer.from([0]))),
+    field(4, packed(kinds)),
+    field(5, packed(counts))
+  ]);
+}
+
 const builders = {
   /* Issue 23, 1: n fields each referring to one n-pair "f_map" array. */
   tanagraMapRefs(n) {
@@ -176,6 +206,11 @@ const builders = {
   pbRefsTranscode(n) {
     return { call: 'transcode', blob: pbStringRefs(n * 1024, 120, '\u0001'), options: { from: 'protobuf', to: 'json' } };
   },
+  /* Issue 32, 1: n objects sharing one key of 64 x U+0001 (3 bytes of
+     protobuf each, a key reference; 387 bytes of JSON), transcoded. */
+  pbKeyRefsTranscode(n) {
+    return { call: 'transcode', blob: pbKeyRefs(n), options: { from: 'protobuf', to: 'json' } };
+  },
   /* The costliest RegExps within the defaults: n distinct sources of 1,000 characters of \\w under iu. */
   regexpWordClass(n) {
     return { call: 'decode', blob: JSON.stringify(Array.from({ length: n }, (_, i) => ({ $RegExp: ['\\w'.repeat(497) + String(1000 + i), 'iu'] }))) };
@@ -185,4 +220,4 @@ const builders = {
   }
 };
 
-module.exports = { builders, pbDocument, pbStringRefs, collidingDoubles, collidingInts, longHashInverse };
+module.exports = { builders, pbDocument, pbStringRefs, pbKeyRefs, collidingDoubles, collidingInts, longHashInverse };

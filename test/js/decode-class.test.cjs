@@ -79,11 +79,9 @@ for (const format of FORMATS) {
     const out = c.decodeEntity(c.encodeEntity(nested), Post);
     assert.ok(out.next.next instanceof Post);
     assert.deepStrictEqual(JSON.stringify(out), JSON.stringify(nested));
-    // Arrays, Maps, plain objects and primitives at the top are not checked.
+    // Collections at the top (decodeEntity<T[]>(blob, Class)) are not checked further.
     assert.ok(c.decodeEntity(c.encodeEntity([new User()]), Post)[0] instanceof User);
     assert.ok(c.decodeEntity(c.encodeEntity(new Map([['u', new User()]])), Post).get('u') instanceof User);
-    assert.deepStrictEqual(c.decodeEntity(c.encodeEntity({ a: 1 }), Post), { a: 1 });
-    assert.strictEqual(c.decodeEntity(c.encodeEntity(7), Post), 7);
     // An unknown key: ERR_UNKNOWN_CLASS as before; as a plain object it is not a Post either.
     const other = isolatedCodec(format);
     class Gone {}
@@ -93,6 +91,31 @@ for (const format of FORMATS) {
     throwsCode(() => c.decodeEntity(gone, Post, { unknownClass: 'plain' }), 'ERR_UNEXPECTED_CLASS',
       (err) => assert.strictEqual(err.actual, 'x.Gone'));
     assert.deepStrictEqual(c.decodeEntity(gone, { unknownClass: 'plain' }), {});
+  });
+
+  test(`${format}: decodeEntity(blob, Class) gives a Class, null or a collection: any other value is ERR_UNEXPECTED_CLASS (issue 32, 4)`, () => {
+    const c = isolatedCodec(format);
+    class User { constructor() { this.name = 'n'; } }
+    c.serializable(User, { key: 'i32.User' });
+    const others = [
+      [{ name: 'n' }, 'plain object'], [7, 'number'], ['user', 'string'], [true, 'boolean'], [10n, 'bigint'],
+      [undefined, 'undefined'], [new Error('x'), 'Error'], [new Date(0), 'Date'], [/u/g, 'RegExp'],
+      [new Uint8Array(2), 'Uint8Array'], [Object.create(null), 'null-prototype object']
+    ];
+    for (const [value, actual] of others) {
+      throwsCode(() => c.decodeEntity(c.encodeEntity(value), User), 'ERR_UNEXPECTED_CLASS', (err) => {
+        assert.strictEqual(err.expected, 'i32.User');
+        assert.strictEqual(err.actual, actual);
+        assert.match(err.message, /decodeEntity\(blob, User\)/);
+      });
+      // Without Class, the same document decodes.
+      c.decodeEntity(c.encodeEntity(value));
+    }
+    assert.strictEqual(c.decodeEntity(c.encodeEntity(null), User), null);
+    assert.ok(c.decodeEntity(c.encodeEntity(new User()), User) instanceof User);
+    assert.ok(c.decodeEntity(c.encodeEntity(new Set([new User()])), User) instanceof Set);
+    // fromPlain reads as decodeEntity does (JSON only).
+    if (format === 'json') throwsCode(() => c.fromPlain({ name: 'n' }, User), 'ERR_UNEXPECTED_CLASS');
   });
 
 }

@@ -71,12 +71,31 @@ test('protobuf string references: the tape and the JSON text stay within a bound
   // makes one string of all the copies): the worst decode, docs/SECURITY.md.
   const short = run('pbRefsShortAscii', 1024);
   assert.strictEqual(short.outcome, 'value');
-  assert.ok(short.wasmMB < 48, `pbRefsShortAscii: ${short.wasmMB} MiB of WebAssembly memory for 1 MiB`);
+  // docs/SECURITY.md's figure, 39 bytes an input byte at 1 MiB (issue 32, 10: held to it, not to 48)
+  assert.ok(short.wasmMB < 40, `pbRefsShortAscii: ${short.wasmMB} MiB of WebAssembly memory for 1 MiB`);
   // The JSON text holds every copy, within maxBytes and (copies of long
   // texts) 64 times the input plus 1 MiB; then ERR_TOO_LARGE.
   const t = run('pbRefsTranscode', 1024);
   assert.strictEqual(t.outcome, 'DarmokError ERR_TOO_LARGE');
   assert.ok(t.wasmMB < 320, `transcode: ${t.wasmMB} MiB of WebAssembly memory for 1 MiB`);
+});
+
+test('protobuf key references: transcode to JSON holds its memory under the bound at n and 4n (issue 32, 1)', { skip }, () => {
+  // 3 bytes of protobuf an object, 387 bytes of JSON: the key was written
+  // in full into the tape for each object, and maxBytes was checked at the
+  // end only, so 1.8 MB took 586 MiB of WebAssembly memory. Now a key
+  // named again is 4 bytes of tape and the text stops at maxBytes.
+  const n = 150000;
+  const small = run('pbKeyRefsTranscode', n);
+  const large = run('pbKeyRefsTranscode', 4 * n);
+  assert.strictEqual(small.outcome, 'value');
+  assert.strictEqual(large.outcome, 'DarmokError ERR_TOO_LARGE');
+  // docs/SECURITY.md: the protobuf decode's memory (at most 40 bytes an
+  // input byte), plus the JSON text's buffer, at most twice maxBytes.
+  const inputMB = (3 * 4 * n + 100) / 2 ** 20;
+  assert.ok(large.wasmMB < 40 * inputMB + 2 * 64 + 16, `${large.wasmMB} MiB of WebAssembly memory at ${4 * n} objects`);
+  assert.ok(large.wasmMB < 2 * small.wasmMB, `${small.wasmMB} MiB at ${n}, ${large.wasmMB} MiB at ${4 * n}`);
+  assert.ok(large.peakRssMB < 400, `peak RSS ${large.peakRssMB} MiB at ${4 * n}`);
 });
 
 test('memory comes back: after the worst protobuf transcodes, ordinary decodes bring RSS under 256 MB', { skip }, () => {

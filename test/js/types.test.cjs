@@ -57,10 +57,12 @@ const forIoredis: RedisValue = bytes;
 const forNodeRedis: RedisArgument = bytes;
 const asBuffer: Buffer = bytes;
 const sameBytes: Bytes = darmok.transcode(encodeEntity(post), { from: 'json', to: 'protobuf' });
-const back: Post = pb.decodeEntity(asBuffer, Post);
+const back: Post | null = pb.decodeEntity(asBuffer, Post);
+const list: Post[] = pb.decodeEntity<Post[]>(pb.encodeEntity([post]), Post);
+const anything: number = decodeEntity<number>('1');
 const text: string = encodeEntity(back);
-const again: Post = decodeJson(text, Post);
-const viaInline: Post = inline.decodeEntity(inline.encodeEntity(post), Post);
+const again: Post | null = decodeJson(text, Post);
+const viaInline: Post | null = inline.decodeEntity(inline.encodeEntity(post), Post);
 const fromKeyv = keyvSerializer.deserialize(keyvSerializer.serialize({ value: post, expires: 5 }));
 const fromBento: unknown = bentoSerializer.deserialize(bentoSerializer.serialize(post));
 
@@ -82,7 +84,7 @@ async function main(): Promise<void> {
   // @ts-expect-error: init() takes no string (and refuses one at run time: ERR_INVALID_OPTION)
   await init('darmok.wasm').catch((err: DarmokError) => { if (err.code !== 'ERR_INVALID_OPTION') throw err; });
   console.log(JSON.stringify([forIoredis === forNodeRedis, Buffer.isBuffer(asBuffer), Buffer.compare(asBuffer, sameBytes),
-    back.age(new Date(10)), again.tags.get('views') === 12n, viaInline instanceof Post,
+    back?.age(new Date(10)), again?.tags.get('views') === 12n, viaInline instanceof Post,
     (fromKeyv.value as Post) instanceof Post, fromKeyv.expires, fromBento instanceof Post, code]));
 }
 main();

@@ -1,0 +1,105 @@
+'use strict';
+/*
+ * The printer of `darmok inspect` (js/cli/tree.cjs, with the envelope
+ * reader js/cli/envelope.cjs in front and its error report
+ * js/cli/report.cjs, as inspect runs them) over mutants
+ * of the committed seed corpora (test/fuzz/corpus/json_read, pb_read,
+ * pb_transcode) for FUZZ_SECONDS. A failure is an exception that is not a
+ * DarmokError, a call over CALL_MS (a hang ends the whole run: `make fuzz`
+ * runs this under `timeout`), or an output line or error message holding
+ * a raw control or invisible character. A failing input is saved as
+ * build/fuzz/crash-cli_tree-<sha1> and the run exits 1.
+ *   node test/fuzz/fuzz_cli_tree.cjs [seconds]
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const root = path.join(__dirname, '..', '..');
+const { render } = require(path.join(root, 'js', 'cli', 'tree.cjs'));
+const { unwrap } = require(path.join(root, 'js', 'cli', 'envelope.cjs'));
+const { errorLines } = require(path.join(root, 'js', 'cli', 'report.cjs'));
+const { DarmokError } = require(path.join(root, 'js', 'errors.cjs'));
+const { looksLikeProtobuf } = require(path.join(root, 'js', 'sniff.cjs'));
+
+const seconds = Number(process.argv[2] ?? process.env.FUZZ_SECONDS ?? 60);
+const CALL_MS = 2000;
+// Newline aside, what a terminal acts on or hides (errors.cjs UNSAFE, less \n).
+const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/u;
+
+const seeds = [];
+for (const dir of ['json_read', 'pb_read', 'pb_transcode']) {
+  const d = path.join(__dirname, 'corpus', dir);
+  for (const f of fs.readdirSync(d)) seeds.push(fs.readFileSync(path.join(d, f)));
+}
+// Pieces a mutant may gain: tags, escapes of the characters at stake, long numbers, envelopes.
+const PIECES = [
+  '{"$":"', '{"$Map":[', '{"$Set":[', '{"$RegExp":["', '{"$Date":', '{"$BigInt":"', '{"$hole":', '{"$ref":',
+  '{"$Error":{"name":"', '\\u001b[2J', '\\u009b', '\\u202e', '\\u0007', '\u001b]0;x\u0007', '\u202e', '\u009b',
+  '1'.repeat(400), '0.' + '9'.repeat(500), '-0', '1e999', '[', ']', '{', '}', ',', ':', '"',
+  'darmok/1 json 9999999999999999\n', 'darmok/1 protobuf 1\n', 'darmok/1 json -1\n'
+].map((p) => Buffer.from(p, 'latin1'));
+
+let state = 0x9e3779b9;
+function rand(n) {
+  state ^= state << 13; state >>>= 0;
+  state ^= state >>> 17;
+  state ^= state << 5; state >>>= 0;
+  return state % n;
+}
+
+function mutate(seed) {
+  let b = Buffer.from(seed);
+  const rounds = 1 + rand(4);
+  for (let i = 0; i < rounds; i++) {
+    const at = b.length === 0 ? 0 : rand(b.length + 1);
+    switch (rand(5)) {
+      case 0: if (b.length > 0) b[rand(b.length)] = rand(256); break;
+      case 1: b = Buffer.concat([b.subarray(0, at), PIECES[rand(PIECES.length)], b.subarray(at)]); break;
+      case 2: b = Buffer.concat([b.subarray(0, at), b.subarray(Math.min(b.length, at + 1 + rand(8)))]); break;
+      case 3: b = Buffer.concat([b.subarray(0, at), b.subarray(rand(b.length + 1)), b.subarray(at)]); break;
+      default: b = Buffer.concat([b.subarray(0, at), Buffer.from([rand(256)]), b.subarray(at)]); break;
+    }
+    if (b.length > 1 << 16) b = b.subarray(0, 1 << 16);
+  }
+  return b;
+}
+
+/* inspect's pipeline without its I/O: the lines it prints, or the message of the DarmokError it reports. */
+function inspect(bytes) {
+  let doc = bytes;
+  let format;
+  const lines = [];
+  try {
+    const entry = unwrap(bytes);
+    if (entry !== null) {
+      doc = entry.document;
+      for (const [name, value] of entry.fields) lines.push(`${name}: ${value}`);
+    }
+    format = entry !== null ? entry.format : looksLikeProtobuf(doc) ? 'protobuf' : 'json';
+    for (const line of render(doc, format, (style, text) => text)) lines.push(line);
+  } catch (err) {
+    if (!(err instanceof DarmokError)) return { bad: `${err && err.name}: ${err && err.message}` };
+    for (const line of errorLines('darmok inspect', err)) lines.push(line);
+  }
+  for (const line of lines) if (RAW.test(line)) return { bad: `raw character in ${JSON.stringify(line.slice(0, 200))}` };
+  return { bad: null };
+}
+
+const until = Date.now() + seconds * 1000;
+let runs = 0;
+while (Date.now() < until) {
+  const input = mutate(seeds[rand(seeds.length)]);
+  const t0 = Date.now();
+  const { bad } = inspect(input);
+  const ms = Date.now() - t0;
+  const why = bad ?? (ms > CALL_MS ? `${ms} ms for one input` : null);
+  if (why !== null) {
+    const file = path.join(root, 'build', 'fuzz', `crash-cli_tree-${crypto.createHash('sha1').update(input).digest('hex')}`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, input);
+    console.error(`fuzz cli_tree: FAILED after ${runs} runs: ${why} (input: ${file})`);
+    process.exit(1);
+  }
+  runs++;
+}
+console.log(`fuzz cli_tree: ${runs} runs in ${seconds} s, no failure`);
