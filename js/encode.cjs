@@ -80,6 +80,19 @@ function nextPresent(v, from, len) {
  * What the encode shapes (shapes.cjs makeEncodeShape) use of it, and
  * nothing else: skipped(x) and value(x) (the writer is passed apart).
  */
+/*
+ * The bytes of a binary value. A view of a transferred (detached)
+ * ArrayBuffer cannot be made: that is the caller's value we cannot
+ * encode, an ERR_UNSUPPORTED_TYPE at its path, not a bare TypeError.
+ */
+function bytesOf(buffer, offset, length) {
+  try {
+    return new Uint8Array(buffer, offset, length);
+  } catch {
+    throw pathError('ERR_UNSUPPORTED_TYPE', 'cannot encode binary data whose ArrayBuffer was transferred (detached)');
+  }
+}
+
 class Encoder extends Identities {
   constructor() {
     super(new TapeWriter());
@@ -604,13 +617,13 @@ class Encoder extends Identities {
       const kind = byteKind(v, proto);
       if (kind >= 0) {
         this.take(v);
-        this.bytes(kind, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+        this.bytes(kind, bytesOf(v.buffer, v.byteOffset, v.byteLength));
         return;
       }
     }
     if (v instanceof ArrayBuffer && isArrayBuffer(v)) {
       this.take(v);
-      this.bytes(T.BYTES_ARRAYBUFFER, new Uint8Array(v));
+      this.bytes(T.BYTES_ARRAYBUFFER, bytesOf(v, 0, v.byteLength));
       return;
     }
     if (v instanceof RegExp && isRegExp(v)) {

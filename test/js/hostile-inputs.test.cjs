@@ -58,6 +58,16 @@ test('a view of a detached ArrayBuffer is ERR_UNSUPPORTED_TYPE in every entry po
   throwsCode(() => pb.decodeEntity(new Uint8Array(0)), 'ERR_FORMAT');
 });
 
+test('a value holding binary data whose ArrayBuffer was transferred: ERR_UNSUPPORTED_TYPE at its path, on encode (finding 8)', () => {
+  const view = detached(Uint8Array.of(1, 2, 3));
+  for (const format of ['json', 'protobuf']) {
+    for (const [value, path] of [[{ a: view }, '$.a'], [{ a: [view.buffer] }, '$.a[0]']]) {
+      throwsCode(() => darmok.encodeEntity(value, { format }), 'ERR_UNSUPPORTED_TYPE', (err) => assert.strictEqual(err.path, path));
+    }
+  }
+  throwsCode(() => darmok.toPlain({ a: view }), 'ERR_UNSUPPORTED_TYPE');
+});
+
 /* n levels of `wrap` around 0, as JSON text. */
 function nested(n, wrap) {
   let s = '0';
