@@ -7,14 +7,17 @@
  *
  * A message is JSON: { o: origin, k: [Redis keys] } (changed or deleted),
  * { o, t: [tags], p: prefix } (deleteByTag), { o, p: prefix } (clear), or
- * { o, h: 1 } (a heartbeat). A process ignores its own invalidations: it
+ * { o, h: 1 } (a heartbeat); each with s, the sender's sequence number. A process ignores its own invalidations: it
  * applied them when it made them.
  *
  * Whether the bus works is known end to end, not from connection events
- * (which differ per client and per cluster): each process publishes a
- * heartbeat every `window / 3` ms, and the bus is up while some message
- * came in within the last `window` ms. Messages are lost while it is not,
- * so when it comes back up the L1 is dropped (onUp).
+ * (which differ per client and per cluster, and miss a quick reconnect):
+ * each process publishes a heartbeat every `window / 3` ms, and the bus is
+ * up while some message came in within the last `window` ms. Every
+ * message carries its sender's sequence number (s), so a message lost
+ * while the subscriber reconnected shows as a gap when that sender's next
+ * one (at the latest its next heartbeat) arrives. After a gap, or when the
+ * bus comes back up, the L1 is dropped (onUp).
  *
  * Plain pub/sub, also on a cluster: one channel per cache hashes to one
  * slot, so sharded pub/sub would carry it through one master only and
@@ -30,24 +33,39 @@ function createBus({ commands, channel, origin, window, publish, onMessage, onUp
   let lastSeen = 0;
   let closed = false;
   let sub = null;
+  let sent = 0;
+  /* origin -> { s: its last sequence number seen, at: when } */
+  const senders = new Map();
 
   const up = () => Date.now() - lastSeen < window;
 
   function receive(text) {
+    const now = Date.now();
     const wasUp = up();
-    lastSeen = Date.now();
-    if (!wasUp) {
-      log('debug', 'the invalidation bus is up: the L1 is dropped (messages may have been missed)');
-      onUp();
-    }
+    lastSeen = now;
     let msg;
     try {
       msg = JSON.parse(String(text));
     } catch {
+      msg = null;
+    }
+    if (msg === null || typeof msg !== 'object' || typeof msg.o !== 'string' || typeof msg.s !== 'number') {
       log('warn', `a message on ${channel} that is not the cache's`);
       return;
     }
-    if (msg === null || typeof msg !== 'object' || msg.o === origin || msg.h !== undefined) return;
+    const last = senders.get(msg.o);
+    senders.set(msg.o, { s: msg.s, at: now });
+    if (!wasUp) {
+      log('debug', 'the invalidation bus is up: the L1 is dropped (messages may have been missed)');
+      onUp();
+    } else if (last === undefined ? msg.s > 1 : msg.s > last.s + 1) {
+      log('debug', 'a message of the invalidation bus was lost: the L1 is dropped');
+      onUp();
+    }
+    if (senders.size > 1000) {
+      for (const [o, v] of senders) if (now - v.at > 10 * window) senders.delete(o);
+    }
+    if (msg.o === origin || msg.h !== undefined) return;
     onMessage(msg);
   }
 
@@ -73,6 +91,7 @@ function createBus({ commands, channel, origin, window, publish, onMessage, onUp
 
   function send(message) {
     message.o = origin;
+    message.s = ++sent;
     return publish(JSON.stringify(message));
   }
 
