@@ -316,9 +316,8 @@ function createCache(options) {
     }
   }
 
-  /* Whether the entry in envelope e was invalidated by one of its tags (read from Redis). */
+  /* Whether the entry in envelope e (with tags) was not invalidated by one of them (read from Redis). */
   async function untagged(prefix, e) {
-    if (e.tags === null) return true;
     const times = await command('MGET (tags)', () => more.mgetText(e.tags.map((t) => tagKey(prefix, t))));
     return !invalidatedBy(e.createdAt, times);
   }
@@ -329,16 +328,22 @@ function createCache(options) {
    * | 'stale', value, e } (raw too for WRONG_CLASS, to compare-and-set). A stale entry is decoded only within `grace` ms
    * (getOrSet's), and put in the L1 only when fresh and when no
    * invalidation came since ticket. A Redis failure of the tag lookup is
-   * thrown as ERR_REDIS.
+   * a rejection with ERR_REDIS. Synchronous (no promise on the hot path)
+   * unless the entry has tags to look up.
    */
-  async function examine(prefix, key, full, raw, Class, graceMs, classUnusable, ticket) {
+  function examine(prefix, key, full, raw, Class, graceMs, classUnusable, ticket) {
     if (raw === null || raw === undefined) return { kind: NONE };
     if (typeof raw === 'symbol') return { kind: raw };
     const e = envelope(key, full, raw);
     if (typeof e === 'symbol') return { kind: e };
     const now = Date.now();
     if (now >= e.staleAt + graceMs) return { kind: NONE };
-    if (!(await untagged(prefix, e))) return { kind: NONE };
+    if (e.tags === null) return decoded(key, full, raw, e, Class, classUnusable, ticket, now);
+    return untagged(prefix, e).then((ok) => (ok ? decoded(key, full, raw, e, Class, classUnusable, ticket, now) : { kind: NONE }));
+  }
+
+  /* examine()'s last step, for an entry that is there, in time and not invalidated by a tag. */
+  function decoded(key, full, raw, e, Class, classUnusable, ticket, now) {
     const value = valueOf(key, full, raw, e, Class, classUnusable);
     if (typeof value === 'symbol') return { kind: value, raw };
     if (now >= e.staleAt) return { kind: 'stale', value, e };

@@ -483,50 +483,50 @@ function defineChecks(topology) {
     const logged = [];
     const logger = { debug() {}, warn: (o, m) => logged.push(m === undefined ? o : m), error: (o, m) => logged.push(m === undefined ? o : m) };
     const { cache, errors } = cacheFor(combo, { ttl: 0.1, grace: 30, logger });
-    await cache.getOrSet('c', Foo, () => makeFoo('v1'));
+    await cache.getOrSet('ctx-c', Foo, () => makeFoo('v1'));
     await sleep(150);
     let seen;
-    await cache.getOrSet('c', Foo, (ctx) => { seen = ctx.stale; return makeFoo('v2'); }, { softTimeout: 2000 });
+    await cache.getOrSet('ctx-c', Foo, (ctx) => { seen = ctx.stale; return makeFoo('v2'); }, { softTimeout: 2000 });
     assert.ok(seen instanceof Foo && seen.name === 'v1', 'ctx.stale is the stale value');
     // setTtl: the value's own ttl.
-    await cache.getOrSet('t', Foo, (ctx) => { ctx.setTtl(30); assert.strictEqual(ctx.stale, undefined); return makeFoo('t'); });
-    const pttl = await raw('PTTL', `${combo.prefix}t`);
+    await cache.getOrSet('ctx-t', Foo, (ctx) => { ctx.setTtl(30); assert.strictEqual(ctx.stale, undefined); return makeFoo('ctx-t'); });
+    const pttl = await raw('PTTL', `${combo.prefix}ctx-t`);
     assert.ok(pttl > 50000, `setTtl(30) + grace 30 (PTTL ${pttl})`);
     // skip: returned, not cached.
     let calls = 0;
     const skipped = (ctx) => { calls++; ctx.skip(); return makeFoo('skip'); };
-    assert.strictEqual((await cache.getOrSet('s', Foo, skipped)).name, 'skip');
-    assert.strictEqual(await raw('EXISTS', `${combo.prefix}s`), 0);
-    await cache.getOrSet('s', Foo, skipped);
+    assert.strictEqual((await cache.getOrSet('ctx-s', Foo, skipped)).name, 'skip');
+    assert.strictEqual(await raw('EXISTS', `${combo.prefix}ctx-s`), 0);
+    await cache.getOrSet('ctx-s', Foo, skipped);
     assert.strictEqual(calls, 2);
     // setTags: deleteByTag reaches it.
-    await cache.getOrSet('g', Foo, (ctx) => { ctx.setTags(['tg']); return makeFoo('g'); }, { ttl: 30 });
-    assert.strictEqual((await cache.get('g', Foo)).name, 'g');
+    await cache.getOrSet('ctx-g', Foo, (ctx) => { ctx.setTags(['tg']); return makeFoo('ctx-g'); }, { ttl: 30 });
+    assert.strictEqual((await cache.get('ctx-g', Foo)).name, 'ctx-g');
     await cache.deleteByTag('tg');
-    assert.strictEqual(await cache.get('g', Foo), null);
+    assert.strictEqual(await cache.get('ctx-g', Foo), null);
     // refreshAhead: a hit past half the ttl starts one background load; the hit answers at once.
     const ahead = cacheFor(combo, { ttl: 0.4, refreshAhead: 0.5 });
     let loads = 0;
     const load = async () => { loads++; await sleep(20); return makeFoo(`r${loads}`); };
-    await ahead.cache.getOrSet('ra', Foo, load);
-    assert.strictEqual((await ahead.cache.getOrSet('ra', Foo, load)).name, 'r1');
+    await ahead.cache.getOrSet('ctx-ra', Foo, load);
+    assert.strictEqual((await ahead.cache.getOrSet('ctx-ra', Foo, load)).name, 'r1');
     assert.strictEqual(loads, 1, 'a young hit does not refresh');
     await sleep(250);
-    assert.strictEqual((await ahead.cache.getOrSet('ra', Foo, load)).name, 'r1', 'the hit answers with what it has');
-    await eventually('refreshed ahead', async () => (await ahead.cache.get('ra', Foo))?.name === 'r2');
+    assert.strictEqual((await ahead.cache.getOrSet('ctx-ra', Foo, load)).name, 'r1', 'the hit answers with what it has');
+    await eventually('refreshed ahead', async () => (await ahead.cache.get('ctx-ra', Foo))?.name === 'r2');
     assert.strictEqual(loads, 2);
     // jitter: ttls spread below the ttl.
     const jittered = cacheFor(combo, { ttl: 100, jitter: 0.5 });
     const ttls = [];
     for (let i = 0; i < 8; i++) {
-      await jittered.cache.set(`j${i}`, i);
-      ttls.push(await raw('PTTL', `${combo.prefix}j${i}`));
+      await jittered.cache.set(`ctx-j${i}`, i);
+      ttls.push(await raw('PTTL', `${combo.prefix}ctx-j${i}`));
     }
     assert.ok(ttls.every((t) => t > 49000 && t <= 100000), ttls.join(' '));
     assert.ok(new Set(ttls.map((t) => Math.round(t / 1000))).size > 1, `spread: ${ttls.join(' ')}`);
     // The logger gets every report.
-    await raw('SET', `${combo.prefix}foreign`, 'not an entry');
-    assert.strictEqual(await cache.get('foreign', Foo), null);
+    await raw('SET', `${combo.prefix}ctx-foreign`, 'not an entry');
+    assert.strictEqual(await cache.get('ctx-foreign', Foo), null);
     assert.strictEqual(logged.length, errors.length);
     assert.ok(logged.some((m) => /ERR_CACHE_ENTRY/.test(m)), logged.join('\n'));
   });
