@@ -348,6 +348,8 @@ function createCache(options) {
     if (typeof value === 'symbol') return { kind: value, raw };
     if (now >= e.staleAt) return { kind: 'stale', value, e };
     if (l1 !== null) {
+      // A copy: the reply's Buffer may be a view of a larger socket buffer, which the L1 would keep.
+      if (typeof e.doc !== 'string') e.doc = Buffer.from(e.doc);
       if (l1.put(full, e, ticket) && l1.shared) {
         e.value = value;
         e.Class = Class;

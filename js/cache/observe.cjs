@@ -3,7 +3,8 @@
  * cache/observe.cjs - what a cache tells its user: counters (stats()),
  * events (on/off), onError, and a pino-style logger. Every state change
  * is an event and a counter; every problem not thrown at a caller is
- * report()ed, once, to onError, the 'error' event and logger.warn.
+ * report()ed, once, to onError, the 'error' event and the logger (warn
+ * for Redis failures and unusable entries, error for the rest).
  */
 
 const { DarmokError } = require('../errors.cjs');
@@ -42,7 +43,9 @@ function createObserver({ onError, logger }) {
   /* Every problem that is not the caller's to handle goes here. */
   function report(err, key) {
     counts.errors++;
-    log('warn', `darmok/redis ${key === undefined ? '' : JSON.stringify(key)}: ${err && (err.code || err.name)}: ${err && err.message}`, err);
+    // Redis failures and unusable entries are the cache's weather; anything else (a loader's error) is an error.
+    const level = err instanceof DarmokError && (err.code === 'ERR_REDIS' || err.code === 'ERR_CACHE_ENTRY') ? 'warn' : 'error';
+    log(level, `darmok/redis ${key === undefined ? '' : JSON.stringify(key)}: ${err && (err.code || err.name)}: ${err && err.message}`, err);
     if (onError !== undefined) {
       try {
         onError(err, key);

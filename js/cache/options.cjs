@@ -43,10 +43,29 @@ const fraction = (v, what) => {
   return v;
 };
 
+/*
+ * Options of BentoCache and cache-manager that users paste: refused with
+ * darmok's way of saying it (docs/CACHE.md "Coming from BentoCache or
+ * cache-manager"), rather than only the closest name.
+ */
+const FROM_OTHERS = {
+  earlyExpiration: 'refreshAhead (a fraction of ttl)',
+  refreshThreshold: 'refreshAhead (a fraction of ttl elapsed, not ms left)',
+  serializeL1: 'l1: { shared: true }',
+  suppressL2Errors: 'failOpen',
+  lockTimeout: 'lock: { wait } (ms)',
+  nonBlocking: 'nothing: every command is bounded by timeout'
+};
+
 /* Reads an options object of one of the tables: every name checked, defaults filled. */
 function read(table, options, what) {
   if (options === undefined || options === null) options = {};
   else if (typeof options !== 'object' || Array.isArray(options)) throw invalid(`${what} must be an object`);
+  for (const name in options) {
+    if (!Object.prototype.hasOwnProperty.call(table, name) && Object.prototype.hasOwnProperty.call(FROM_OTHERS, name)) {
+      throw new DarmokError('ERR_INVALID_OPTION', `${what}: unknown option '${name}' (BentoCache's or cache-manager's): darmok/redis has ${FROM_OTHERS[name]}`);
+    }
+  }
   checkNames(options, new Set(Object.keys(table)), what);
   const out = {};
   for (const name of Object.keys(table)) {

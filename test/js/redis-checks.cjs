@@ -536,6 +536,7 @@ function defineChecks(topology) {
     assert.throws(() => createCache({ client: combo.client, grce: 10 }), refused('grace'));
     assert.throws(() => createCache({ client: combo.client, l1: { maxEntrys: 10 } }), refused('maxEntries'));
     assert.throws(() => createCache({ client: combo.client, lock: { tll: 10 } }), refused('ttl'));
+    assert.throws(() => createCache({ client: combo.client, earlyExpiration: 0.8 }), (err) => err.code === 'ERR_INVALID_OPTION' && /refreshAhead/.test(err.message));
     const { cache } = cacheFor(combo);
     await assert.rejects(cache.set('k', 1, { tll: 1 }), refused('ttl'));
     await assert.rejects(cache.getOrSet('k', null, () => 1, { hardTimout: 1 }), refused('hardTimeout'));
