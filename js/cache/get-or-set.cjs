@@ -33,7 +33,6 @@ function createGetOrSet(env) {
     readFresh, readRaw, examine, write, ttlOf
   } = env;
 
-
   /* key (a Redis key) -> Class -> a getOrSet in progress, or a background refresh. */
   const flights = new Map();
   const refreshes = new Map();
@@ -80,7 +79,6 @@ function createGetOrSet(env) {
   }
 
   return function forView(prefix, checkKey, hit, miss) {
-
     /*
      * Calls the loader with its ctx and stores its value (how: STORE,
      * NO_STORE or { ifHolds }). A value that is not a Class (nor null or
