@@ -135,6 +135,37 @@ function defineL1Checks(topology) {
     }
   });
 
+  each('a GET answered after an invalidation of its key does not put the old value in the L1', async (combo) => {
+    // The client, seen through a proxy that holds the reply of a GET of `race` for 300 ms.
+    const held = new Proxy(combo.client, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop, target);
+        if (typeof v !== 'function') return v;
+        if (prop !== 'getBuffer' && prop !== 'sendCommand') return v.bind(target);
+        return (...args) => {
+          const words = args.flat().map(String);
+          const reply = v.apply(target, args);
+          if (!(words.includes('GET') || prop === 'getBuffer') || !words.some((w) => w.endsWith(':race'))) return reply;
+          return reply.then((r) => sleep(300).then(() => r));
+        };
+      }
+    });
+    const { cache } = await l1Cache({ ...combo, client: held });
+    const other = await l1Cache(combo);
+    try {
+      await other.cache.set('race', makeFoo('v1'));
+      await sleep(100);
+      const slow = cache.get('race', Foo); // GET sent now: it reads v1
+      await sleep(50);
+      await other.cache.set('race', makeFoo('v2')); // its invalidation arrives before the held reply
+      assert.strictEqual((await slow).name, 'v1', 'the concurrent get answers what it read');
+      assert.strictEqual((await cache.get('race', Foo)).name, 'v2', 'the L1 did not keep v1');
+    } finally {
+      await cache.close();
+      await other.cache.close();
+    }
+  });
+
   each('the LRU is bounded by entries and by bytes', async (combo) => {
     const { cache } = await l1Cache(combo, { maxEntries: 3 });
     try {
