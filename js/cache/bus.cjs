@@ -31,6 +31,7 @@
  */
 function createBus({ commands, channel, origin, window, publish, onMessage, onUp, log }) {
   let lastSeen = 0;
+  let upSince = 0;
   let closed = false;
   let sub = null;
   let sent = 0;
@@ -40,6 +41,7 @@ function createBus({ commands, channel, origin, window, publish, onMessage, onUp
   const up = () => Date.now() - lastSeen < window;
 
   function receive(text) {
+    if (closed) return;
     const now = Date.now();
     const wasUp = up();
     lastSeen = now;
@@ -56,10 +58,14 @@ function createBus({ commands, channel, origin, window, publish, onMessage, onUp
     const last = senders.get(msg.o);
     senders.set(msg.o, { s: msg.s, at: now });
     if (!wasUp) {
+      upSince = now;
       log('debug', 'the invalidation bus is up: the L1 is dropped (messages may have been missed)');
       onUp();
-    } else if (last === undefined ? msg.s > 1 : msg.s > last.s + 1) {
-      log('debug', 'a message of the invalidation bus was lost: the L1 is dropped');
+    } else if (last === undefined ? msg.s > 1 && now - upSince >= window : msg.s > last.s + 1) {
+      // A sender first heard after a whole window of heartbeats was up all
+      // along: its earlier messages were missed. One first heard sooner may
+      // just have been up before this subscriber was.
+      log('debug', `a message of the invalidation bus was lost (${msg.o === origin ? 'this process\'s' : `process ${msg.o.slice(0, 8)}'s`} ${last === undefined ? 'first heard' : `after ${last.s}`}: ${msg.s}): the L1 is dropped`);
       onUp();
     }
     if (senders.size > 1000) {
@@ -70,6 +76,7 @@ function createBus({ commands, channel, origin, window, publish, onMessage, onUp
   }
 
   function down() {
+    if (closed) return;
     if (lastSeen !== 0) log('warn', 'the invalidation bus is down: L1 entries are served for l1.ttl at most');
     lastSeen = 0;
   }
@@ -87,6 +94,8 @@ function createBus({ commands, channel, origin, window, publish, onMessage, onUp
       await sub.subscribe(channel, (text) => receive(text));
     }
     if (closed) close();
+    // The first heartbeat this subscriber can hear: the bus is up once it comes back.
+    else beat();
   }
 
   function send(message) {

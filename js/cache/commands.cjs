@@ -5,8 +5,10 @@
  * node-redis 4-6 and ioredis 5-6, single node or cluster, taking the raw
  * client. The reads and writes of entries go through redis-clients.cjs.
  *
- *   publish(channel, message)      -> PUBLISH (on a cluster, any node
- *                                     forwards it to every node)
+ *   publish(channel, message)      -> PUBLISH; on a cluster, always to the
+ *                                     master of the channel's slot (which
+ *                                     forwards it to every node), so one
+ *                                     process's messages keep their order
  *   masters()                      -> a client per master (the client
  *                                     itself on a single node)
  *   scan(node, cursor, match, n)   -> [cursor, keys] of SCAN on one node
@@ -25,6 +27,14 @@
 const SET_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 else return 0 end";
 
 /*
+ * PUBLISH ARGV[1] ARGV[2], sent as a script with the channel as its key:
+ * the cluster clients send a PUBLISH to any node (ioredis; node-redis 6
+ * even when given a key), and one process's messages through two nodes
+ * may arrive out of order (cache/bus.cjs numbers them).
+ */
+const PUBLISH_BY_KEY = "return redis.call('PUBLISH', ARGV[1], ARGV[2])";
+
+/*
  * Whether err is Redis's WRONGTYPE reply: the key holds a hash, list or
  * other non-string. An error reply's first word is its code (RESP).
  */
@@ -35,7 +45,9 @@ function isWrongType(err) {
 function ioredis(c) {
   const cluster = c.isCluster === true;
   return {
-    publish: (channel, message) => c.publish(channel, message),
+    publish: cluster
+      ? (channel, message) => c.eval(PUBLISH_BY_KEY, 1, channel, channel, message)
+      : (channel, message) => c.publish(channel, message),
     masters: async () => (cluster ? c.nodes('master') : [c]),
     scan: (node, cursor, match, count) => node.scan(cursor, 'MATCH', match, 'COUNT', count),
     unlink: (keys) => (cluster ? Promise.all(keys.map((k) => c.unlink(k))) : c.unlink(keys)),
@@ -53,7 +65,9 @@ function nodeRedis(c) {
     : (key, args) => c.sendCommand(args);
   const text = (v) => (v === null || v === undefined ? null : String(v));
   return {
-    publish: (channel, message) => send(channel, ['PUBLISH', channel, message]),
+    publish: cluster
+      ? (channel, message) => send(channel, ['EVAL', PUBLISH_BY_KEY, '1', channel, channel, message])
+      : (channel, message) => send(channel, ['PUBLISH', channel, message]),
     masters: async () => (cluster ? Promise.all(c.masters.map((m) => c.nodeClient(m))) : [c]),
     scan: async (node, cursor, match, count) => {
       const [next, keys] = await node.sendCommand(['SCAN', String(cursor), 'MATCH', match, 'COUNT', String(count)]);
