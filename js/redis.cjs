@@ -250,15 +250,16 @@ function createCache(options) {
     return unusable(key, full, raw, kind, `${code || problem.name}: ${problem.message}`, problem);
   }
 
-  /* GET full as bytes; a WRONGTYPE reply (a hash, list...) is reported and UNREADABLE. */
-  async function readRaw(key, full) {
-    try {
-      return await command('GET', () => redis.get(full, true));
-    } catch (err) {
-      if (!isWrongType(err.cause)) throw err;
-      report(badEntry('the key holds another type than a string: another application\'s value', err.cause), key);
-      return UNREADABLE;
-    }
+  /* GET full as bytes (a promise). */
+  function readRaw(full) {
+    return command('GET', () => redis.get(full, true));
+  }
+
+  /* What a GET that rejected with err reads as: UNREADABLE (reported) for WRONGTYPE; any other failure rethrown. */
+  function foreignType(key, err) {
+    if (!isWrongType(err.cause)) throw err;
+    report(badEntry('the key holds another type than a string: another application\'s value', err.cause), key);
+    return UNREADABLE;
   }
 
   /* Whether the entry in envelope e (with tags) was not invalidated by one of them (read from Redis). */
@@ -307,7 +308,14 @@ function createCache(options) {
   async function readFresh(prefix, key, full, Class, classUnusable) {
     const ticket = l1 === null ? 0 : l1.ticket();
     try {
-      const r = await examine(prefix, key, full, await readRaw(key, full), Class, 0, classUnusable, ticket);
+      let raw;
+      try {
+        raw = await readRaw(full);
+      } catch (err) {
+        raw = foreignType(key, err);
+      }
+      let r = examine(prefix, key, full, raw, Class, 0, classUnusable, ticket);
+      if (r instanceof Promise) r = await r; // awaiting a plain result would cost a turn of the microtask queue
       return r.kind === 'fresh' ? r.value : NONE;
     } catch (err) {
       if (!isRedisFailure(err)) throw err;
@@ -365,7 +373,7 @@ function createCache(options) {
 
   const getOrSetOf = createGetOrSet({
     counts, emit, report, failed, command, redis, lockTimes, l1, l1Entry, l1Value, checkClass, callOptions,
-    readFresh, readRaw, examine, write, ttlOf
+    readFresh, readRaw, foreignType, examine, write, ttlOf
   });
 
   function makeView(prefix) {
@@ -445,27 +453,36 @@ function createCache(options) {
       const ticket = l1 === null ? 0 : l1.ticket();
       let raws;
       try {
-        raws = await command('MGET', () => redis.mget(todo.map((i) => full[i]), true));
+        const asked = todo.length === keys.length ? full : todo.map((i) => full[i]);
+        raws = await command('MGET', () => redis.mget(asked, true));
       } catch (err) {
         failed(err, todo.map((i) => keys[i]).join(' '));
         raws = new Array(todo.length).fill(null);
       }
-      await Promise.all(todo.map(async (i, j) => {
-        let r;
-        try {
-          r = await examine(prefix, keys[i], full[i], raws[j], Class, 0, false, ticket);
-        } catch (err) {
-          if (!isRedisFailure(err)) throw err;
-          failed(err, keys[i]);
-          r = { kind: NONE };
-        }
+      const settle = (i, r) => {
         if (r.kind === 'fresh') {
           hit(keys[i], 'redis');
           out[i] = r.value;
         } else {
           out[i] = miss(keys[i]);
         }
-      }));
+      };
+      // Entries are examined in turn; only tagged ones wait for their tags' lookup.
+      const tagged = [];
+      for (let j = 0; j < todo.length; j++) {
+        const i = todo[j];
+        const r = examine(prefix, keys[i], full[i], raws[j], Class, 0, false, ticket);
+        if (!(r instanceof Promise)) {
+          settle(i, r);
+          continue;
+        }
+        tagged.push(r.then((found) => settle(i, found), (err) => {
+          if (!isRedisFailure(err)) throw err;
+          failed(err, keys[i]);
+          settle(i, { kind: NONE });
+        }));
+      }
+      if (tagged.length > 0) await Promise.all(tagged);
       return out;
     }
 

@@ -24,13 +24,13 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /*
  * env: { counts, emit, report, failed, command, redis, lockTimes, l1,
- * l1Entry, l1Value, checkClass, callOptions, readFresh, readRaw, examine,
- * write, ttlOf } (redis.cjs).
+ * l1Entry, l1Value, checkClass, callOptions, readFresh, readRaw,
+ * foreignType, examine, write, ttlOf } (redis.cjs).
  */
 function createGetOrSet(env) {
   const {
     counts, emit, report, failed, command, redis, lockTimes, l1, l1Entry, l1Value, checkClass, callOptions,
-    readFresh, readRaw, examine, write, ttlOf
+    readFresh, readRaw, foreignType, examine, write, ttlOf
   } = env;
 
   /* key (a Redis key) -> Class -> a getOrSet in progress, or a background refresh. */
@@ -213,7 +213,14 @@ function createGetOrSet(env) {
       let r;
       let redisDown = false;
       try {
-        r = await examine(prefix, key, full, await readRaw(key, full), Class, o.grace * 1000, true, ticket);
+        let raw;
+        try {
+          raw = await readRaw(full);
+        } catch (err) {
+          raw = foreignType(key, err);
+        }
+        r = examine(prefix, key, full, raw, Class, o.grace * 1000, true, ticket);
+        if (r instanceof Promise) r = await r;
       } catch (err) {
         if (!isRedisFailure(err)) throw err;
         failed(err, key);
