@@ -16,6 +16,11 @@
  * is the median over repeats, p50/p99 over every call of every repeat, and
  * darmok's overhead is the median over repeats of its time per call over
  * the floor's with the same client in the same repeat.
+ *
+ * Then the in-process tiers, one Post hit from memory: darmok/redis's
+ * `l1` (by default a new instance decoded per hit; `shared: true` one
+ * instance) beside BentoCache's L1 (its memory driver, by default
+ * serialized with JSON, and with `serialize: false`), in one run.
  */
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
@@ -62,6 +67,14 @@ async function main() {
   const { default: KeyvRedis } = await import('@keyv/redis');
   const keyv = new Keyv({ store: new KeyvRedis(server.url), namespace: '' });
   const cm = createCacheManager({ stores: [keyv] });
+  const { memoryDriver } = await import('bentocache/drivers/memory');
+  const bentoL1 = new BentoCache({
+    default: 'serialized',
+    stores: {
+      serialized: bentostore().useL1Layer(memoryDriver({ maxItems: 1000 })),
+      raw: bentostore().useL1Layer(memoryDriver({ maxItems: 1000, serialize: false }))
+    }
+  });
 
   const mgetKeys = (p) => manyPosts.map((_, i) => `${p}many:${i}`);
   const floor = (label, client, kind) => {
@@ -162,7 +175,52 @@ async function main() {
     process.stderr.write(`${title}: done\n`);
   }
 
+  // The in-process tiers: every peer answers from memory.
+  const l1Caches = [];
+  const dkL1 = (label, l1) => {
+    const cache = createCache({ client: io, prefix: `dk-l1-${l1.shared ? 'shared' : 'new'}:`, ttl: 3600, l1 });
+    l1Caches.push(cache);
+    const { Post } = model.classes;
+    return {
+      label, lossy: null,
+      async setup() {
+        while (cache.stats().bus !== 'up') await new Promise((r) => setTimeout(r, 20));
+        await cache.set('post', onePost);
+      },
+      l1Get: () => cache.get('post', Post),
+      check: () => cache.stats().l1Hits > 0 && cache.stats().redisHits === 0
+    };
+  };
+  const bentoL1Peer = (label, store, lossy) => ({
+    label, lossy,
+    async setup() {
+      await bentoL1.use(store).set({ key: 'post', value: onePost, ttl: '1h' });
+    },
+    l1Get: () => bentoL1.use(store).get({ key: 'post' })
+  });
+  const l1Peers = [
+    dkL1('darmok/redis l1 (a new Post per hit)', { maxEntries: 1000 }),
+    dkL1('darmok/redis l1 { shared: true } (one Post)', { maxEntries: 1000, shared: true }),
+    bentoL1Peer('BentoCache 1.6.1 L1 (memory driver, default: JSON)', 'serialized', 'JSON serializer: prototypes and Dates lost'),
+    bentoL1Peer('BentoCache 1.6.1 L1 (memory driver, serialize: false)', 'raw', 'the object stored, shared by every caller')
+  ];
+  for (const p of l1Peers) await p.setup();
+  for (const p of l1Peers) {
+    const cmp = compareGraphs(onePost, await p.l1Get(), 2);
+    p.correct = { l1Get: cmp.ok ? 'yes' : `no: ${cmp.problems.join('; ')}` };
+    if (p.check && !p.check()) throw new Error(`${p.label}: not served from its L1`);
+  }
+  {
+    const rows = l1Peers.map(() => ({ lat: [], repeats: [] }));
+    await rounds(l1Peers, 'l1Get', 200, rows, false);
+    for (let r = 0; r < REPEATS; r++) await rounds(l1Peers, 'l1Get', BATCH_MS * l1Peers.length, rows, true);
+    results.l1Get = { title: 'L1 hit of one Post (in-process tier, no Redis)', rows: rows.map((row, i) => summarize(l1Peers[i], row, rows, l1Peers, 'l1Get')) };
+    process.stderr.write('L1 hit: done\n');
+  }
+
   const md = report(results, peers);
+  for (const c of l1Caches) await c.close();
+  await bentoL1.disconnectAll();
   writeFileSync(OUT, md);
   process.stdout.write(md);
   await nodeRedis.close();
@@ -259,6 +317,7 @@ function report(results, peers) {
   const targets = [];
   for (const r of g) if (r.overhead !== undefined && /JSON/.test(r.label)) targets.push(`- one-Post get, ${r.label}: ${pct(r.overhead)} over the floor (target ≤ +10%): ${r.overhead <= 0.10 ? 'met' : 'NOT met'}`);
   for (const [w, { title, rows }] of Object.entries(results)) {
+    if (w === 'l1Get') continue;
     const ops = (re) => rows.filter((r) => re.test(r.label)).map((r) => r.ops);
     const dkSlowest = Math.min(...ops(/^darmok/));
     const bentoOps = Math.max(...ops(/^BentoCache/));
@@ -266,6 +325,16 @@ function report(results, peers) {
     targets.push(`- ${title}: the slowest darmok/redis row ${fmt(dkSlowest)} ops/s vs BentoCache ${fmt(bentoOps)}, cache-manager ${fmt(cmOps)}: ${dkSlowest > bentoOps && dkSlowest > cmOps ? 'ahead' : 'NOT ahead'}`);
   }
   lines.push('## Targets (issue 25)', '', ...targets, '');
+  if (results.l1Get !== undefined) {
+    const l1 = results.l1Get.rows;
+    const ops = (re) => l1.find((r) => re.test(r.label)).ops;
+    const fresh = ops(/new Post per hit/) / ops(/BentoCache.*default/);
+    const shared = ops(/shared: true/) / ops(/BentoCache.*serialize: false/);
+    lines.push('## Targets (issue 33)', '',
+      `- L1 hit, darmok/redis default (a new Post per hit) vs BentoCache's default L1: ${fresh.toFixed(2)}x (target ≥ 1.5x): ${fresh >= 1.5 ? 'met' : 'NOT met'}`,
+      `- L1 hit, darmok/redis shared vs BentoCache's L1 with serialize: false: ${shared.toFixed(2)}x (target ≥ 1x): ${shared >= 1 ? 'met' : 'NOT met'}`,
+      '- a Redis hit\'s overhead over GET + JSON.parse: the one-Post get lines of issue 25 above (target ≤ +10%)', '');
+  }
 
   return lines.join('\n');
 }

@@ -16,31 +16,51 @@
  *             (decimal digits): after it the entry is stale. Redis itself
  *             drops the key `grace` later (SET ... PX ttl + grace).
  *
- * More space-separated fields may follow staleAt in a later revision 1
- * writer; this reader ignores them.
+ * More space-separated `name=value` fields may follow staleAt; this reader
+ * knows two and ignores the others:
+ *   c=<createdAt>  when the entry was written, ms since the Unix epoch
+ *   t=<tags>       its tags, comma-separated (UTF-8; no spaces or commas)
+ * A writer adds them only to an entry with tags (cache/tags.cjs), so an
+ * entry without tags has the header readers before tags knew.
  */
 
 const MAGIC = 'darmok/1 ';
 const NEWLINE = 0x0a;
-/* A header longer than this is not ours (the one we write is about 30 bytes). */
-const HEADER_MAX = 128;
+/*
+ * A header longer than this is not ours (one without tags is about 30
+ * bytes; tags are bounded by cache/tags.cjs to fit).
+ */
+const HEADER_MAX = 1024;
 
-/* The header of an entry of `format` that goes stale at staleAt (ms). */
-function header(format, staleAt) {
-  return `${MAGIC}${format} ${staleAt}\n`;
+/* The header of an entry of `format` that goes stale at staleAt (ms), with extra fields ('' or ' c=… t=…'). */
+function header(format, staleAt, extra) {
+  return `${MAGIC}${format} ${staleAt}${extra}\n`;
 }
 
 /*
  * The entry to SET: a string for the JSON format (doc is the JSON text), a
- * Buffer of header + doc bytes for protobuf.
+ * Buffer of header + doc bytes for protobuf. extra: the fields after
+ * staleAt, each with its leading space ('' for none).
  */
-function pack(format, staleAt, doc) {
-  const head = header(format, staleAt);
+function pack(format, staleAt, doc, extra = '') {
+  const head = header(format, staleAt, extra);
   if (typeof doc === 'string') return head + doc;
-  const out = Buffer.allocUnsafe(head.length + doc.length);
-  out.write(head, 0, 'latin1');
-  out.set(doc, head.length);
+  const headBytes = Buffer.from(head, 'utf8');
+  const out = Buffer.allocUnsafe(headBytes.length + doc.length);
+  out.set(headBytes, 0);
+  out.set(doc, headBytes.length);
   return out;
+}
+
+/* The fields after staleAt (text after its space) -> { createdAt, tags }. */
+function fields(text) {
+  let createdAt = 0;
+  let tags = null;
+  for (const f of text.split(' ')) {
+    if (f.startsWith('c=') && /^[0-9]{1,16}$/.test(f.slice(2))) createdAt = Number(f.slice(2));
+    else if (f.startsWith('t=') && f.length > 2) tags = f.slice(2).split(',');
+  }
+  return { createdAt, tags };
 }
 
 const MAGIC_BYTES = Buffer.from(MAGIC, 'latin1');
@@ -89,9 +109,11 @@ function unpackBytes(raw) {
     pos++;
   }
   if (format === null || pos === digitsFrom || pos >= n || (raw[pos] !== NEWLINE && raw[pos] !== SPACE)) return whyNot(raw);
-  const end = raw[pos] === NEWLINE ? pos : raw.indexOf(NEWLINE, pos);
+  if (raw[pos] === NEWLINE) return { format, staleAt, doc: raw.subarray(pos + 1), createdAt: 0, tags: null };
+  const end = raw.indexOf(NEWLINE, pos);
   if (end < 0 || end > HEADER_MAX) return whyNot(raw);
-  return { format, staleAt, doc: raw.subarray(end + 1) };
+  const f = fields(raw.toString('utf8', pos + 1, end));
+  return { format, staleAt, doc: raw.subarray(end + 1), createdAt: f.createdAt, tags: f.tags };
 }
 
 /*
@@ -116,12 +138,13 @@ function unpackText(raw) {
   if (!head.startsWith(MAGIC)) {
     return head.startsWith('darmok/') ? `an envelope revision this process does not read (${head.split(' ')[0]})` : 'no darmok/redis header';
   }
-  const fields = head.slice(MAGIC.length).split(' ');
-  const format = fields[0];
-  if ((format !== 'json' && format !== 'protobuf') || !/^[0-9]{1,16}$/.test(fields[1])) {
+  const parts = head.slice(MAGIC.length).split(' ');
+  const format = parts[0];
+  if ((format !== 'json' && format !== 'protobuf') || !/^[0-9]{1,16}$/.test(parts[1])) {
     return 'a malformed darmok/redis header';
   }
-  return { format, staleAt: Number(fields[1]), doc: raw.slice(end + 1) };
+  const f = fields(parts.slice(2).join(' '));
+  return { format, staleAt: Number(parts[1]), doc: raw.slice(end + 1), createdAt: f.createdAt, tags: f.tags };
 }
 
 module.exports = { pack, unpack, isRevision1, MAGIC };

@@ -41,6 +41,28 @@ export interface CacheOptions {
   lock?: boolean | { ttl?: number; wait?: number; poll?: number };
   /** Every problem that is not thrown at a caller: ERR_REDIS, ERR_CACHE_ENTRY, a failed refresh. */
   onError?: (err: Error, key: string) => void;
+  /**
+   * The in-process tier: true, or its bounds. Hits touch no Redis; other
+   * processes' changes arrive on a Redis pub/sub channel (the bus). Default false.
+   */
+  l1?: boolean | L1Options;
+  /** A fraction of ttl: each write's ttl is shortened by up to this much, at random, to spread expiries. Default 0. */
+  jitter?: number;
+  /** A fraction of ttl: a getOrSet hit on an entry older than this starts one background refresh. Default 0 (off). */
+  refreshAhead?: number;
+  /** pino-style logger: warn for problems reported, debug for the bus. */
+  logger?: { debug(...args: any[]): void; warn(...args: any[]): void; error(...args: any[]): void };
+}
+
+export interface L1Options {
+  /** Entries kept at most. Default 1000. */
+  maxEntries?: number;
+  /** Bytes of stored documents kept at most. Default 16 MiB. */
+  maxBytes?: number;
+  /** Seconds an L1 entry is still served while the bus is down. Default 2. */
+  ttl?: number;
+  /** true: a hit returns one shared instance (read-only use); false (default): a new instance per hit. */
+  shared?: boolean;
 }
 
 export interface SetOptions {
@@ -50,6 +72,10 @@ export interface SetOptions {
   nullTtl?: number;
   /** Seconds served stale by getOrSet after ttl. */
   grace?: number;
+  /** A fraction of ttl to shorten it by, at random. */
+  jitter?: number;
+  /** Tags of the entry, for deleteByTag. */
+  tags?: string | string[];
 }
 
 export interface GetOrSetOptions extends SetOptions {
@@ -57,10 +83,35 @@ export interface GetOrSetOptions extends SetOptions {
   hardTimeout?: number;
   /** Use the cross-process lock for this call (default: the cache's `lock`). */
   lock?: boolean;
+  /** A fraction of ttl after which a hit starts a background refresh. */
+  refreshAhead?: number;
+}
+
+/** What getOrSet's loader is called with. */
+export interface LoaderContext<T> {
+  /** The stale value being refreshed (within grace, or by refreshAhead), else undefined. */
+  readonly stale: T | undefined;
+  /** Seconds the value is fresh, instead of the call's ttl. */
+  setTtl(seconds: number): void;
+  /** The value's tags, instead of the call's. */
+  setTags(tags: string | string[]): void;
+  /** Return the value without caching it. */
+  skip(): void;
 }
 
 export interface CacheStats {
+  /** Fresh entries returned, from either tier (l1Hits + redisHits). */
   hits: number;
+  l1Hits: number;
+  redisHits: number;
+  /** Invalidations other processes sent that this one applied. */
+  busMessages: number;
+  /** 'off' without l1; 'up' while bus messages arrive; 'down'. */
+  bus: 'off' | 'up' | 'down';
+  /** The circuit breaker's state. */
+  breaker: 'closed' | 'open' | 'half-open';
+  /** Entries in the L1. */
+  l1Entries: number;
   staleHits: number;
   misses: number;
   loads: number;
@@ -88,11 +139,20 @@ export interface Cache {
   /** Resolves to how many keys existed. */
   del(keys: string | ReadonlyArray<string>): Promise<number>;
   /** The cached value, or the loader's (cached; null too, undefined not). */
-  getOrSet<T>(key: string, Class: Class<any> | null | undefined, loader: () => T | Promise<T>, options?: GetOrSetOptions): Promise<T>;
+  getOrSet<T>(key: string, Class: Class<any> | null | undefined, loader: (ctx: LoaderContext<T>) => T | Promise<T>, options?: GetOrSetOptions): Promise<T>;
+  /** Every entry with one of the tags becomes a miss, in every process. Resolves false when Redis failed (failOpen). */
+  deleteByTag(tags: string | ReadonlyArray<string>): Promise<boolean>;
+  /** Removes every key under this cache's (or namespace's) prefix, on every master (SCAN + UNLINK); how many. */
+  clear(): Promise<number>;
+  /** A cache over prefix + name + ':', sharing the client, the L1, the bus and the options. */
+  namespace(name: string): Cache;
+  /** Closes the bus's subscriber connection (the client stays open: it is yours). */
+  close(): Promise<void>;
   stats(): CacheStats;
   on(event: CacheEvent, listener: (key: string) => void): Cache;
   on(event: 'error', listener: (err: Error, key: string) => void): Cache;
-  off(event: CacheEvent | 'error', listener: (...args: any[]) => void): Cache;
+  on(event: 'invalidate', listener: (message: object) => void): Cache;
+  off(event: CacheEvent | 'error' | 'invalidate', listener: (...args: any[]) => void): Cache;
   /** The Redis key of an entry: prefix + key. */
   redisKey(key: string): string;
 }

@@ -117,7 +117,10 @@ function defineChecks(topology) {
     assert.strictEqual(cache.redisKey('foo'), `${combo.prefix}foo`);
     assert.deepStrictEqual(errors, []);
     assert.strictEqual(await cache.get('absent', Foo), null);
-    assert.deepStrictEqual(cache.stats(), { hits: 1, staleHits: 0, misses: 1, loads: 0, loadErrors: 0, lockWaits: 0, errors: 0, hitRate: 0.5 });
+    assert.deepStrictEqual(cache.stats(), {
+      hits: 1, l1Hits: 0, redisHits: 1, staleHits: 0, misses: 1, loads: 0, loadErrors: 0, lockWaits: 0, errors: 0,
+      busMessages: 0, hitRate: 0.5, bus: 'off', breaker: 'closed', l1Entries: 0
+    });
     assert.deepStrictEqual(events, ['hit foo', 'miss absent']);
   });
 
@@ -362,37 +365,30 @@ function defineChecks(topology) {
     assert.ok(events.includes('error newerVersion ERR_CACHE_ENTRY'));
   });
 
-  each('hardTimeout: callers after a timeout join the loader still running: one loader call; the lock is held until it settles', async (combo) => {
+  each('hardTimeout: a load past it is detached: the next call starts a new load, and its lock is released', async (combo) => {
     const { cache, errors } = cacheFor(combo, { hardTimeout: 50 });
     const timedOut = (err) => err instanceof DarmokError && err.code === 'ERR_LOAD_TIMEOUT';
     let calls = 0;
-    const loader = async () => {
-      calls++;
-      await sleep(600);
-      return makeFoo('slow');
-    };
-    for (let i = 0; i < 3; i++) await assert.rejects(cache.getOrSet('ht', Foo, loader), timedOut);
-    await Promise.all([0, 1, 2].map(() => assert.rejects(cache.getOrSet('ht', Foo, loader), timedOut)));
-    assert.strictEqual(calls, 1, 'sequential and concurrent callers after the timeout share the one load');
-    await eventually('the value is stored', async () => (await cache.get('ht', Foo))?.name === 'slow');
-    assert.strictEqual((await cache.getOrSet('ht', Foo, loader)).name, 'slow');
-    assert.strictEqual(calls, 1);
-    // With the lock: it stays taken while the loader runs, so another
-    // process (here another cache on the client) waits for the value.
+    // A loader that never settles: it must not block the calls after it.
+    const never = () => { calls++; return new Promise(() => {}); };
+    await Promise.all([0, 1, 2].map(() => assert.rejects(cache.getOrSet('ht', Foo, never), timedOut)));
+    assert.strictEqual(calls, 1, 'concurrent callers share one load');
+    const v = await cache.getOrSet('ht', Foo, () => { calls++; return makeFoo('next'); });
+    assert.strictEqual(v.name, 'next', 'the next call started a new load');
+    assert.strictEqual(calls, 2);
+    // Without a hardTimeout of its own, a call after the detached load is not stuck either.
+    await assert.rejects(cache.getOrSet('ht2', Foo, never), timedOut);
+    assert.strictEqual((await cache.getOrSet('ht2', Foo, () => makeFoo('free'), { hardTimeout: 0 })).name, 'free');
+    // With the lock: released once its caller gave up, so another process loads at once.
     const lockKey = `${combo.prefix}htl${LOCK_SUFFIX}`;
     const locked = cacheFor(combo, { hardTimeout: 50, lock: { ttl: 5000, wait: 3000, poll: 10 } });
     const other = cacheFor(combo, { lock: { ttl: 5000, wait: 3000, poll: 10 } });
-    let lockedCalls = 0;
-    const slow = async () => {
-      lockedCalls++;
-      await sleep(600);
-      return makeFoo('locked');
-    };
-    await assert.rejects(locked.cache.getOrSet('htl', Foo, slow), timedOut);
-    assert.strictEqual(await raw('EXISTS', lockKey), 1, 'the lock is held while the loader runs');
-    assert.strictEqual((await other.cache.getOrSet('htl', Foo, slow)).name, 'locked');
-    assert.strictEqual(lockedCalls, 1, 'one loader call across both caches');
+    await assert.rejects(locked.cache.getOrSet('htl', Foo, never), timedOut);
     await eventually('the lock is released', async () => (await raw('EXISTS', lockKey)) === 0);
+    let otherCalls = 0;
+    assert.strictEqual((await other.cache.getOrSet('htl', Foo, () => { otherCalls++; return makeFoo('other'); })).name, 'other');
+    assert.strictEqual(otherCalls, 1, 'the other process loaded, not waited for lock.wait');
+    assert.strictEqual(other.cache.stats().lockWaits, 0);
     assert.deepStrictEqual([...errors, ...locked.errors, ...other.errors], []);
   });
 
@@ -406,21 +402,144 @@ function defineChecks(topology) {
     assert.ok(b instanceof Bar);
   });
 
-  each('a wrong Class rejects with ERR_UNEXPECTED_CLASS; the entry stays', async (combo) => {
+  each('a wrong Class: get and mget reject with ERR_UNEXPECTED_CLASS; getOrSet replaces the entry (compare-and-set)', async (combo) => {
     const { cache, errors } = cacheFor(combo);
+    const unexpected = (err) => err instanceof DarmokError && err.code === 'ERR_UNEXPECTED_CLASS';
     await cache.set('wrong-class', makeFoo('kept'));
-    let calls = 0;
-    for (const call of [
-      () => cache.get('wrong-class', Bar),
-      () => cache.mget(['wrong-class'], Bar),
-      () => cache.getOrSet('wrong-class', Bar, () => { calls++; return new Bar(new Date(0), null); })
-    ]) {
-      await assert.rejects(call(), (err) => err instanceof DarmokError && err.code === 'ERR_UNEXPECTED_CLASS');
-    }
-    assert.strictEqual(calls, 0);
-    await sleep(50);
-    assert.strictEqual((await cache.get('wrong-class', Foo)).name, 'kept');
+    await assert.rejects(cache.get('wrong-class', Bar), unexpected);
+    await assert.rejects(cache.mget(['wrong-class'], Bar), unexpected);
+    assert.strictEqual((await cache.get('wrong-class', Foo)).name, 'kept', 'get and mget leave it');
+    // A plain value where a Foo is asked for: the same, whatever decodeEntity itself checks.
+    await cache.set('plain', { name: 'plain' });
+    await assert.rejects(cache.get('plain', Foo), unexpected);
     assert.deepStrictEqual(errors, []);
+    // getOrSet: an entry of another class is unusable: reported, loaded, replaced.
+    let calls = 0;
+    const v = await cache.getOrSet('wrong-class', Bar, () => { calls++; return new Bar(new Date(0), null); });
+    assert.ok(v instanceof Bar);
+    assert.strictEqual(calls, 1);
+    assert.strictEqual(errors.length, 1);
+    assert.strictEqual(errors[0].err.code, 'ERR_CACHE_ENTRY');
+    assert.strictEqual(errors[0].err.cause.code, 'ERR_UNEXPECTED_CLASS');
+    assert.ok((await cache.get('wrong-class', Bar)) instanceof Bar, 'replaced');
+    assert.ok((await cache.getOrSet('plain', Foo, () => makeFoo('p'))) instanceof Foo);
+    assert.strictEqual((await cache.get('plain', Foo)).name, 'p');
+    // A good entry written while the loader ran stays: the replacement compares first.
+    await cache.set('race', makeFoo('wrong'));
+    const w = await cache.getOrSet('race', Bar, async () => {
+      await cacheFor(combo).cache.set('race', new Bar(new Date(1), 'written meanwhile'));
+      return new Bar(new Date(2), 'loaded');
+    });
+    assert.strictEqual(w.baz, 'loaded');
+    assert.strictEqual((await cache.get('race', Bar)).baz, 'written meanwhile');
+  });
+
+  each('getOrSet: a loader value of the wrong class rejects with ERR_UNEXPECTED_CLASS and stores nothing', async (combo) => {
+    const { cache, errors } = cacheFor(combo);
+    for (const [name, value] of [['row', { name: 'a database row' }], ['num', 3], ['date', new Date(0)], ['bar', new Bar(new Date(0), null)]]) {
+      await assert.rejects(cache.getOrSet(name, Foo, () => value), (err) => err instanceof DarmokError && err.code === 'ERR_UNEXPECTED_CLASS', name);
+      assert.strictEqual(await raw('EXISTS', `${combo.prefix}${name}`), 0, `${name}: nothing stored`);
+    }
+    assert.strictEqual(await cache.getOrSet('null', Foo, () => null), null);
+    assert.deepStrictEqual(errors, []);
+  });
+
+  each('errors that are not Redis failures are thrown: a value that does not encode, a missing core', async (combo) => {
+    // A codec that encodes strictly: a WeakMap is ERR_UNSUPPORTED_TYPE.
+    const real = createCodec({ format: combo.format });
+    const strict = { format: real.format, registry: real.registry, encodeEntity: (v) => real.encodeEntity(v, { strict: true }), decodeEntity: real.decodeEntity };
+    const { cache, errors } = cacheFor(combo, { codec: strict });
+    const unsupported = (err) => err instanceof DarmokError && err.code === 'ERR_UNSUPPORTED_TYPE';
+    await assert.rejects(cache.set('bad', { w: new WeakMap() }), unsupported);
+    await assert.rejects(cache.getOrSet('bad', null, () => ({ w: new WeakMap() })), unsupported);
+    assert.strictEqual(await raw('EXISTS', `${combo.prefix}bad`), 0);
+    await cache.set('ok', makeFoo());
+    const notReady = () => { throw new DarmokError('ERR_NOT_READY', 'the WebAssembly core is not loaded'); };
+    const broken = cacheFor(combo, { codec: { format: real.format, registry: real.registry, encodeEntity: notReady, decodeEntity: notReady } });
+    for (const call of [() => broken.cache.get('ok', Foo), () => broken.cache.getOrSet('ok', Foo, () => makeFoo()), () => broken.cache.set('x', 1)]) {
+      await assert.rejects(call(), (err) => err.code === 'ERR_NOT_READY');
+    }
+    assert.deepStrictEqual([...errors, ...broken.errors], []);
+  });
+
+  each('another application\'s hash or list (WRONGTYPE): a miss, reported, never written over by get, mget, getOrSet', async (combo) => {
+    for (const lock of [false, true]) {
+      const { cache, errors } = cacheFor(combo, { lock });
+      const key = `hash-${lock}`;
+      await raw('HSET', `${combo.prefix}${key}`, 'field', 'theirs');
+      assert.strictEqual(await cache.get(key, Foo), null);
+      assert.deepStrictEqual(await cache.mget([key], Foo), [null]);
+      let calls = 0;
+      const v = await cache.getOrSet(key, Foo, () => { calls++; return makeFoo('ours'); });
+      assert.strictEqual(v.name, 'ours');
+      assert.strictEqual(calls, 1);
+      assert.strictEqual((await raw('HGET', `${combo.prefix}${key}`, 'field')).toString(), 'theirs', 'left as it was');
+      assert.ok(errors.length >= 2 && errors.every((e) => e.err.code === 'ERR_CACHE_ENTRY'), errors.map((e) => e.err.message).join('; '));
+      assert.strictEqual(await raw('EXISTS', `${combo.prefix}${key}${LOCK_SUFFIX}`), 0);
+    }
+  });
+
+  each('the loader\'s ctx: stale, setTtl, setTags, skip; refreshAhead; jitter; logger', async (combo) => {
+    const logged = [];
+    const logger = { debug() {}, warn: (o, m) => logged.push(m === undefined ? o : m), error: (o, m) => logged.push(m === undefined ? o : m) };
+    const { cache, errors } = cacheFor(combo, { ttl: 0.1, grace: 30, logger });
+    await cache.getOrSet('ctx-c', Foo, () => makeFoo('v1'));
+    await sleep(150);
+    let seen;
+    await cache.getOrSet('ctx-c', Foo, (ctx) => { seen = ctx.stale; return makeFoo('v2'); }, { softTimeout: 2000 });
+    assert.ok(seen instanceof Foo && seen.name === 'v1', 'ctx.stale is the stale value');
+    // setTtl: the value's own ttl.
+    await cache.getOrSet('ctx-t', Foo, (ctx) => { ctx.setTtl(30); assert.strictEqual(ctx.stale, undefined); return makeFoo('ctx-t'); });
+    const pttl = await raw('PTTL', `${combo.prefix}ctx-t`);
+    assert.ok(pttl > 50000, `setTtl(30) + grace 30 (PTTL ${pttl})`);
+    // skip: returned, not cached.
+    let calls = 0;
+    const skipped = (ctx) => { calls++; ctx.skip(); return makeFoo('skip'); };
+    assert.strictEqual((await cache.getOrSet('ctx-s', Foo, skipped)).name, 'skip');
+    assert.strictEqual(await raw('EXISTS', `${combo.prefix}ctx-s`), 0);
+    await cache.getOrSet('ctx-s', Foo, skipped);
+    assert.strictEqual(calls, 2);
+    // setTags: deleteByTag reaches it.
+    await cache.getOrSet('ctx-g', Foo, (ctx) => { ctx.setTags(['tg']); return makeFoo('ctx-g'); }, { ttl: 30 });
+    assert.strictEqual((await cache.get('ctx-g', Foo)).name, 'ctx-g');
+    await cache.deleteByTag('tg');
+    assert.strictEqual(await cache.get('ctx-g', Foo), null);
+    // refreshAhead: a hit past half the ttl starts one background load; the hit answers at once.
+    const ahead = cacheFor(combo, { ttl: 0.4, refreshAhead: 0.5 });
+    let loads = 0;
+    const load = async () => { loads++; await sleep(20); return makeFoo(`r${loads}`); };
+    await ahead.cache.getOrSet('ctx-ra', Foo, load);
+    assert.strictEqual((await ahead.cache.getOrSet('ctx-ra', Foo, load)).name, 'r1');
+    assert.strictEqual(loads, 1, 'a young hit does not refresh');
+    await sleep(250);
+    assert.strictEqual((await ahead.cache.getOrSet('ctx-ra', Foo, load)).name, 'r1', 'the hit answers with what it has');
+    await eventually('refreshed ahead', async () => (await ahead.cache.get('ctx-ra', Foo))?.name === 'r2');
+    assert.strictEqual(loads, 2);
+    // jitter: ttls spread below the ttl.
+    const jittered = cacheFor(combo, { ttl: 100, jitter: 0.5 });
+    const ttls = [];
+    for (let i = 0; i < 8; i++) {
+      await jittered.cache.set(`ctx-j${i}`, i);
+      ttls.push(await raw('PTTL', `${combo.prefix}ctx-j${i}`));
+    }
+    assert.ok(ttls.every((t) => t > 49000 && t <= 100000), ttls.join(' '));
+    assert.ok(new Set(ttls.map((t) => Math.round(t / 1000))).size > 1, `spread: ${ttls.join(' ')}`);
+    // The logger gets every report.
+    await raw('SET', `${combo.prefix}ctx-foreign`, 'not an entry');
+    assert.strictEqual(await cache.get('ctx-foreign', Foo), null);
+    assert.strictEqual(logged.length, errors.length);
+    assert.ok(logged.some((m) => /ERR_CACHE_ENTRY/.test(m)), logged.join('\n'));
+  });
+
+  each('unknown options are refused, naming the closest', async (combo) => {
+    const refused = (near) => (err) => err instanceof DarmokError && err.code === 'ERR_INVALID_OPTION' && err.message.includes(`'${near}'`);
+    assert.throws(() => createCache({ client: combo.client, grce: 10 }), refused('grace'));
+    assert.throws(() => createCache({ client: combo.client, l1: { maxEntrys: 10 } }), refused('maxEntries'));
+    assert.throws(() => createCache({ client: combo.client, lock: { tll: 10 } }), refused('ttl'));
+    assert.throws(() => createCache({ client: combo.client, earlyExpiration: 0.8 }), (err) => err.code === 'ERR_INVALID_OPTION' && /refreshAhead/.test(err.message));
+    const { cache } = cacheFor(combo);
+    await assert.rejects(cache.set('k', 1, { tll: 1 }), refused('ttl'));
+    await assert.rejects(cache.getOrSet('k', null, () => 1, { hardTimout: 1 }), refused('hardTimeout'));
   });
 
   each('a stale entry is not decoded by get, mget, or getOrSet past grace', async (combo) => {

@@ -19,16 +19,26 @@ test('pack writes the envelope and the document; unpack reads both back', () => 
   assert.strictEqual(back.format, 'protobuf');
   assert.strictEqual(back.staleAt, 42);
   assert.ok(Buffer.from(back.doc).equals(bytes), 'a newline inside the document is the document\'s');
-  assert.deepStrictEqual(unpack('darmok/1 json 7\n{"a":"\n"}'), { format: 'json', staleAt: 7, doc: '{"a":"\n"}' });
+  assert.deepStrictEqual(unpack('darmok/1 json 7\n{"a":"\n"}'), { format: 'json', staleAt: 7, doc: '{"a":"\n"}', createdAt: 0, tags: null });
   const asBytes = unpack(Buffer.from('darmok/1 json 7 later-field\n[1]'));
   assert.deepStrictEqual([asBytes.format, asBytes.staleAt, asBytes.doc.toString()], ['json', 7, '[1]'],
     'fields after staleAt are ignored');
+  // Tags: two name=value fields after staleAt, in text and in bytes.
+  const tagged = pack('json', 9, '[2]', ' c=5 t=user:42,caf\u00e9');
+  assert.strictEqual(tagged, 'darmok/1 json 9 c=5 t=user:42,caf\u00e9\n[2]');
+  for (const form of [tagged, Buffer.from(tagged)]) {
+    const e = unpack(form);
+    assert.deepStrictEqual([e.staleAt, e.createdAt, e.tags, String(e.doc)], [9, 5, ['user:42', 'caf\u00e9'], '[2]']);
+  }
+  const pb = unpack(pack('protobuf', 9, Buffer.from([1, 2]), ' c=5 t=a'));
+  assert.deepStrictEqual([pb.createdAt, pb.tags, [...pb.doc]], [5, ['a'], [1, 2]]);
 });
 
 test('unpack names what is wrong with an entry that is not revision 1', () => {
   for (const [raw, why] of [
     ['{"a":1}', /no darmok\/redis header/],
-    [`darmok/1 json ${'9'.repeat(200)}\n{}`, /no darmok\/redis header/],
+    [`darmok/1 json ${'9'.repeat(200)}\n{}`, /malformed/],
+    [`darmok/1 json 1 ${'x'.repeat(1100)}\n{}`, /no darmok\/redis header/],
     ['darmok/2 json 1\n{}', /envelope revision .*darmok\/2/],
     ['darmok/1 xml 1\n<a/>', /malformed/],
     ['darmok/1 json -1\n{}', /malformed/],

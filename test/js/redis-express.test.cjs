@@ -105,3 +105,91 @@ for (const format of ['json', 'protobuf']) {
     }
   });
 }
+
+/*
+ * The README's "With Redis and Express" example, cut out of README.md
+ * (and the same text in docs/CACHE.md) and run as written: a CommonJS
+ * file, its requires pointed at this checkout and the dev dependencies,
+ * beside a db.cjs whose loadPostRow gives plain rows. It serves Posts,
+ * then redis-server is killed (the app must live and answer from its L1
+ * or the loader) and restarted on the same port (the app writes to it
+ * again).
+ */
+test('the README\'s Express example runs as written and survives redis-server killed and restarted', async () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const { startRedis: start, freePort } = require('./redis-servers.cjs');
+  const cut = (file) => {
+    const text = fs.readFileSync(path.join(__dirname, '..', '..', file), 'utf8');
+    return text.split('## With Redis and Express\n\n```js\n')[1].split('```')[0];
+  };
+  const code = cut('README.md');
+  assert.strictEqual(cut('docs/CACHE.md'), code, 'README and docs/CACHE.md show the same example');
+  assert.match(code, /^\/\/ server\.cjs — CommonJS/);
+  assert.match(code, /client\.on\('error'/);
+  const root = path.join(__dirname, '..', '..');
+  const local = code
+    .replace("require('darmok/redis')", `require(${JSON.stringify(path.join(root, 'js', 'redis.cjs'))})`)
+    .replace("require('darmok')", `require(${JSON.stringify(path.join(root, 'js', 'index.cjs'))})`)
+    .replace("require('express')", `require(${JSON.stringify(require.resolve('express'))})`)
+    .replace("require('redis')", `require(${JSON.stringify(require.resolve('redis'))})`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'darmok-express-'));
+  fs.writeFileSync(path.join(dir, 'server.cjs'), local);
+  fs.writeFileSync(path.join(dir, 'db.cjs'), `
+    const rows = { 1: { id: 1, title: 'Notes on the Analytical Engine', body: 'The engine weaves algebraic patterns just as the Jacquard loom weaves flowers and leaves.' } };
+    exports.loadPostRow = async (id) => { await new Promise((r) => setTimeout(r, 20)); return rows[id] ? { ...rows[id], id: Number(id) } : (id > 100 ? null : { id: Number(id), title: 'Post ' + id, body: 'Body of post ' + id }); };
+  `);
+  const port = await freePort();
+  let server = redis;
+  const child = spawn(process.execPath, ['server.cjs'], { cwd: dir, env: { ...process.env, REDIS_URL: server.url, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let exited = null;
+  child.once('exit', (code2, signal) => { exited = `${code2} ${signal}`; });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const get = async (id) => {
+    const res = await fetch(`http://127.0.0.1:${port}/posts/${id}`);
+    return { status: res.status, body: res.status === 200 ? await res.json() : null };
+  };
+  const eventually = async (what, check, ms = 15000) => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      try {
+        if (await check()) return;
+      } catch {
+        // not yet
+      }
+      if (Date.now() > deadline) throw new Error(`never: ${what}; app stderr: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  try {
+    await text(server.port, 'FLUSHALL');
+    await eventually('the app answers', async () => (await get(1)).status === 200);
+    const one = await get(1);
+    assert.deepStrictEqual(one.body, { title: 'Notes on the Analytical Engine', summary: 'The engine weaves algebraic patterns just as the Jacquard loom weaves flowers an' });
+    assert.strictEqual((await get(101)).status, 404);
+    await eventually('the entry is in Redis', async () => (await text(server.port, 'EXISTS', 'blog:v1:post:1')) === 1);
+    assert.match(await text(server.port, 'GET', 'blog:v1:post:1'), /^darmok\/1 json [0-9]+\n\{"\$":"blog\.Post"/, 'a Post was stored, not the row');
+
+    await server.stop();
+    await new Promise((r) => setTimeout(r, 300));
+    for (const id of [1, 2, 3]) {
+      const r = await get(id);
+      assert.strictEqual(r.status, 200, `with Redis killed, post ${id}`);
+      assert.strictEqual(r.body.summary, id === 1 ? one.body.summary : `Body of post ${id}`);
+    }
+    assert.strictEqual(exited, null, 'the app lives on');
+
+    server = await start(redis.port);
+    redis = server;
+    await eventually('the app writes to the restarted Redis', async () => {
+      await get(4);
+      return (await text(server.port, 'EXISTS', 'blog:v1:post:4')) === 1;
+    });
+    assert.strictEqual((await get(1)).body.summary, one.body.summary);
+    assert.strictEqual(exited, null, 'the app lives on');
+  } finally {
+    child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -6,6 +6,7 @@
  * directory; stopped by PID (also when the process exits on a failure).
  *
  *   const server = await startRedis();          // { port, url, pid, stop() }
+ *   await startRedis(server.port);              // the same port again, after stop()
  *   const cluster = await startCluster();       // { ports, nodes, stop() }
  *   await server.stop();
  *   await send(port, 'INFO', 'commandstats')   // one command, its reply
@@ -166,10 +167,10 @@ function tempDir(name) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `darmok-${name}-`));
 }
 
-/* One server: { port, url, pid, stop() }. */
-async function startRedis() {
+/* One server: { port, url, pid, stop() }; on port when given (a restart). */
+async function startRedis(port) {
   const dir = tempDir('redis');
-  const server = await spawnServer(await freePort(), [], dir);
+  const server = await spawnServer(port === undefined ? await freePort() : port, [], dir);
   return {
     ...server,
     host: HOST,

@@ -1,0 +1,70 @@
+'use strict';
+/*
+ * cache/outcomes.cjs - what a read or a load of darmok/redis can come to:
+ * the kinds of unusable entries and the other markers the cache's parts
+ * pass between them, and the DarmokErrors the cache makes.
+ */
+
+const { DarmokError } = require('../errors.cjs');
+
+/*
+ * What reading an entry gives when it holds no value to use. A CORRUPT
+ * entry (a darmok/1 header or document that does not parse) is deleted and
+ * a reload overwrites it; an UNREADABLE one (no darmok envelope, a hash or
+ * list, a newer envelope, class version or class, the other format) is
+ * left as it is; a WRONG_CLASS one (an instance of another class than the
+ * getOrSet's) is replaced by a compare-and-set.
+ */
+const CORRUPT = Symbol('corrupt entry');
+const UNREADABLE = Symbol('unreadable entry');
+const WRONG_CLASS = Symbol('entry of another class');
+/* No entry (absent, stale past what the call takes, invalidated by a tag), or Redis failed. */
+const NONE = Symbol('no entry');
+/* What a refresh resolves to when it gave no new value. */
+const NO_VALUE = Symbol('no value');
+/* What withLock resolves to when another process holds the lock. */
+const NOT_LOCKED = Symbol('not locked');
+/* How a load stores its value: SET; not at all; or with { ifHolds: bytes }, a compare-and-set. */
+const STORE = Symbol('store');
+const NO_STORE = Symbol('do not store');
+
+/* Decode errors that are the program's, not the entry's: thrown to the caller. */
+const THROWN = new Set(['ERR_NOT_READY', 'ERR_INVALID_OPTION', 'ERR_REENTRANT', 'ERR_INTERNAL']);
+
+function redisError(cause, what) {
+  const err = new DarmokError('ERR_REDIS', `Redis ${what} failed: ${cause && cause.message}`);
+  err.cause = cause;
+  return err;
+}
+
+function timeoutCause(ms) {
+  const err = new Error(`no answer from Redis within ${ms} ms`);
+  err.name = 'TimeoutError';
+  return err;
+}
+
+function loadTimeout(key, ms) {
+  return new DarmokError('ERR_LOAD_TIMEOUT', `the loader of ${JSON.stringify(key)} took longer than hardTimeout (${ms} ms)`);
+}
+
+function badEntry(reason, cause) {
+  const err = new DarmokError('ERR_CACHE_ENTRY', `unusable cache entry: ${reason}`);
+  if (cause !== undefined) err.cause = cause;
+  return err;
+}
+
+/* ERR_UNEXPECTED_CLASS for value, which is not a Class (what: where it came from). */
+function unexpectedClass(Class, value, what) {
+  const actual = value !== null && typeof value === 'object'
+    ? (Object.getPrototypeOf(value) === null ? 'a null-prototype object' : `an instance of ${(value.constructor && value.constructor.name) || 'Object'}`)
+    : `a ${typeof value}`;
+  const err = new DarmokError('ERR_UNEXPECTED_CLASS', `${what} is ${actual}, not a ${Class.name || 'Class'} (nor null)`);
+  return err;
+}
+
+const isRedisFailure = (err) => err instanceof DarmokError && err.code === 'ERR_REDIS';
+
+module.exports = {
+  CORRUPT, UNREADABLE, WRONG_CLASS, NONE, NO_VALUE, NOT_LOCKED, STORE, NO_STORE, THROWN,
+  redisError, timeoutCause, loadTimeout, badEntry, unexpectedClass, isRedisFailure
+};
