@@ -27,6 +27,7 @@ const { randomUUID } = require('node:crypto');
 const { createCodec } = require('./codec.cjs');
 const { DarmokError } = require('./errors.cjs');
 const { adapt } = require('./redis-clients.cjs');
+const { createBreaker } = require('./cache/breaker.cjs');
 const { pack, unpack, isRevision1 } = require('./redis-entry.cjs');
 
 const DEFAULTS = Object.freeze({
@@ -44,7 +45,7 @@ const DEFAULTS = Object.freeze({
 /* The suffix of a lock's Redis key: prefix + key + LOCK_SUFFIX. */
 const LOCK_SUFFIX = ':darmok-lock';
 
-const EVENTS = ['hit', 'miss', 'stale', 'load', 'lockWait', 'error'];
+const EVENTS = ['hit', 'miss', 'stale', 'load', 'lockWait', 'breaker', 'error'];
 
 /*
  * What reading an entry that is there but not usable gives. A CORRUPT entry
@@ -82,6 +83,12 @@ function redisError(cause, what) {
 function timeoutCause(ms) {
   const err = new Error(`no answer from Redis within ${ms} ms`);
   err.name = 'TimeoutError';
+  return err;
+}
+
+function breakerOpen() {
+  const err = new Error('the circuit breaker is open: Redis failed repeatedly, commands are not sent until a probe succeeds');
+  err.name = 'BreakerOpenError';
   return err;
 }
 
@@ -130,6 +137,7 @@ function createCache(options) {
   if (typeof failOpen !== 'boolean') throw invalid('failOpen must be true or false');
   const onError = options.onError;
   if (onError !== undefined && typeof onError !== 'function') throw invalid('onError must be a function');
+  const breaker = createBreaker(options.breaker, { onChange: (state) => emit('breaker', state) });
   let lockTtl = DEFAULTS.lockTtl;
   let lockWait = DEFAULTS.lockWait;
   let lockPoll = DEFAULTS.lockPoll;
@@ -229,28 +237,35 @@ function createCache(options) {
   /*
    * One Redis command, bounded by `timeout`: send() makes it. Rejects with
    * ERR_REDIS; a client that says it is disconnected is not sent anything,
-   * so nothing piles up in its offline queue.
+   * so nothing piles up in its offline queue, and while the breaker is
+   * open nothing is sent either. Every outcome is told to the breaker.
    */
   function command(what, send) {
-    if (!redis.ready()) return Promise.reject(redisError(new Error(`the ${redis.name} client is not connected`), what));
+    if (!breaker.allow()) return Promise.reject(redisError(breakerOpen(), what));
+    const failure = (err) => {
+      breaker.failure();
+      return redisError(err, what);
+    };
+    if (!redis.ready()) return Promise.reject(failure(new Error(`the ${redis.name} client is not connected`)));
     let sent;
     try {
       sent = send();
     } catch (err) {
-      return Promise.reject(redisError(err, what));
+      return Promise.reject(failure(err));
     }
     return new Promise((resolve, reject) => {
-      const op = { deadline: Date.now() + timeout, done: false, reject, what };
+      const op = { deadline: Date.now() + timeout, done: false, reject: (err) => { breaker.failure(); reject(err); }, what };
       inFlight.push(op);
       if (timer === null) arm();
       sent.then((v) => {
         if (op.done) return;
         answered(op);
+        breaker.success();
         resolve(v);
       }, (err) => {
         if (op.done) return;
         answered(op);
-        reject(redisError(err, what));
+        reject(failure(err));
       });
     });
   }

@@ -41,7 +41,25 @@ export interface CacheOptions {
   lock?: boolean | { ttl?: number; wait?: number; poll?: number };
   /** Every problem that is not thrown at a caller: ERR_REDIS, ERR_CACHE_ENTRY, a failed refresh. */
   onError?: (err: Error, key: string) => void;
+  /**
+   * The circuit breaker, on by default: after `threshold` Redis failures in
+   * a row it sends nothing for `cooldown` ms (each command fails at once:
+   * a miss with failOpen), then lets one probe through. false turns it off.
+   */
+  breaker?: boolean | BreakerOptions;
 }
+
+export interface BreakerOptions {
+  /** Redis failures (errors or timeouts) in a row that open the breaker. Default 5. */
+  threshold?: number;
+  /** Milliseconds within which those failures must fall; older ones are forgotten. Default 10000. */
+  window?: number;
+  /** Milliseconds the breaker stays open before one command is let through as a probe. Default 5000. */
+  cooldown?: number;
+}
+
+/** 'open': commands fail at once; 'half-open': one probe is out; 'closed': commands are sent. */
+export type BreakerState = 'closed' | 'open' | 'half-open';
 
 export interface SetOptions {
   /** Seconds fresh; default the cache's ttl. */
@@ -92,7 +110,9 @@ export interface Cache {
   stats(): CacheStats;
   on(event: CacheEvent, listener: (key: string) => void): Cache;
   on(event: 'error', listener: (err: Error, key: string) => void): Cache;
-  off(event: CacheEvent | 'error', listener: (...args: any[]) => void): Cache;
+  /** The breaker changed state. */
+  on(event: 'breaker', listener: (state: BreakerState) => void): Cache;
+  off(event: CacheEvent | 'error' | 'breaker', listener: (...args: any[]) => void): Cache;
   /** The Redis key of an entry: prefix + key. */
   redisKey(key: string): string;
 }
