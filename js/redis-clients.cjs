@@ -11,9 +11,17 @@
  *
  * Every adapter returns promises of:
  *   get(key, binary)         -> string | Buffer | null
- *   mget(keys, binary)       -> array in the order of keys; on a cluster,
+ *   mget(keys, binary, withinMs)
+ *                            -> array in the order of keys; on a cluster,
  *                               one MGET per hash slot, all sent at once
- *                               (each node's connection pipelines them)
+ *                               (each node's connection pipelines them).
+ *                               There a slot that failed, or did not answer
+ *                               within withinMs, gives each of its keys
+ *                               an Error (one Error shared by every failed
+ *                               key of the call) while the other slots'
+ *                               values are kept; it rejects only when
+ *                               every slot failed. TRYAGAIN, MOVED and ASK
+ *                               are retried within withinMs.
  *   set(key, value, px)      -> SET key value PX px
  *   setNx(key, value, px)    -> true when SET key value NX PX px set it
  *   del(keys)                -> DEL, one per slot on a cluster
@@ -48,19 +56,96 @@ function bySlot(keys) {
   return groups;
 }
 
-/* On a cluster: one MGET per slot, sent together, answers put back in order. */
-function mgetPerSlot(keys, binary, mgetOne) {
-  const groups = bySlot(keys);
-  if (groups.size === 1) return mgetOne(keys, binary);
-  const out = new Array(keys.length);
-  const pending = [];
-  for (const indexes of groups.values()) {
-    const slotKeys = indexes.map((i) => keys[i]);
-    pending.push(mgetOne(slotKeys, binary).then((values) => {
-      for (let j = 0; j < indexes.length; j++) out[indexes[j]] = values[j];
-    }));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/*
+ * The cluster replies that mean "this slot is moving, ask again": the
+ * first word of an error reply is its code (RESP), so reading it is the
+ * protocol, not guessing from a message. node-redis follows MOVED and ASK
+ * itself but fails at once on TRYAGAIN (a multi-key command in a slot
+ * being migrated, its keys split between two nodes), also when an ASK
+ * target answers it; ioredis retries all three, up to its
+ * maxRedirections. Retrying the whole MGET from the start, within the
+ * cache's time, covers both.
+ */
+function isSlotMoving(err) {
+  return err instanceof Error && /^(TRYAGAIN|MOVED|ASK)\b/.test(err.message);
+}
+
+/* send(), again after TRYAGAIN / MOVED / ASK with a short backoff, until deadline (Date.now() ms). */
+async function retryingMoves(send, deadline) {
+  for (let backoff = 5; ; backoff = Math.min(backoff * 2, 50)) {
+    try {
+      return await send();
+    } catch (err) {
+      const left = deadline - Date.now();
+      if (!isSlotMoving(err) || left <= backoff) throw err;
+      await sleep(backoff);
+    }
   }
-  return Promise.all(pending).then(() => out);
+}
+
+function slotTimeout(ms) {
+  const err = new Error(`no answer from this slot's node within ${ms} ms`);
+  err.name = 'TimeoutError';
+  return err;
+}
+
+/*
+ * One Error for every failed key of one mget: the slot's own when one
+ * slot failed, an AggregateError of the distinct ones when several did.
+ */
+function failureOf(errors, slots) {
+  const distinct = [...new Set(errors)];
+  if (distinct.length === 1) return distinct[0];
+  return new AggregateError(distinct, `${errors.length} of ${slots} hash slots failed: ${distinct[0].message}`);
+}
+
+/*
+ * On a cluster: one MGET per slot, sent together, answers put back in
+ * order. A failed slot nulls only its own keys (they hold its Error):
+ * with one master down, the keys on the live ones still come back.
+ */
+function mgetPerSlot(keys, binary, mgetOne, withinMs = Infinity) {
+  const deadline = Date.now() + withinMs;
+  const groups = [...bySlot(keys).values()];
+  if (groups.length === 1) return retryingMoves(() => mgetOne(keys, binary), deadline);
+  return new Promise((resolve, reject) => {
+    const out = new Array(keys.length);
+    const settled = new Array(groups.length).fill(false);
+    const failed = []; // [indexes, error] of each slot that failed
+    let left = groups.length;
+    let timer = null;
+    const finish = () => {
+      clearTimeout(timer);
+      left = -1; // answers that come later are dropped
+      if (failed.length === groups.length) return reject(failureOf(failed.map((f) => f[1]), groups.length));
+      if (failed.length > 0) {
+        const err = failureOf(failed.map((f) => f[1]), groups.length);
+        for (const [indexes] of failed) for (const i of indexes) out[i] = err;
+      }
+      return resolve(out);
+    };
+    groups.forEach((indexes, g) => {
+      const settle = (values, err) => {
+        if (left < 0) return;
+        settled[g] = true;
+        if (err === undefined) for (let j = 0; j < indexes.length; j++) out[indexes[j]] = values[j];
+        else failed.push([indexes, err]);
+        if (--left === 0) finish();
+      };
+      retryingMoves(() => mgetOne(indexes.map((i) => keys[i]), binary), deadline)
+        .then((values) => settle(values), (err) => settle(undefined, err || new Error('MGET failed')));
+    });
+    if (Number.isFinite(withinMs)) {
+      timer = setTimeout(() => {
+        const late = slotTimeout(withinMs);
+        groups.forEach((indexes, g) => { if (!settled[g]) failed.push([indexes, late]); });
+        finish();
+      }, Math.max(1, deadline - Date.now()));
+      timer.unref();
+    }
+  });
 }
 
 function delPerSlot(keys, delOne) {
@@ -88,7 +173,7 @@ function nodeRedis(c) {
     // its cluster (before 6) has no isReady.
     ready: () => c.isReady !== false,
     get: (key, binary) => send(key, true, ['GET', key], binary ? asBuffer : undefined),
-    mget: cluster ? (keys, binary) => mgetPerSlot(keys, binary, mgetOne) : mgetOne,
+    mget: cluster ? (keys, binary, withinMs) => mgetPerSlot(keys, binary, mgetOne, withinMs) : mgetOne,
     set: (key, value, px) => send(key, false, ['SET', key, value, 'PX', String(px)]),
     setNx: (key, value, px) => send(key, false, ['SET', key, value, 'NX', 'PX', String(px)]).then((r) => r !== null),
     del: cluster ? (keys) => delPerSlot(keys, delOne) : delOne,
@@ -107,7 +192,7 @@ function ioredis(c) {
     // ioredis queues commands while it reconnects (enableOfflineQueue).
     ready: () => c.status === 'ready',
     get: (key, binary) => (binary ? c.getBuffer(key) : c.get(key)),
-    mget: cluster ? (keys, binary) => mgetPerSlot(keys, binary, mgetOne) : mgetOne,
+    mget: cluster ? (keys, binary, withinMs) => mgetPerSlot(keys, binary, mgetOne, withinMs) : mgetOne,
     set: (key, value, px) => c.set(key, value, 'PX', px),
     setNx: (key, value, px) => c.set(key, value, 'PX', px, 'NX').then((r) => r !== null),
     del: cluster ? (keys) => delPerSlot(keys, delOne) : delOne,

@@ -413,13 +413,20 @@ function createCache(options) {
     if (keys.length === 0) return [];
     let raws;
     try {
-      raws = await command('MGET', () => redis.mget(full, true));
+      // On a cluster the adapter answers for the slots that did a little
+      // before command()'s timeout, so one slow node does not null them all.
+      raws = await command('MGET', () => redis.mget(full, true, timeout * 0.9));
     } catch (err) {
       failed(err, keys.join(' '));
       raws = new Array(keys.length).fill(null);
     }
+    // The keys of cluster slots that failed hold the (one) Error: reported once, misses.
+    const lost = raws.find((r) => r instanceof Error);
+    if (lost !== undefined) failed(redisError(lost, 'MGET'), keys.filter((_, i) => raws[i] === lost).join(' '));
     const out = new Array(keys.length);
-    for (let i = 0; i < keys.length; i++) out[i] = counted(keys[i], freshValue(keys[i], full[i], raws[i], Class));
+    for (let i = 0; i < keys.length; i++) {
+      out[i] = counted(keys[i], lost !== undefined && raws[i] === lost ? NONE : freshValue(keys[i], full[i], raws[i], Class));
+    }
     return out;
   }
 

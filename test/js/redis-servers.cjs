@@ -184,9 +184,10 @@ async function startRedis() {
 /*
  * Three masters, no replicas, slots split by redis-cli --cluster create:
  * { ports, nodes: [{ port, pid }], stop() }. Resolves when every node says
- * cluster_state:ok and agrees on every slot.
+ * cluster_state:ok and agrees on every slot. extra: more redis-server
+ * arguments for every node (e.g. ['--cluster-require-full-coverage', 'no']).
  */
-async function startCluster() {
+async function startCluster({ extra = [] } = {}) {
   const dir = tempDir('cluster');
   const ports = [];
   for (let i = 0; i < 3; i++) ports.push(await freeClusterPort(ports));
@@ -196,7 +197,7 @@ async function startCluster() {
       const nodeDir = path.join(dir, String(port));
       fs.mkdirSync(nodeDir);
       nodes.push(await spawnServer(port, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
-        '--cluster-node-timeout', '5000'], nodeDir));
+        '--cluster-node-timeout', '5000', ...extra], nodeDir));
     }
     await new Promise((resolve, reject) => {
       execFile('redis-cli', ['--cluster', 'create', ...ports.map((p) => `${HOST}:${p}`),
