@@ -154,20 +154,25 @@ function delPerSlot(keys, delOne) {
   return Promise.all(pending).then((counts) => counts.reduce((a, b) => a + Number(b), 0));
 }
 
-/* node-redis (the `redis` package, @redis/client) 4, 5 and 6; client or cluster. */
+/* node-redis (the `redis` package, @redis/client) 4, 5 and 6; client, cluster or Sentinel (5+). */
 function nodeRedis(c) {
   const v4 = typeof c.withTypeMapping !== 'function';
   const asBuffer = v4 ? AS_BUFFER_4 : AS_BUFFER_5;
   // A cluster's sendCommand takes the key that routes it and whether it
-  // only reads, before the arguments.
+  // only reads, before the arguments; a Sentinel's (createSentinel) takes
+  // whether it only reads (a read may go to a replica when the user gave
+  // it replicaPoolSize).
   const cluster = Array.isArray(c.masters);
+  const sentinel = !cluster && typeof c.getMasterNode === 'function' && typeof c.getSentinelNode === 'function';
   const send = cluster
     ? (key, readonly, args, options) => c.sendCommand(key, readonly, args, options)
-    : (key, readonly, args, options) => c.sendCommand(args, options);
+    : sentinel
+      ? (key, readonly, args, options) => c.sendCommand(readonly, args, options)
+      : (key, readonly, args, options) => c.sendCommand(args, options);
   const mgetOne = (keys, binary) => send(keys[0], true, ['MGET', ...keys], binary ? asBuffer : undefined);
   const delOne = (keys) => send(keys[0], false, ['DEL', ...keys]);
   return {
-    name: v4 ? 'node-redis 4' : 'node-redis',
+    name: v4 ? 'node-redis 4' : sentinel ? 'node-redis Sentinel' : 'node-redis',
     cluster,
     // node-redis queues a command while it is disconnected, without bound;
     // its cluster (before 6) has no isReady.
@@ -205,6 +210,11 @@ function adapt(client) {
   if (client !== null && typeof client === 'object') {
     if (typeof client.getBuffer === 'function' && typeof client.mgetBuffer === 'function' &&
         typeof client.isCluster === 'boolean') {
+      // Through Sentinel, role 'slave' connects to a replica: every write fails.
+      if (client.options !== null && typeof client.options === 'object' && client.options.role === 'slave') {
+        throw new DarmokError('ERR_INVALID_OPTION',
+          "createCache: this ioredis client connects to a replica (Sentinel role: 'slave'), where entries cannot be written: give the cache one to the primary");
+      }
       return ioredis(client);
     }
     if (typeof client.sendCommand === 'function' && typeof client.isOpen === 'boolean') {
