@@ -28,6 +28,11 @@
  *   delIf(key, value)        -> deletes key only while it holds value (Lua)
  *   ready()                  -> false when the client says it is not
  *                               connected (its commands would only queue)
+ *   evictionPolicy()         -> CONFIG GET maxmemory-policy: the policy
+ *                               (on a cluster, the first master's that
+ *                               can evict the lock, else noeviction), or
+ *                               null when CONFIG is refused (managed
+ *                               Redis, ACL, rename-command); never rejects
  * binary: read the reply as raw bytes through the client's own buffer API
  * (node-redis 5/6 type mapping, node-redis 4 returnBuffers, ioredis
  * getBuffer/mgetBuffer), never through a string.
@@ -148,6 +153,29 @@ function mgetPerSlot(keys, binary, mgetOne, withinMs = Infinity) {
   });
 }
 
+/*
+ * Whether maxmemory-policy can evict the lock key: allkeys-* evict any key
+ * and volatile-* any key with a TTL, which the lock has (SET NX PX);
+ * noeviction keeps it. null (unknown) is false: nothing to warn about.
+ */
+function evictsLock(policy) {
+  return typeof policy === 'string' && /^(allkeys|volatile)-/.test(policy);
+}
+
+/* The value of CONFIG GET <name>'s reply: [name, value] (RESP2), a Map or an object (RESP3). */
+function configValue(reply, name) {
+  if (Array.isArray(reply)) return reply.length >= 2 ? String(reply[1]) : null;
+  if (reply instanceof Map) return reply.has(name) ? String(reply.get(name)) : null;
+  if (reply !== null && typeof reply === 'object' && Object.hasOwn(reply, name)) return String(reply[name]);
+  return null;
+}
+
+/* The policies of every master -> the first that evicts the lock, else the first; null when none answered. */
+async function worstPolicy(asks) {
+  const policies = (await Promise.all(asks.map((ask) => ask().catch(() => null)))).filter((p) => p !== null);
+  return policies.find(evictsLock) || (policies.length > 0 ? policies[0] : null);
+}
+
 function delPerSlot(keys, delOne) {
   const pending = [];
   for (const indexes of bySlot(keys).values()) pending.push(delOne(indexes.map((i) => keys[i])));
@@ -182,7 +210,13 @@ function nodeRedis(c) {
     set: (key, value, px) => send(key, false, ['SET', key, value, 'PX', String(px)]),
     setNx: (key, value, px) => send(key, false, ['SET', key, value, 'NX', 'PX', String(px)]).then((r) => r !== null),
     del: cluster ? (keys) => delPerSlot(keys, delOne) : delOne,
-    delIf: (key, value) => send(key, false, ['EVAL', DEL_IF, '1', key, value])
+    delIf: (key, value) => send(key, false, ['EVAL', DEL_IF, '1', key, value]),
+    evictionPolicy: () => {
+      const config = ['CONFIG', 'GET', 'maxmemory-policy'];
+      const ask = (client) => client.sendCommand(config).then((r) => configValue(r, 'maxmemory-policy'));
+      if (cluster) return worstPolicy(c.masters.map((m) => async () => ask(await c.nodeClient(m))));
+      return worstPolicy([() => send(undefined, false, config).then((r) => configValue(r, 'maxmemory-policy'))]);
+    }
   };
 }
 
@@ -201,7 +235,11 @@ function ioredis(c) {
     set: (key, value, px) => c.set(key, value, 'PX', px),
     setNx: (key, value, px) => c.set(key, value, 'PX', px, 'NX').then((r) => r !== null),
     del: cluster ? (keys) => delPerSlot(keys, delOne) : delOne,
-    delIf: (key, value) => c.eval(DEL_IF, 1, key, value)
+    delIf: (key, value) => c.eval(DEL_IF, 1, key, value),
+    evictionPolicy: () => {
+      const ask = (node) => () => node.config('GET', 'maxmemory-policy').then((r) => configValue(r, 'maxmemory-policy'));
+      return worstPolicy(cluster ? c.nodes('master').map(ask) : [ask(c)]);
+    }
   };
 }
 
@@ -225,4 +263,4 @@ function adapt(client) {
     'createCache: client must be a node-redis (redis 4-6) or ioredis (5-6) client or cluster');
 }
 
-module.exports = { adapt };
+module.exports = { adapt, evictsLock };

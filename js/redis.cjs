@@ -26,7 +26,7 @@
 const { randomUUID } = require('node:crypto');
 const { createCodec } = require('./codec.cjs');
 const { DarmokError } = require('./errors.cjs');
-const { adapt } = require('./redis-clients.cjs');
+const { adapt, evictsLock } = require('./redis-clients.cjs');
 const { createBreaker } = require('./cache/breaker.cjs');
 const { pack, unpack, isRevision1 } = require('./redis-entry.cjs');
 
@@ -486,6 +486,23 @@ function createCache(options) {
   }
 
   /*
+   * At the first lock, once: a maxmemory-policy that can evict the lock key
+   * (a lock evicted under memory pressure lets a second process load) is
+   * a process warning. Not a command(): its failure (CONFIG refused) is no
+   * Redis failure, and nobody waits for it.
+   */
+  let evictionProbed = false;
+  function probeEviction() {
+    evictionProbed = true;
+    Promise.resolve().then(() => redis.evictionPolicy()).then((policy) => {
+      if (!evictsLock(policy)) return;
+      process.emitWarning(`darmok/redis: maxmemory-policy is ${policy}, so Redis may evict the lock keys of getOrSet ` +
+        `(prefix + key + '${LOCK_SUFFIX}') when memory is full, and then two processes may load one key. noeviction keeps them.`,
+      { code: 'DARMOK_LOCK_EVICTABLE' });
+    }, () => {});
+  }
+
+  /*
    * Runs fn(locked) holding the cross-process lock of key (SET NX PX, then
    * a compare-and-delete of our token once fn has settled) and resolves to
    * what fn does; NOT_LOCKED when another process holds the lock. When
@@ -494,6 +511,7 @@ function createCache(options) {
    * never taken.
    */
   async function withLock(key, full, fn) {
+    if (!evictionProbed) probeEviction();
     const lockKey = full + LOCK_SUFFIX;
     const token = randomUUID();
     let got;

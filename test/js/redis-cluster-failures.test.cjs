@@ -11,6 +11,7 @@
 const { test, before, after } = require('node:test');
 const { assert } = require('./helpers.cjs');
 const { createCache } = require('darmok/redis');
+const { adapt } = require('../../js/redis-clients.cjs');
 const calculateSlot = require('cluster-key-slot');
 const { startCluster, send, text, HOST } = require('./redis-servers.cjs');
 const { CLIENTS, connect, close, makeFoo, Foo } = require('./redis-matrix.cjs');
@@ -87,6 +88,16 @@ async function mgetsUntil(keys, stopped, check, list = combos) {
   await stopped;
   return figures;
 }
+
+test('the eviction probe asks every master: one that can evict the lock is the answer', async () => {
+  await send(cluster.ports[2], 'CONFIG', 'SET', 'maxmemory-policy', 'volatile-lru');
+  try {
+    for (const c of combos) assert.strictEqual(await adapt(c.client).evictionPolicy(), 'volatile-lru', c.name);
+  } finally {
+    await send(cluster.ports[2], 'CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+  }
+  for (const c of combos) assert.strictEqual(await adapt(c.client).evictionPolicy(), 'noeviction', c.name);
+});
 
 test('a slot migrated key by key during mgets: no key of another slot is lost, the moving keys come back once it is done', async () => {
   const healthy = spreadKeys(24);

@@ -171,10 +171,10 @@ function tempDir(name) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `darmok-${name}-`));
 }
 
-/* One server: { port, url, pid, stop() }. */
-async function startRedis() {
+/* One server: { port, url, pid, stop() }; extra: more redis-server arguments. */
+async function startRedis({ extra = [] } = {}) {
   const dir = tempDir('redis');
-  const server = await spawnServer(await freePort(), [], dir);
+  const server = await spawnServer(await freePort(), extra, dir);
   return {
     ...server,
     host: HOST,
