@@ -11,6 +11,7 @@
 const { test, before, after } = require('node:test');
 const { assert } = require('./helpers.cjs');
 const { createCache } = require('darmok/redis');
+const { adapt } = require('../../js/redis-clients.cjs');
 const { DarmokError } = require('../../js/index.cjs');
 const { startSentinel, send, waitFor, HOST } = require('./redis-servers.cjs');
 const { makeFoo, Foo, close } = require('./redis-matrix.cjs');
@@ -77,6 +78,7 @@ test('through Sentinel: get, set, getOrSet, mget round trip on the primary', asy
     await roundTrip(c, 'first');
     const stored = await send(servers.primary.port, 'GET', `${c.prefix}foo:first`);
     assert.ok(Buffer.isBuffer(stored) && stored.subarray(0, 9).toString() === 'darmok/1 ', `${c.name}: on the primary`);
+    assert.strictEqual(await adapt(c.client).evictionPolicy(), 'noeviction', `${c.name}: the eviction probe`);
     assert.deepStrictEqual(c.errors, [], c.name);
   }));
 });
