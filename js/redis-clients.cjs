@@ -11,15 +11,28 @@
  *
  * Every adapter returns promises of:
  *   get(key, binary)         -> string | Buffer | null
- *   mget(keys, binary)       -> array in the order of keys; on a cluster,
+ *   mget(keys, binary, withinMs)
+ *                            -> array in the order of keys; on a cluster,
  *                               one MGET per hash slot, all sent at once
- *                               (each node's connection pipelines them)
+ *                               (each node's connection pipelines them).
+ *                               There a slot that failed, or did not answer
+ *                               within withinMs, gives each of its keys
+ *                               an Error (one Error shared by every failed
+ *                               key of the call) while the other slots'
+ *                               values are kept; it rejects only when
+ *                               every slot failed. TRYAGAIN, MOVED and ASK
+ *                               are retried within withinMs.
  *   set(key, value, px)      -> SET key value PX px
  *   setNx(key, value, px)    -> true when SET key value NX PX px set it
  *   del(keys)                -> DEL, one per slot on a cluster
  *   delIf(key, value)        -> deletes key only while it holds value (Lua)
  *   ready()                  -> false when the client says it is not
  *                               connected (its commands would only queue)
+ *   evictionPolicy()         -> CONFIG GET maxmemory-policy: the policy
+ *                               (on a cluster, the first master's that
+ *                               can evict the lock, else noeviction), or
+ *                               null when CONFIG is refused (managed
+ *                               Redis, ACL, rename-command); never rejects
  * binary: read the reply as raw bytes through the client's own buffer API
  * (node-redis 5/6 type mapping, node-redis 4 returnBuffers, ioredis
  * getBuffer/mgetBuffer), never through a string.
@@ -48,19 +61,119 @@ function bySlot(keys) {
   return groups;
 }
 
-/* On a cluster: one MGET per slot, sent together, answers put back in order. */
-function mgetPerSlot(keys, binary, mgetOne) {
-  const groups = bySlot(keys);
-  if (groups.size === 1) return mgetOne(keys, binary);
-  const out = new Array(keys.length);
-  const pending = [];
-  for (const indexes of groups.values()) {
-    const slotKeys = indexes.map((i) => keys[i]);
-    pending.push(mgetOne(slotKeys, binary).then((values) => {
-      for (let j = 0; j < indexes.length; j++) out[indexes[j]] = values[j];
-    }));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/*
+ * The cluster replies that mean "this slot is moving, ask again": the
+ * first word of an error reply is its code (RESP), so reading it is the
+ * protocol, not guessing from a message. node-redis follows MOVED and ASK
+ * itself but fails at once on TRYAGAIN (a multi-key command in a slot
+ * being migrated, its keys split between two nodes), also when an ASK
+ * target answers it; ioredis retries all three, up to its
+ * maxRedirections. Retrying the whole MGET from the start, within the
+ * cache's time, covers both.
+ */
+function isSlotMoving(err) {
+  return err instanceof Error && /^(TRYAGAIN|MOVED|ASK)\b/.test(err.message);
+}
+
+/* send(), again after TRYAGAIN / MOVED / ASK with a short backoff, until deadline (Date.now() ms). */
+async function retryingMoves(send, deadline) {
+  for (let backoff = 5; ; backoff = Math.min(backoff * 2, 50)) {
+    try {
+      return await send();
+    } catch (err) {
+      const left = deadline - Date.now();
+      if (!isSlotMoving(err) || left <= backoff) throw err;
+      await sleep(backoff);
+    }
   }
-  return Promise.all(pending).then(() => out);
+}
+
+function slotTimeout(ms) {
+  const err = new Error(`no answer from this slot's node within ${ms} ms`);
+  err.name = 'TimeoutError';
+  return err;
+}
+
+/*
+ * One Error for every failed key of one mget: the slot's own when one
+ * slot failed, an AggregateError of the distinct ones when several did.
+ */
+function failureOf(errors, slots) {
+  const distinct = [...new Set(errors)];
+  if (distinct.length === 1) return distinct[0];
+  return new AggregateError(distinct, `${errors.length} of ${slots} hash slots failed: ${distinct[0].message}`);
+}
+
+/*
+ * On a cluster: one MGET per slot, sent together, answers put back in
+ * order. A failed slot nulls only its own keys (they hold its Error):
+ * with one master down, the keys on the live ones still come back.
+ */
+function mgetPerSlot(keys, binary, mgetOne, withinMs = Infinity) {
+  const deadline = Date.now() + withinMs;
+  const groups = [...bySlot(keys).values()];
+  if (groups.length === 1) return retryingMoves(() => mgetOne(keys, binary), deadline);
+  return new Promise((resolve, reject) => {
+    const out = new Array(keys.length);
+    const settled = new Array(groups.length).fill(false);
+    const failed = []; // [indexes, error] of each slot that failed
+    let left = groups.length;
+    let timer = null;
+    const finish = () => {
+      clearTimeout(timer);
+      left = -1; // answers that come later are dropped
+      if (failed.length === groups.length) return reject(failureOf(failed.map((f) => f[1]), groups.length));
+      if (failed.length > 0) {
+        const err = failureOf(failed.map((f) => f[1]), groups.length);
+        for (const [indexes] of failed) for (const i of indexes) out[i] = err;
+      }
+      return resolve(out);
+    };
+    groups.forEach((indexes, g) => {
+      const settle = (values, err) => {
+        if (left < 0) return;
+        settled[g] = true;
+        if (err === undefined) for (let j = 0; j < indexes.length; j++) out[indexes[j]] = values[j];
+        else failed.push([indexes, err]);
+        if (--left === 0) finish();
+      };
+      retryingMoves(() => mgetOne(indexes.map((i) => keys[i]), binary), deadline)
+        .then((values) => settle(values), (err) => settle(undefined, err || new Error('MGET failed')));
+    });
+    if (Number.isFinite(withinMs)) {
+      timer = setTimeout(() => {
+        const late = slotTimeout(withinMs);
+        groups.forEach((indexes, g) => { if (!settled[g]) failed.push([indexes, late]); });
+        finish();
+      }, Math.max(1, deadline - Date.now()));
+      timer.unref();
+    }
+  });
+}
+
+/*
+ * Whether maxmemory-policy can evict the lock key: allkeys-* evict any key
+ * and volatile-* any key with a TTL, which the lock has (SET NX PX);
+ * noeviction keeps it. null (unknown) is false: nothing to warn about.
+ */
+function evictsLock(policy) {
+  return typeof policy === 'string' && /^(allkeys|volatile)-/.test(policy);
+}
+
+/* The value of CONFIG GET <name>'s reply: [name, value] (RESP2), a Map or an object (RESP3). */
+function configValue(reply, name) {
+  if (Array.isArray(reply)) return reply.length >= 2 ? String(reply[1]) : null;
+  if (reply instanceof Map) return reply.has(name) ? String(reply.get(name)) : null;
+  if (reply !== null && typeof reply === 'object' && Object.hasOwn(reply, name)) return String(reply[name]);
+  return null;
+}
+
+/* The policies of every master -> the first that evicts the lock, else the first; null when none answered. */
+async function worstPolicy(asks) {
+  const policies = (await Promise.all(asks.map((ask) => ask().catch(() => null)))).filter((p) => p !== null);
+  return policies.find(evictsLock) || (policies.length > 0 ? policies[0] : null);
 }
 
 function delPerSlot(keys, delOne) {
@@ -69,30 +182,43 @@ function delPerSlot(keys, delOne) {
   return Promise.all(pending).then((counts) => counts.reduce((a, b) => a + Number(b), 0));
 }
 
-/* node-redis (the `redis` package, @redis/client) 4, 5 and 6; client or cluster. */
+/* node-redis (the `redis` package, @redis/client) 4, 5 and 6; client, cluster or Sentinel (5+). */
 function nodeRedis(c) {
   const v4 = typeof c.withTypeMapping !== 'function';
   const asBuffer = v4 ? AS_BUFFER_4 : AS_BUFFER_5;
   // A cluster's sendCommand takes the key that routes it and whether it
-  // only reads, before the arguments.
+  // only reads, before the arguments; a Sentinel's (createSentinel) takes
+  // whether it only reads (a read may go to a replica when the user gave
+  // it replicaPoolSize).
   const cluster = Array.isArray(c.masters);
+  const sentinel = !cluster && typeof c.getMasterNode === 'function' && typeof c.getSentinelNode === 'function';
   const send = cluster
     ? (key, readonly, args, options) => c.sendCommand(key, readonly, args, options)
-    : (key, readonly, args, options) => c.sendCommand(args, options);
+    : sentinel
+      ? (key, readonly, args, options) => c.sendCommand(readonly, args, options)
+      : (key, readonly, args, options) => c.sendCommand(args, options);
   const mgetOne = (keys, binary) => send(keys[0], true, ['MGET', ...keys], binary ? asBuffer : undefined);
   const delOne = (keys) => send(keys[0], false, ['DEL', ...keys]);
   return {
-    name: v4 ? 'node-redis 4' : 'node-redis',
+    name: v4 ? 'node-redis 4' : sentinel ? 'node-redis Sentinel' : 'node-redis',
     cluster,
+    // The client's own sendCommand, in this one argument order, for cache/commands.cjs.
+    send,
     // node-redis queues a command while it is disconnected, without bound;
     // its cluster (before 6) has no isReady.
     ready: () => c.isReady !== false,
     get: (key, binary) => send(key, true, ['GET', key], binary ? asBuffer : undefined),
-    mget: cluster ? (keys, binary) => mgetPerSlot(keys, binary, mgetOne) : mgetOne,
+    mget: cluster ? (keys, binary, withinMs) => mgetPerSlot(keys, binary, mgetOne, withinMs) : mgetOne,
     set: (key, value, px) => send(key, false, ['SET', key, value, 'PX', String(px)]),
     setNx: (key, value, px) => send(key, false, ['SET', key, value, 'NX', 'PX', String(px)]).then((r) => r !== null),
     del: cluster ? (keys) => delPerSlot(keys, delOne) : delOne,
-    delIf: (key, value) => send(key, false, ['EVAL', DEL_IF, '1', key, value])
+    delIf: (key, value) => send(key, false, ['EVAL', DEL_IF, '1', key, value]),
+    evictionPolicy: () => {
+      const config = ['CONFIG', 'GET', 'maxmemory-policy'];
+      const ask = (client) => client.sendCommand(config).then((r) => configValue(r, 'maxmemory-policy'));
+      if (cluster) return worstPolicy(c.masters.map((m) => async () => ask(await c.nodeClient(m))));
+      return worstPolicy([() => send(undefined, false, config).then((r) => configValue(r, 'maxmemory-policy'))]);
+    }
   };
 }
 
@@ -107,11 +233,15 @@ function ioredis(c) {
     // ioredis queues commands while it reconnects (enableOfflineQueue).
     ready: () => c.status === 'ready',
     get: (key, binary) => (binary ? c.getBuffer(key) : c.get(key)),
-    mget: cluster ? (keys, binary) => mgetPerSlot(keys, binary, mgetOne) : mgetOne,
+    mget: cluster ? (keys, binary, withinMs) => mgetPerSlot(keys, binary, mgetOne, withinMs) : mgetOne,
     set: (key, value, px) => c.set(key, value, 'PX', px),
     setNx: (key, value, px) => c.set(key, value, 'PX', px, 'NX').then((r) => r !== null),
     del: cluster ? (keys) => delPerSlot(keys, delOne) : delOne,
-    delIf: (key, value) => c.eval(DEL_IF, 1, key, value)
+    delIf: (key, value) => c.eval(DEL_IF, 1, key, value),
+    evictionPolicy: () => {
+      const ask = (node) => () => node.config('GET', 'maxmemory-policy').then((r) => configValue(r, 'maxmemory-policy'));
+      return worstPolicy(cluster ? c.nodes('master').map(ask) : [ask(c)]);
+    }
   };
 }
 
@@ -120,6 +250,11 @@ function adapt(client) {
   if (client !== null && typeof client === 'object') {
     if (typeof client.getBuffer === 'function' && typeof client.mgetBuffer === 'function' &&
         typeof client.isCluster === 'boolean') {
+      // Through Sentinel, role 'slave' connects to a replica: every write fails.
+      if (client.options !== null && typeof client.options === 'object' && client.options.role === 'slave') {
+        throw new DarmokError('ERR_INVALID_OPTION',
+          "createCache: this ioredis client connects to a replica (Sentinel role: 'slave'), where entries cannot be written: give the cache one to the primary");
+      }
       return ioredis(client);
     }
     if (typeof client.sendCommand === 'function' && typeof client.isOpen === 'boolean') {
@@ -130,4 +265,4 @@ function adapt(client) {
     'createCache: client must be a node-redis (redis 4-6) or ioredis (5-6) client or cluster');
 }
 
-module.exports = { adapt };
+module.exports = { adapt, evictsLock };

@@ -42,7 +42,8 @@
 const { randomUUID } = require('node:crypto');
 const { createCodec } = require('./codec.cjs');
 const { DarmokError } = require('./errors.cjs');
-const { adapt } = require('./redis-clients.cjs');
+const { adapt, evictsLock } = require('./redis-clients.cjs');
+const { createBreaker } = require('./cache/breaker.cjs');
 const { pack, unpack, isRevision1 } = require('./redis-entry.cjs');
 const { CACHE, SET, DEFAULTS, read, invalid, tagsOption } = require('./cache/options.cjs');
 const { commandsFor, isWrongType } = require('./cache/commands.cjs');
@@ -53,16 +54,8 @@ const { createBus } = require('./cache/bus.cjs');
 const { tagFields, tagKey, invalidatedBy } = require('./cache/tags.cjs');
 const { createGetOrSet, LOCK_SUFFIX } = require('./cache/get-or-set.cjs');
 const {
-  CORRUPT, UNREADABLE, WRONG_CLASS, NONE, THROWN, redisError, timeoutCause, badEntry, unexpectedClass, isRedisFailure
+  CORRUPT, UNREADABLE, WRONG_CLASS, NONE, THROWN, redisError, timeoutCause, breakerOpen, badEntry, unexpectedClass, isRedisFailure
 } = require('./cache/outcomes.cjs');
-
-/*
- * Until js/cache/breaker.cjs lands (the resilience work): a breaker that
- * is always closed, with its interface. Removed at that merge.
- */
-function createBreaker() {
-  return { state: 'closed', allow: () => true, success() {}, failure() {} };
-}
 
 /* The bus channel of a cache: BUS_PREFIX + its prefix. */
 const BUS_PREFIX = 'darmok:bus:';
@@ -80,7 +73,7 @@ function createCache(options) {
   if (options === null || typeof options !== 'object') throw invalid('takes { client, ... }');
   const opts = read(CACHE, options, 'createCache');
   const redis = adapt(opts.client);
-  const more = commandsFor(opts.client);
+  const more = commandsFor(opts.client, redis);
   let codec = opts.codec;
   if (codec === undefined) {
     codec = createCodec({ format: opts.format === undefined ? 'json' : opts.format, registry: opts.registry });
@@ -107,23 +100,40 @@ function createCache(options) {
   const failOpen = opts.failOpen;
   const obs = createObserver({ onError: opts.onError, logger: opts.logger });
   const { counts, emit, report } = obs;
-  const breaker = createBreaker(undefined, { onChange: (state) => obs.log('warn', `darmok/redis: the breaker is ${state}`) });
-  const bound = createDeadlines(timeout, (what) => redisError(timeoutCause(timeout), what));
+  const breaker = createBreaker(opts.breaker, {
+    onChange(state) {
+      obs.log(state === 'closed' ? 'debug' : 'warn', `darmok/redis: the breaker is ${state}`);
+      emit('breaker', state);
+    }
+  });
+  const bound = createDeadlines(timeout, (what) => {
+    breaker.failure();
+    return redisError(timeoutCause(timeout), what);
+  });
 
   /*
    * One Redis command, bounded by `timeout`: send() makes it. Rejects with
    * ERR_REDIS; a client that says it is disconnected is not sent anything,
-   * so nothing piles up in its offline queue.
+   * so nothing piles up in its offline queue, and while the breaker is
+   * open nothing is sent either. Every outcome is told to the breaker: an
+   * error reply (WRONGTYPE) is an answer, not a failure of Redis.
    */
+  const answered = () => breaker.success();
   function command(what, send) {
-    if (!redis.ready()) return Promise.reject(redisError(new Error(`the ${redis.name} client is not connected`), what));
+    if (!breaker.allow()) return Promise.reject(redisError(breakerOpen(), what));
+    const failure = (err) => {
+      if (isWrongType(err)) breaker.success();
+      else breaker.failure();
+      return redisError(err, what);
+    };
+    if (!redis.ready()) return Promise.reject(failure(new Error(`the ${redis.name} client is not connected`)));
     let sent;
     try {
       sent = send();
     } catch (err) {
-      return Promise.reject(redisError(err, what));
+      return Promise.reject(failure(err));
     }
-    return bound(sent, what, (err) => redisError(err, what));
+    return bound(sent, what, failure, answered);
   }
 
   /* A Redis failure: reported, then a miss (failOpen) or thrown. */
@@ -371,9 +381,28 @@ function createCache(options) {
     return out;
   }
 
+  /*
+   * At the first lock, once: a maxmemory-policy that can evict the lock key
+   * (a lock evicted under memory pressure lets a second process load) is
+   * a process warning. Not a command(): its failure (CONFIG refused) is no
+   * Redis failure, and nobody waits for it.
+   */
+  let evictionProbed = false;
+  function beforeLock() {
+    if (evictionProbed) return;
+    evictionProbed = true;
+    Promise.resolve().then(() => redis.evictionPolicy()).then((policy) => {
+      if (!evictsLock(policy)) return;
+      const message = `darmok/redis: maxmemory-policy is ${policy}, so Redis may evict the lock keys of getOrSet ` +
+        `(prefix + key + '${LOCK_SUFFIX}') when memory is full, and then two processes may load one key. noeviction keeps them.`;
+      obs.log('warn', message);
+      process.emitWarning(message, { code: 'DARMOK_LOCK_EVICTABLE' });
+    }, () => {});
+  }
+
   const getOrSetOf = createGetOrSet({
     counts, emit, report, failed, command, redis, lockTimes, l1, l1Entry, l1Value, checkClass, callOptions,
-    readFresh, readRaw, foreignType, examine, write, ttlOf
+    readFresh, readRaw, foreignType, examine, write, ttlOf, beforeLock
   });
 
   function makeView(prefix) {
@@ -454,10 +483,18 @@ function createCache(options) {
       let raws;
       try {
         const asked = todo.length === keys.length ? full : todo.map((i) => full[i]);
-        raws = await command('MGET', () => redis.mget(asked, true));
+        // On a cluster the adapter answers for the slots that did a little
+        // before command()'s timeout, so one slow node does not null them all.
+        raws = await command('MGET', () => redis.mget(asked, true, timeout * 0.9));
       } catch (err) {
         failed(err, todo.map((i) => keys[i]).join(' '));
         raws = new Array(todo.length).fill(null);
+      }
+      // The keys of cluster slots that failed hold the (one) Error: reported once, misses.
+      const lost = raws.find((r) => r instanceof Error);
+      if (lost !== undefined) {
+        failed(redisError(lost, 'MGET'), todo.filter((_, j) => raws[j] === lost).map((i) => keys[i]).join(' '));
+        for (let j = 0; j < raws.length; j++) if (raws[j] === lost) raws[j] = null;
       }
       const settle = (i, r) => {
         if (r.kind === 'fresh') {

@@ -52,6 +52,12 @@ export interface CacheOptions {
   refreshAhead?: number;
   /** pino-style logger: warn for problems reported, debug for the bus. */
   logger?: { debug(...args: any[]): void; warn(...args: any[]): void; error(...args: any[]): void };
+  /**
+   * The circuit breaker, on by default: after `threshold` Redis failures in
+   * a row it sends nothing for `cooldown` ms (each command fails at once:
+   * a miss with failOpen), then lets one probe through. false turns it off.
+   */
+  breaker?: boolean | BreakerOptions;
 }
 
 export interface L1Options {
@@ -64,6 +70,18 @@ export interface L1Options {
   /** true: a hit returns one shared instance (read-only use); false (default): a new instance per hit. */
   shared?: boolean;
 }
+
+export interface BreakerOptions {
+  /** Redis failures (errors or timeouts) in a row that open the breaker. Default 5. */
+  threshold?: number;
+  /** Milliseconds within which those failures must fall; older ones are forgotten. Default 10000. */
+  window?: number;
+  /** Milliseconds the breaker stays open before one command is let through as a probe. Default 5000. */
+  cooldown?: number;
+}
+
+/** 'open': commands fail at once; 'half-open': one probe is out; 'closed': commands are sent. */
+export type BreakerState = 'closed' | 'open' | 'half-open';
 
 export interface SetOptions {
   /** Seconds fresh; default the cache's ttl. */
@@ -152,7 +170,9 @@ export interface Cache {
   on(event: CacheEvent, listener: (key: string) => void): Cache;
   on(event: 'error', listener: (err: Error, key: string) => void): Cache;
   on(event: 'invalidate', listener: (message: object) => void): Cache;
-  off(event: CacheEvent | 'error' | 'invalidate', listener: (...args: any[]) => void): Cache;
+  /** The breaker changed state. */
+  on(event: 'breaker', listener: (state: BreakerState) => void): Cache;
+  off(event: CacheEvent | 'error' | 'invalidate' | 'breaker', listener: (...args: any[]) => void): Cache;
   /** The Redis key of an entry: prefix + key. */
   redisKey(key: string): string;
 }

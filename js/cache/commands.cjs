@@ -58,11 +58,9 @@ function ioredis(c) {
   };
 }
 
-function nodeRedis(c) {
+function nodeRedis(c, adapter) {
   const cluster = Array.isArray(c.masters);
-  const send = cluster
-    ? (key, args) => c.sendCommand(key, false, args)
-    : (key, args) => c.sendCommand(args);
+  const send = (key, args) => adapter.send(key, false, args);
   const text = (v) => (v === null || v === undefined ? null : String(v));
   return {
     publish: cluster
@@ -70,7 +68,9 @@ function nodeRedis(c) {
       : (channel, message) => send(channel, ['PUBLISH', channel, message]),
     masters: async () => (cluster ? Promise.all(c.masters.map((m) => c.nodeClient(m))) : [c]),
     scan: async (node, cursor, match, count) => {
-      const [next, keys] = await node.sendCommand(['SCAN', String(cursor), 'MATCH', match, 'COUNT', String(count)]);
+      const args = ['SCAN', String(cursor), 'MATCH', match, 'COUNT', String(count)];
+      // A cluster's node is a plain client; otherwise the node is c itself (a Sentinel's takes other arguments).
+      const [next, keys] = await (node === c ? adapter.send(undefined, true, args) : node.sendCommand(args));
       return [String(next), keys.map(String)];
     },
     unlink: (keys) => (cluster ? Promise.all(keys.map((k) => send(k, ['UNLINK', k]))) : send(keys[0], ['UNLINK', ...keys])),
@@ -83,9 +83,9 @@ function nodeRedis(c) {
   };
 }
 
-/* The commands for client (already recognised by redis-clients.cjs's adapt()). */
-function commandsFor(client) {
-  return typeof client.getBuffer === 'function' ? ioredis(client) : nodeRedis(client);
+/* The commands for client, given its adapter (redis-clients.cjs's adapt()). */
+function commandsFor(client, adapter) {
+  return typeof client.getBuffer === 'function' ? ioredis(client) : nodeRedis(client, adapter);
 }
 
 module.exports = { commandsFor, isWrongType, SET_IF };

@@ -10,9 +10,9 @@
 
 /*
  * createDeadlines(timeout, late(what) -> the error of a command that did
- * not answer) -> bound(sent, what, wrap(err)): a promise of sent's answer,
- * rejected with late(what) after timeout ms, or with wrap(err) when sent
- * rejects.
+ * not answer) -> bound(sent, what, wrap(err), onTime?()): a promise of
+ * sent's answer, rejected with late(what) after timeout ms, or with
+ * wrap(err) when sent rejects; onTime() is called when sent resolves in time.
  */
 function createDeadlines(timeout, late) {
   const inFlight = [];
@@ -58,7 +58,7 @@ function createDeadlines(timeout, late) {
     }
   }
 
-  return function bound(sent, what, wrap) {
+  return function bound(sent, what, wrap, onTime) {
     return new Promise((resolve, reject) => {
       const op = { deadline: Date.now() + timeout, done: false, reject, what };
       inFlight.push(op);
@@ -66,6 +66,7 @@ function createDeadlines(timeout, late) {
       sent.then((v) => {
         if (op.done) return;
         answered(op);
+        if (onTime !== undefined) onTime();
         resolve(v);
       }, (err) => {
         if (op.done) return;

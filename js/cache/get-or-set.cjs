@@ -30,7 +30,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 function createGetOrSet(env) {
   const {
     counts, emit, report, failed, command, redis, lockTimes, l1, l1Entry, l1Value, checkClass, callOptions,
-    readFresh, readRaw, foreignType, examine, write, ttlOf
+    readFresh, readRaw, foreignType, examine, write, ttlOf, beforeLock
   } = env;
 
   /* key (a Redis key) -> Class -> a getOrSet in progress, or a background refresh. */
@@ -120,6 +120,7 @@ function createGetOrSet(env) {
      * thrown): no release is sent for a lock never taken.
      */
     async function withLock(key, full, fn, f) {
+      beforeLock();
       const lockKey = full + LOCK_SUFFIX;
       const token = randomUUID();
       let got;

@@ -9,7 +9,7 @@
 
 const { DarmokError } = require('../errors.cjs');
 
-const EVENTS = ['hit', 'miss', 'stale', 'load', 'lockWait', 'invalidate', 'error'];
+const EVENTS = ['hit', 'miss', 'stale', 'load', 'lockWait', 'invalidate', 'breaker', 'error'];
 
 function createObserver({ onError, logger }) {
   const counts = {

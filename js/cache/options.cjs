@@ -143,6 +143,7 @@ const CACHE = {
   failOpen: { unit: 'boolean', default: true, check: boolean },
   lock: { unit: 'boolean | { ttl, wait, poll } (ms)', default: false, check: lockOption },
   l1: { unit: 'boolean | { maxEntries, maxBytes, ttl (s), shared }', default: false, check: l1Option },
+  breaker: { unit: 'boolean | { threshold, window, cooldown } (ms)', default: undefined, check: (v) => v }, // checked by createBreaker
   onError: { unit: '(err, key) => void', default: undefined, check: fn },
   logger: { unit: 'pino-style { debug, warn, error }', default: undefined, check: loggerOption }
 };

@@ -43,6 +43,12 @@ function timeoutCause(ms) {
   return err;
 }
 
+function breakerOpen() {
+  const err = new Error('the circuit breaker is open: Redis failed repeatedly, commands are not sent until a probe succeeds');
+  err.name = 'BreakerOpenError';
+  return err;
+}
+
 function loadTimeout(key, ms) {
   return new DarmokError('ERR_LOAD_TIMEOUT', `the loader of ${JSON.stringify(key)} took longer than hardTimeout (${ms} ms)`);
 }
@@ -66,5 +72,5 @@ const isRedisFailure = (err) => err instanceof DarmokError && err.code === 'ERR_
 
 module.exports = {
   CORRUPT, UNREADABLE, WRONG_CLASS, NONE, NO_VALUE, NOT_LOCKED, STORE, NO_STORE, THROWN,
-  redisError, timeoutCause, loadTimeout, badEntry, unexpectedClass, isRedisFailure
+  redisError, timeoutCause, breakerOpen, loadTimeout, badEntry, unexpectedClass, isRedisFailure
 };

@@ -180,7 +180,7 @@ test('the README\'s Express example runs as written and survives redis-server ki
     }
     assert.strictEqual(exited, null, 'the app lives on');
 
-    server = await start(redis.port);
+    server = await start({ port: redis.port });
     redis = server;
     await eventually('the app writes to the restarted Redis', async () => {
       await get(4);

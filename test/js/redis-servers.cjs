@@ -6,8 +6,9 @@
  * directory; stopped by PID (also when the process exits on a failure).
  *
  *   const server = await startRedis();          // { port, url, pid, stop() }
- *   await startRedis(server.port);              // the same port again, after stop()
+ *   await startRedis({ port: server.port });    // the same port again, after stop()
  *   const cluster = await startCluster();       // { ports, nodes, stop() }
+ *   const sentinel = await startSentinel();     // { name, primary, replica, sentinel, stop() }
  *   await server.stop();
  *   await send(port, 'INFO', 'commandstats')   // one command, its reply
  */
@@ -137,9 +138,13 @@ async function waitFor(what, check, ms = 10000) {
 }
 
 /* Starts one redis-server with extra arguments; resolves when it answers PING. */
-async function spawnServer(port, extra, dir) {
-  const args = ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no',
-    '--dir', dir, '--daemonize', 'no', '--protected-mode', 'no', '--loglevel', 'warning', ...extra];
+function spawnServer(port, extra, dir) {
+  return spawnRedis(port, ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no',
+    '--dir', dir, '--daemonize', 'no', '--protected-mode', 'no', '--loglevel', 'warning', ...extra]);
+}
+
+/* Starts redis-server with args, listening on port; resolves to { port, pid, stop() } when it answers PING. */
+async function spawnRedis(port, args) {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
@@ -167,10 +172,13 @@ function tempDir(name) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `darmok-${name}-`));
 }
 
-/* One server: { port, url, pid, stop() }; on port when given (a restart). */
-async function startRedis(port) {
+/*
+ * One server: { port, url, pid, stop() }; port: given for a restart on the
+ * same port, extra: more redis-server arguments.
+ */
+async function startRedis({ port, extra = [] } = {}) {
   const dir = tempDir('redis');
-  const server = await spawnServer(port === undefined ? await freePort() : port, [], dir);
+  const server = await spawnServer(port === undefined ? await freePort() : port, extra, dir);
   return {
     ...server,
     host: HOST,
@@ -185,9 +193,10 @@ async function startRedis(port) {
 /*
  * Three masters, no replicas, slots split by redis-cli --cluster create:
  * { ports, nodes: [{ port, pid }], stop() }. Resolves when every node says
- * cluster_state:ok and agrees on every slot.
+ * cluster_state:ok and agrees on every slot. extra: more redis-server
+ * arguments for every node (e.g. ['--cluster-require-full-coverage', 'no']).
  */
-async function startCluster() {
+async function startCluster({ extra = [] } = {}) {
   const dir = tempDir('cluster');
   const ports = [];
   for (let i = 0; i < 3; i++) ports.push(await freeClusterPort(ports));
@@ -197,7 +206,7 @@ async function startCluster() {
       const nodeDir = path.join(dir, String(port));
       fs.mkdirSync(nodeDir);
       nodes.push(await spawnServer(port, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
-        '--cluster-node-timeout', '5000'], nodeDir));
+        '--cluster-node-timeout', '5000', ...extra], nodeDir));
     }
     await new Promise((resolve, reject) => {
       execFile('redis-cli', ['--cluster', 'create', ...ports.map((p) => `${HOST}:${p}`),
@@ -228,6 +237,84 @@ async function startCluster() {
   };
 }
 
+/*
+ * A primary, its replica and one Sentinel (redis-server --sentinel, quorum
+ * 1) watching them under `name`: { name, primary, replica, sentinel,
+ * stop() }, each node { port, pid, stop() }. Resolves when the replica is
+ * in sync and the Sentinel has found it. Failover with
+ * `send(sentinel.port, 'SENTINEL', 'FAILOVER', name)`.
+ */
+async function startSentinel(name = 'darmok') {
+  const dir = tempDir('sentinel');
+  const nodes = [];
+  try {
+    const primaryDir = path.join(dir, 'primary');
+    const replicaDir = path.join(dir, 'replica');
+    fs.mkdirSync(primaryDir);
+    fs.mkdirSync(replicaDir);
+    const primary = await spawnServer(await freePort(), [], primaryDir);
+    nodes.push(primary);
+    const replica = await spawnServer(await freePort(), ['--replicaof', HOST, String(primary.port)], replicaDir);
+    nodes.push(replica);
+    await waitFor('the replica in sync', async () => /master_link_status:up/.test(await text(replica.port, 'INFO', 'replication')));
+    const port = await freePort();
+    const conf = path.join(dir, 'sentinel.conf');
+    // Sentinel rewrites its config file (what it learns), so it gets one of its own.
+    fs.writeFileSync(conf, [
+      `port ${port}`, `bind ${HOST}`, 'protected-mode no', `dir ${dir}`, 'loglevel warning',
+      `sentinel monitor ${name} ${HOST} ${primary.port} 1`,
+      `sentinel down-after-milliseconds ${name} 1000`,
+      `sentinel failover-timeout ${name} 5000`, ''
+    ].join('\n'));
+    const sentinel = await spawnRedis(port, [conf, '--sentinel']);
+    nodes.push(sentinel);
+    await waitFor('the Sentinel to see the replica', async () => {
+      const replicas = await send(port, 'SENTINEL', 'REPLICAS', name);
+      if (replicas.length !== 1) return false;
+      const f = {};
+      for (let i = 0; i < replicas[0].length; i += 2) f[String(replicas[0][i])] = String(replicas[0][i + 1]);
+      return f.flags === 'slave' && f['master-link-status'] === 'ok';
+    }, 20000);
+    const primaryPort = async () => Number(String((await send(port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name))[1]));
+    return {
+      name,
+      primary,
+      replica,
+      sentinel,
+      host: HOST,
+      primaryPort,
+      /*
+       * SENTINEL FAILOVER, asked again while the Sentinel finds no replica
+       * good enough yet (NOGOODSLAVE: its view of the replica is not fresh);
+       * resolves once the Sentinel names the other node as the primary and
+       * that node says it is one.
+       */
+      async failover() {
+        const before = await primaryPort();
+        const next = before === primary.port ? replica.port : primary.port;
+        await waitFor('SENTINEL FAILOVER accepted', async () => {
+          try {
+            return (await text(port, 'SENTINEL', 'FAILOVER', name)) === 'OK';
+          } catch (err) {
+            if (/NOGOODSLAVE|INPROG/.test(err.message)) return false;
+            throw err;
+          }
+        }, 30000);
+        await waitFor('the failover', async () => await primaryPort() === next &&
+          /role:master/.test(await text(next, 'INFO', 'replication')), 30000);
+        return next;
+      },
+      async stop() {
+        for (const n of nodes) await n.stop();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    };
+  } catch (err) {
+    for (const n of nodes) await n.stop();
+    throw err;
+  }
+}
+
 /* INFO commandstats of one server as { mget: { calls, failed, rejected }, ... }. */
 async function commandStats(port) {
   const info = await text(port, 'INFO', 'commandstats');
@@ -239,4 +326,4 @@ async function commandStats(port) {
   return out;
 }
 
-module.exports = { startRedis, startCluster, send, text, commandStats, freePort, waitFor, HOST };
+module.exports = { startRedis, startCluster, startSentinel, send, text, commandStats, freePort, waitFor, HOST };
