@@ -204,6 +204,7 @@ function nodeRedis(c) {
     cluster,
     // The client's own sendCommand, in this one argument order, for cache/commands.cjs.
     send,
+    sentinel,
     // node-redis queues a command while it is disconnected, without bound;
     // its cluster (before 6) has no isReady.
     ready: () => c.isReady !== false,

@@ -20,7 +20,10 @@
  *   setMany(pairs)                 -> SET of each [key, value], together
  *   mgetText(keys)                 -> values as strings, in order
  *   duplicate()                    -> a new connection like the client's,
- *                                     for the subscriber (cache/bus.cjs)
+ *                                     for the subscriber (cache/bus.cjs);
+ *                                     a node-redis Sentinel has none, and
+ *                                     subscribes on its own pub/sub
+ *                                     connection (sentinelSubscriber)
  */
 
 /* SET KEYS[1] ARGV[2] PX ARGV[3] only while KEYS[1] holds ARGV[1]: a compare-and-set. */
@@ -58,6 +61,29 @@ function ioredis(c) {
   };
 }
 
+/*
+ * A node-redis Sentinel (createSentinel) has no duplicate(): it keeps a
+ * pub/sub connection of its own to the primary, followed over failovers.
+ * This stands for the subscriber connection the bus would make: it
+ * subscribes there, and "closing" it unsubscribes this listener only.
+ * Connection events are not taken from the user's client (an 'error'
+ * listener there would hide its errors from the user).
+ */
+function sentinelSubscriber(c) {
+  let channel = null;
+  let listener = null;
+  return {
+    on() {},
+    connect: async () => {},
+    subscribe(ch, fn) {
+      channel = ch;
+      listener = fn;
+      return c.subscribe(ch, fn);
+    },
+    destroy: () => (channel === null ? undefined : c.unsubscribe(channel, listener))
+  };
+}
+
 function nodeRedis(c, adapter) {
   const cluster = Array.isArray(c.masters);
   const send = (key, args) => adapter.send(key, false, args);
@@ -79,7 +105,7 @@ function nodeRedis(c, adapter) {
     mgetText: async (keys) => (cluster
       ? Promise.all(keys.map(async (k) => text(await send(k, ['GET', k]))))
       : (await send(keys[0], ['MGET', ...keys])).map(text)),
-    duplicate: () => c.duplicate()
+    duplicate: () => (adapter.sentinel ? sentinelSubscriber(c) : c.duplicate())
   };
 }
 

@@ -83,6 +83,34 @@ test('through Sentinel: get, set, getOrSet, mget round trip on the primary', asy
   }));
 });
 
+test('through Sentinel: the L1 bus, tags and clear work between two caches', async () => {
+  await Promise.all(combos.map(async (c) => {
+    const prefix = `${c.prefix}l1:`;
+    const a = createCache({ client: c.client, prefix, l1: true, timeout: 2000, onError: (err) => c.errors.push(err) });
+    const b = createCache({ client: c.client, prefix, l1: true, timeout: 2000, onError: (err) => c.errors.push(err) });
+    try {
+      await waitFor(`${c.name}: both buses up`, async () => a.stats().bus === 'up' && b.stats().bus === 'up', 10000);
+      await a.set('x', makeFoo('one'), { tags: ['t'] });
+      assert.strictEqual((await b.get('x', Foo)).name, 'one', c.name);
+      // (a's own invalidation of x may still be on its way, and drop b's copy once.)
+      await waitFor(`${c.name}: an L1 hit`, async () => (await b.get('x', Foo)).name === 'one' && b.stats().l1Hits > 0, 5000);
+      await a.set('x', makeFoo('two'), { tags: ['t'] });
+      await waitFor(`${c.name}: b sees the set`, async () => (await b.get('x', Foo)).name === 'two', 5000);
+      await a.deleteByTag('t');
+      await waitFor(`${c.name}: b sees deleteByTag`, async () => (await b.get('x', Foo)) === null, 5000);
+      await a.set('y', makeFoo('y'));
+      assert.ok(await b.get('y', Foo), c.name);
+      await b.clear();
+      await waitFor(`${c.name}: a sees clear`, async () => (await a.get('y', Foo)) === null, 5000);
+      assert.strictEqual(await send(servers.primary.port, 'EXISTS', `${prefix}y`), 0, `${c.name}: cleared in Redis`);
+      assert.deepStrictEqual(c.errors, [], c.name);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }));
+});
+
 test('after SENTINEL FAILOVER the cache keeps working on the new primary', async () => {
   const next = await servers.failover();
   assert.strictEqual(next, servers.replica.port);
