@@ -314,18 +314,25 @@ function createCache(options) {
     return { kind: 'fresh', value, e };
   }
 
+  /*
+   * GET + examine: what the entry of full is now (examine's result); a
+   * Redis failure rejects with ERR_REDIS.
+   */
+  async function readExamined(prefix, key, full, Class, graceMs, classUnusable) {
+    const ticket = l1 === null ? 0 : l1.ticket();
+    let raw;
+    try {
+      raw = await readRaw(full);
+    } catch (err) {
+      raw = foreignType(key, err);
+    }
+    return examine(prefix, key, full, raw, Class, graceMs, classUnusable, ticket);
+  }
+
   /* GET + examine, for get() and a lock waiter: the fresh value, or NONE; a Redis failure is failed(). */
   async function readFresh(prefix, key, full, Class, classUnusable) {
-    const ticket = l1 === null ? 0 : l1.ticket();
     try {
-      let raw;
-      try {
-        raw = await readRaw(full);
-      } catch (err) {
-        raw = foreignType(key, err);
-      }
-      let r = examine(prefix, key, full, raw, Class, 0, classUnusable, ticket);
-      if (r instanceof Promise) r = await r; // awaiting a plain result would cost a turn of the microtask queue
+      const r = await readExamined(prefix, key, full, Class, 0, classUnusable);
       return r.kind === 'fresh' ? r.value : NONE;
     } catch (err) {
       if (!isRedisFailure(err)) throw err;
@@ -402,7 +409,7 @@ function createCache(options) {
 
   const getOrSetOf = createGetOrSet({
     counts, emit, report, failed, command, redis, lockTimes, l1, l1Entry, l1Value, checkClass, callOptions,
-    readFresh, readRaw, foreignType, examine, write, ttlOf, beforeLock
+    readFresh, readExamined, write, ttlOf, beforeLock
   });
 
   function makeView(prefix) {

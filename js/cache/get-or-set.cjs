@@ -24,13 +24,13 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /*
  * env: { counts, emit, report, failed, command, redis, lockTimes, l1,
- * l1Entry, l1Value, checkClass, callOptions, readFresh, readRaw,
- * foreignType, examine, write, ttlOf } (redis.cjs).
+ * l1Entry, l1Value, checkClass, callOptions, readFresh, readExamined,
+ * write, ttlOf, beforeLock } (redis.cjs).
  */
 function createGetOrSet(env) {
   const {
     counts, emit, report, failed, command, redis, lockTimes, l1, l1Entry, l1Value, checkClass, callOptions,
-    readFresh, readRaw, foreignType, examine, write, ttlOf, beforeLock
+    readFresh, readExamined, write, ttlOf, beforeLock
   } = env;
 
   /* key (a Redis key) -> Class -> a getOrSet in progress, or a background refresh. */
@@ -210,18 +210,10 @@ function createGetOrSet(env) {
      * counts from there.
      */
     async function resolve(key, full, Class, loader, o, f) {
-      const ticket = l1 === null ? 0 : l1.ticket();
       let r;
       let redisDown = false;
       try {
-        let raw;
-        try {
-          raw = await readRaw(full);
-        } catch (err) {
-          raw = foreignType(key, err);
-        }
-        r = examine(prefix, key, full, raw, Class, o.grace * 1000, true, ticket);
-        if (r instanceof Promise) r = await r;
+        r = await readExamined(prefix, key, full, Class, o.grace * 1000, true);
       } catch (err) {
         if (!isRedisFailure(err)) throw err;
         failed(err, key);

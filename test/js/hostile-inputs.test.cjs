@@ -68,6 +68,17 @@ test('a value holding binary data whose ArrayBuffer was transferred: ERR_UNSUPPO
   throwsCode(() => darmok.toPlain({ a: view }), 'ERR_UNSUPPORTED_TYPE');
 });
 
+/* 'value', or the code of the DarmokError fn threw. */
+function outcome(fn) {
+  try {
+    fn();
+    return 'value';
+  } catch (err) {
+    assert.ok(err instanceof darmok.DarmokError, String(err && err.stack));
+    return err.code;
+  }
+}
+
 /* n levels of `wrap` around 0, as JSON text. */
 function nested(n, wrap) {
   let s = '0';
@@ -88,19 +99,8 @@ test('fromPlain has decodeEntity\'s depth limit for the same document: tags coun
     for (const [n, maxDepth] of [[999, undefined], [1000, undefined], [1001, undefined], [40, 40], [41, 40]]) {
       const text = nested(n, wrap);
       const options = { unknownClass: 'plain', ...(maxDepth === undefined ? {} : { maxDepth }) };
-      let want = 'value';
-      try {
-        darmok.decodeEntity(text, options);
-      } catch (err) {
-        want = err.code;
-      }
-      let got = 'value';
-      try {
-        darmok.fromPlain(JSON.parse(text), options);
-      } catch (err) {
-        assert.ok(err instanceof darmok.DarmokError, `${name} ${n}: ${err}`);
-        got = err.code;
-      }
+      const want = outcome(() => darmok.decodeEntity(text, options));
+      const got = outcome(() => darmok.fromPlain(JSON.parse(text), options));
       assert.strictEqual(got, want, `${name} at ${n} levels (maxDepth ${maxDepth ?? 'default'})`);
     }
   }
@@ -110,18 +110,8 @@ test('fromPlain has decodeEntity\'s size limits for the same document (finding 9
   const plain = { a: 'x'.repeat(1000), b: [1, 2, 3] };
   const text = JSON.stringify(plain);
   for (const options of [{ maxBytes: text.length }, { maxBytes: text.length - 1 }, { maxLength: 1000 }, { maxLength: 999 }, { maxLength: 2 }]) {
-    let want = 'value';
-    try {
-      darmok.decodeEntity(text, options);
-    } catch (err) {
-      want = err.code;
-    }
-    let got = 'value';
-    try {
-      darmok.fromPlain(plain, options);
-    } catch (err) {
-      got = err.code;
-    }
+    const want = outcome(() => darmok.decodeEntity(text, options));
+    const got = outcome(() => darmok.fromPlain(plain, options));
     assert.strictEqual(got, want, JSON.stringify(options));
   }
   // A tree far over maxBytes stops as its text passes it, not after.

@@ -15,7 +15,7 @@ const { createCache, LOCK_SUFFIX } = require('darmok/redis');
 const { createCodec, createRegistry, DarmokError } = require('../../js/index.cjs');
 const { pack } = require('../../js/redis-entry.cjs');
 const calculateSlot = require('cluster-key-slot');
-const { startRedis, startCluster, send, commandStats } = require('./redis-servers.cjs');
+const { startTopology, send, commandStats } = require('./redis-servers.cjs');
 const { connectAll, closeAll, makeFoo, Foo, Bar } = require('./redis-matrix.cjs');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -70,24 +70,11 @@ function defineChecks(topology) {
   let servers;
   let combos;
   let ports;
-  /* The node (port) that serves a key: its slot (calculateSlot) in CLUSTER SLOTS of one node. */
+  /* raw(cmd, key, ...args): one command to the node that serves key. */
   let raw; // (cmd, key, ...args) -> reply, sent to the node that serves key
 
   before(async () => {
-    if (topology === 'cluster') {
-      servers = await startCluster();
-      ports = servers.ports;
-      const owners = new Map(); // slot -> port
-      const slots = await send(ports[0], 'CLUSTER', 'SLOTS');
-      for (const [from, to, master] of slots) {
-        for (let s = Number(from); s <= Number(to); s++) owners.set(s, Number(master[1]));
-      }
-      raw = (cmd, key, ...args) => send(owners.get(calculateSlot(key)), cmd, key, ...args);
-    } else {
-      servers = await startRedis();
-      ports = [servers.port];
-      raw = (cmd, key, ...args) => send(ports[0], cmd, key, ...args);
-    }
+    ({ servers, ports, raw } = await startTopology(topology));
     combos = await connectAll(topology, ports);
   });
 

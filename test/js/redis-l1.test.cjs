@@ -17,7 +17,7 @@ const { assert } = require('./helpers.cjs');
 const { createCache } = require('darmok/redis');
 const { DarmokError } = require('../../js/index.cjs');
 const calculateSlot = require('cluster-key-slot');
-const { startRedis, startCluster, send } = require('./redis-servers.cjs');
+const { startTopology, send } = require('./redis-servers.cjs');
 const { connectAll, closeAll, makeFoo, Foo } = require('./redis-matrix.cjs');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -69,19 +69,7 @@ function defineL1Checks(topology) {
   let raw; // (cmd, key, ...args) -> reply from the node serving key
 
   before(async () => {
-    if (topology === 'cluster') {
-      servers = await startCluster();
-      ports = servers.ports;
-      const owners = new Map();
-      for (const [from, to, master] of await send(ports[0], 'CLUSTER', 'SLOTS')) {
-        for (let s = Number(from); s <= Number(to); s++) owners.set(s, Number(master[1]));
-      }
-      raw = (cmd, key, ...args) => send(owners.get(calculateSlot(key)), cmd, key, ...args);
-    } else {
-      servers = await startRedis();
-      ports = [servers.port];
-      raw = (cmd, key, ...args) => send(ports[0], cmd, key, ...args);
-    }
+    ({ servers, ports, raw } = await startTopology(topology));
     combos = (await connectAll(topology, ports)).filter((c) => c.format === 'json');
   });
 

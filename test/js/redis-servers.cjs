@@ -17,6 +17,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const calculateSlot = require('cluster-key-slot');
 
 const HOST = '127.0.0.1';
 const running = new Set();
@@ -326,4 +327,22 @@ async function commandStats(port) {
   return out;
 }
 
-module.exports = { startRedis, startCluster, startSentinel, send, text, commandStats, freePort, waitFor, HOST };
+/*
+ * A single server or a 3-master cluster by name: { servers, ports,
+ * raw(cmd, key, ...args) }, raw sending one command to the node that
+ * serves key (its slot in CLUSTER SLOTS).
+ */
+async function startTopology(topology) {
+  if (topology !== 'cluster') {
+    const servers = await startRedis();
+    return { servers, ports: [servers.port], raw: (cmd, key, ...args) => send(servers.port, cmd, key, ...args) };
+  }
+  const servers = await startCluster();
+  const owners = new Map(); // slot -> port
+  for (const [from, to, master] of await send(servers.ports[0], 'CLUSTER', 'SLOTS')) {
+    for (let s = Number(from); s <= Number(to); s++) owners.set(s, Number(master[1]));
+  }
+  return { servers, ports: servers.ports, raw: (cmd, key, ...args) => send(owners.get(calculateSlot(key)), cmd, key, ...args) };
+}
+
+module.exports = { startRedis, startCluster, startSentinel, startTopology, send, text, commandStats, freePort, waitFor, HOST };
