@@ -293,7 +293,7 @@ function report(rt, f, r, ms) {
   if (status === 'ok') passed++;
   else failed++;
   results.push({ runtime: rt.name, feature: f.id, status: r.ok ? 'ok' : 'fail', detail: r.detail });
-  console.log(`matrix: ${rt.name.padEnd(7)} ${f.id.padEnd(22)} ${status.padEnd(4)} ${detail} (${(ms / 1000).toFixed(1)} s)`);
+  console.log(`matrix: ${rt.name.padEnd(7)} ${f.id.padEnd(24)} ${status.padEnd(4)} ${detail} (${(ms / 1000).toFixed(1)} s)`);
 }
 
 const versions = {};
