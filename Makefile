@@ -308,10 +308,10 @@ test-format: | $(SETUP_STAMP)
 # and the setup stamps (distclean removes those and node_modules too).
 clean:
 	rm -rf $(BUILD)/c $(BUILD)/c32 $(BUILD)/cwasm $(BUILD)/csimd $(BUILD)/fuzz $(BUILD)/pb \
-	       $(BUILD)/gen $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/tmp $(ABI_JS)
+	       $(BUILD)/gen $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/tmp $(BUILD)/matrix $(ABI_JS)
 
 distclean:
-	rm -rf $(BUILD) node_modules
+	rm -rf $(BUILD) node_modules test/runtimes/node_modules
 
 # --- benchmarks (never part of `make test`: timing stays out of tests) -------
 
