@@ -18,7 +18,8 @@
  * darmok-bare: the same without build/darmok.wasm, for darmok/inline and
  * init()); the cases (cases/, workerd/) run from build/matrix/app. The
  * results go to build/matrix/results.json; a full run that passes also
- * checks that docs/ECOSYSTEM.md's table is the one they make (table.mjs).
+ * checks that docs/ECOSYSTEM.md's table is the one they make (table.mjs)
+ * and that README.md names each version.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,7 +27,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { RUNTIMES, FEATURES, renderTable, tableInDoc } from './table.mjs';
+import { RUNTIMES, FEATURES, renderTable, tableInDoc, versionNumbers } from './table.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -335,6 +336,12 @@ if (!broken && !opts.wasm && !only && failed === 0 && skipped === 0) {
   if (tableInDoc(doc) !== renderTable({ versions, results })) {
     failed++;
     console.log('matrix: docs/ECOSYSTEM.md\'s runtime table is not what this run gives: run `make runtime-table` and commit it');
+  }
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const unnamed = versionNumbers(versions).filter((v) => !readme.includes(` ${v}`));
+  if (unnamed.length) {
+    failed++;
+    console.log(`matrix: README.md does not name the versions tested: ${unnamed.join(', ')}`);
   }
 }
 console.log(`matrix: ${Object.keys(versions).length} runtimes in ${seconds} s${broken ? `, handed a broken core (${WASM})` : ''}`);

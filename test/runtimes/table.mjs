@@ -5,9 +5,10 @@
  *   node test/runtimes/table.mjs   rewrites the table in docs/ECOSYSTEM.md
  *                                  from build/matrix/results.json (make runtime-table)
  *
- * The table sits between the two TABLE_* markers; a full passing run of the
- * matrix fails when the table there is not the one its results make, so the
- * docs cannot claim what the last run did not show.
+ * The table sits between the START and END markers; a full passing run of
+ * the matrix fails when the table there is not the one its results make, or
+ * when README.md does not name each version run, so the docs cannot claim
+ * what the last run did not show.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -94,6 +95,11 @@ export function renderTable({ versions, results }) {
     lines.push(`| ${skip ? rt.name : label(rt.name, versions[rt.name])} | ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
+}
+
+/* The versions of a run, as README.md names them ("24.22.3", "1.4.5", "2026-12-01"). */
+export function versionNumbers(versions) {
+  return Object.entries(versions).map(([name, v]) => label(name, v).split(' ')[1]);
 }
 
 /* The table docs/ECOSYSTEM.md holds now, or null. */
