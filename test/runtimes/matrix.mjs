@@ -97,7 +97,11 @@ function makeApp() {
 
 /* --- running ----------------------------------------------------------- */
 
-/* The runtime's version line, or { skip: reason } when its binary does not run here. */
+/*
+ * The runtime's version line, or { skip: reason } when its binary does not
+ * run here, or { missing } when it is not installed. DARMOK_MATRIX_<NAME>
+ * (e.g. DARMOK_MATRIX_BUN) points a runtime at another binary.
+ */
 function probe(rt) {
   if (!fs.existsSync(rt.bin)) return { missing: `${path.relative(ROOT, rt.bin)} is not installed: run make setup` };
   const r = spawnSync(rt.bin, ['--version'], { encoding: 'utf8', timeout: 30_000 });
@@ -302,6 +306,8 @@ let redis = null;
 try {
   for (const rt of RUNTIMES) {
     if (only && !only.has(rt.name)) continue;
+    const override = process.env[`DARMOK_MATRIX_${rt.name.toUpperCase()}`];
+    if (override) rt.bin = path.resolve(override);
     const p = probe(rt);
     if (p.missing) {
       failed++;
