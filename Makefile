@@ -27,6 +27,7 @@ EMCC := NODE_PATH=/usr/share/nodejs emcc
 DEB_LIST := $(BUILD)/.deb-packages
 DEB_STAMP := $(BUILD)/.setup-deb
 NPM_STAMP := node_modules/.package-lock.json
+RUNTIMES_STAMP := test/runtimes/node_modules/.package-lock.json
 SETUP_STAMP := $(BUILD)/.setup
 $(shell mkdir -p $(BUILD); [ "$$(cat $(DEB_LIST) 2>/dev/null)" = "$(DEB_PACKAGES)" ] || echo "$(DEB_PACKAGES)" > $(DEB_LIST))
 
@@ -51,7 +52,7 @@ NATIVE_WARN := -std=c11 -Wall -Wextra -Werror -Wconversion -Wshadow -Wno-unused-
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 C_TESTS := $(patsubst test/c/%.c,%,$(sort $(wildcard test/c/*.c)))
 
-.PHONY: build setup demo test test-c test-c32 test-c-wasm test-c-simd test-js wasm clean distclean
+.PHONY: build setup demo test test-c test-c32 test-c-wasm test-c-simd test-js test-js-24 test-runtimes runtime-table wasm clean distclean
 
 build: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(ABI_JS) $(PROTOBUF_C_LICENSE)
 
@@ -60,7 +61,7 @@ wasm: $(BUILD)/darmok.wasm
 # --- setup -----------------------------------------------------------------
 
 setup:
-	@rm -f $(SETUP_STAMP) $(DEB_STAMP) $(NPM_STAMP)
+	@rm -f $(SETUP_STAMP) $(DEB_STAMP) $(NPM_STAMP) $(RUNTIMES_STAMP)
 	@$(MAKE) --no-print-directory $(SETUP_STAMP)
 
 $(DEB_STAMP): $(DEB_LIST)
@@ -86,7 +87,16 @@ $(NPM_STAMP): package.json package-lock.json | $(DEB_STAMP)
 	npm ci --no-audit --no-fund
 	@touch $@
 
-$(SETUP_STAMP): $(DEB_STAMP) $(NPM_STAMP)
+# The runtimes of the runtime matrix (test-runtimes) and of test-js-24:
+# Node 22, 24 and 26, Bun, Deno and workerd, each an npm package holding its
+# binary, at the exact versions of test/runtimes/package-lock.json. A
+# lockfile of their own keeps the main install lean (they are ~900 MB); none
+# has an install script (--ignore-scripts: nothing is fetched from elsewhere).
+$(RUNTIMES_STAMP): test/runtimes/package.json test/runtimes/package-lock.json | $(NPM_STAMP)
+	cd test/runtimes && npm ci --no-audit --no-fund --ignore-scripts
+	@touch $@
+
+$(SETUP_STAMP): $(DEB_STAMP) $(NPM_STAMP) $(RUNTIMES_STAMP)
 	@touch $@
 
 # --- the WebAssembly core ----------------------------------------------------
@@ -110,7 +120,7 @@ $(ABI_JS): wasm/gen_abi.cjs $(CORE_HDR) wasm/exports.txt
 
 # --- tests -----------------------------------------------------------------
 
-test: test-format test-c test-c-simd test-c-wasm test-c32 test-js test-fuzz
+test: test-format test-c test-c-simd test-c-wasm test-c32 test-js test-js-24 test-runtimes test-fuzz
 
 # Native C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer,
 # with every arena allocation a malloc of its own (DK_ARENA_EXACT) and every
@@ -180,8 +190,35 @@ test-c32:
 test-c32-run: $(addprefix $(BUILD)/c32/,$(C_TESTS))
 	@set -e; for t in $^; do $$t; done
 
-test-js: $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(ABI_JS) $(PROTOBUF_C_LICENSE)
-	node --test test/js/
+# The test files by name: Node 21 and later take no folder, only files or globs.
+JS_TESTS := $(sort $(wildcard test/js/*.test.cjs test/js/*.test.mjs))
+JS_DEPS := $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(ABI_JS) $(PROTOBUF_C_LICENSE)
+
+# The whole JS suite on the machine's Node.
+test-js: $(JS_DEPS)
+	node --test $(JS_TESTS)
+
+# Again on Node 24, the LTS (test/runtimes); skipped, with the reason, when its
+# binary does not execute on this kernel.
+NODE24 := test/runtimes/node_modules/node24/bin/node
+test-js-24: $(JS_DEPS) | $(RUNTIMES_STAMP)
+	@if why=$$($(NODE24) --version 2>&1 >/dev/null); then \
+	  echo "test-js-24: $$($(NODE24) --version)"; $(NODE24) --test $(JS_TESTS); \
+	else echo "test-js-24: skipped: $(NODE24) does not run here: $$why"; fi
+
+# The runtime matrix (test/runtimes/matrix.mjs): every runtime x feature, one
+# line each; then the matrix itself, handed a broken core (the .wasm cut in
+# half), must fail every feature that loads it.
+test-runtimes: $(JS_DEPS) | $(RUNTIMES_STAMP)
+	node test/runtimes/matrix.mjs
+	@mkdir -p $(BUILD)/matrix
+	head -c $$(( $$(stat -c %s $(BUILD)/darmok.wasm) / 2 )) $(BUILD)/darmok.wasm > $(BUILD)/matrix/broken.wasm
+	node test/runtimes/matrix.mjs --expect-broken --wasm $(BUILD)/matrix/broken.wasm
+
+# Rewrites the runtime x feature table of docs/ECOSYSTEM.md from the last
+# full run of the matrix (which fails while the table is not that one).
+runtime-table:
+	node test/runtimes/table.mjs
 
 # --- fuzzing ---------------------------------------------------------------
 # One libFuzzer target per decoder: test/fuzz/fuzz_<name>.c (found by that
@@ -278,10 +315,10 @@ test-format: | $(SETUP_STAMP)
 # and the setup stamps (distclean removes those and node_modules too).
 clean:
 	rm -rf $(BUILD)/c $(BUILD)/c32 $(BUILD)/cwasm $(BUILD)/csimd $(BUILD)/fuzz $(BUILD)/pb \
-	       $(BUILD)/gen $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/tmp $(ABI_JS)
+	       $(BUILD)/gen $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(BUILD)/tmp $(BUILD)/matrix $(ABI_JS)
 
 distclean:
-	rm -rf $(BUILD) node_modules
+	rm -rf $(BUILD) node_modules test/runtimes/node_modules
 
 # --- benchmarks (never part of `make test`: timing stays out of tests) -------
 

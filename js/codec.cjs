@@ -439,12 +439,13 @@ function warmUp(format) {
 /*
  * The exports of an entry point (darmok/json, darmok/protobuf): the codec
  * of `format` over the default registry, plus the functions every entry
- * point shares.
+ * point shares. The entry files list the names again, for static readers
+ * of CommonJS (json.cjs).
  */
 function entryPoint(format) {
   const codec = createCodec({ format });
   warmUp(format);
-  const api = {
+  return {
     encodeEntity: codec.encodeEntity,
     decodeEntity: codec.decodeEntity,
     toPlain: codec.toPlain,
@@ -461,11 +462,6 @@ function entryPoint(format) {
     MAX_LENGTH,
     MAX_REGEXP_LENGTH
   };
-  // The .d.ts files declare a default export: TypeScript compiling
-  // `import darmok from 'darmok'` to CommonJS without esModuleInterop
-  // reads require('darmok').default.
-  api.default = api;
-  return api;
 }
 
 module.exports = {

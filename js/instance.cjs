@@ -260,14 +260,24 @@ function init(source) {
     source = load.defaultSource();
     if (source === null) return Promise.reject(notReady());
   }
+  if (source instanceof WebAssembly.Module && pending === null) {
+    // Set up now, so that the core is ready when init() returns: a
+    // Cloudflare Worker calls init(wasm) in one request, and a Promise
+    // settled in one request's context may never settle in another's.
+    try {
+      checkCore(source);
+      setup(instantiate(source));
+      compiled = source;
+      warmUp();
+      return Promise.resolve();
+    } catch (err) {
+      if (err instanceof DarmokError) return Promise.reject(err);
+      // A synchronous instantiation refused (a browser's main thread): the asynchronous one below.
+    }
+  }
   if (pending === null) {
     pending = load.compile(source).catch(notWasm).then(async (mod) => {
-      const names = new Set(WebAssembly.Module.exports(mod).filter((e) => e.kind === 'function').map((e) => e.name));
-      if (!names.has('dk_ctx_new')) {
-        throw new DarmokError('ERR_INVALID_OPTION', "init(): this WebAssembly module is not darmok's core (build/darmok.wasm): it has no dk_ctx_new");
-      }
-      const missing = missingExport(names);
-      if (missing !== undefined) throw missingError(missing);
+      checkCore(mod);
       if (live.wasm === null) {
         const instance = await WebAssembly.instantiate(mod, makeImports(mod));
         instances++;
@@ -280,6 +290,16 @@ function init(source) {
   return pending;
 }
 
+/* Throws unless mod is darmok's core of this build (init() above). */
+function checkCore(mod) {
+  const names = new Set(WebAssembly.Module.exports(mod).filter((e) => e.kind === 'function').map((e) => e.name));
+  if (!names.has('dk_ctx_new')) {
+    throw new DarmokError('ERR_INVALID_OPTION', "init(): this WebAssembly module is not darmok's core (build/darmok.wasm): it has no dk_ctx_new");
+  }
+  const missing = missingExport(names);
+  if (missing !== undefined) throw missingError(missing);
+}
+
 /* Bytes that are not WebAssembly are ERR_INVALID_OPTION, with the CompileError as cause. */
 function notWasm(cause) {
   if (!(cause instanceof WebAssembly.CompileError)) throw cause;
@@ -290,6 +310,7 @@ function notWasm(cause) {
 
 /* Calling darmok before its core is loaded: where there is no file to load it from, init() comes first. */
 function notReady() {
+  if (load.compileRefused() !== null) return load.refusedError();
   return new DarmokError('ERR_NOT_READY',
     `the WebAssembly core is not loaded (${loadError || 'init() not called'}): await init() before the first call`);
 }

@@ -15,6 +15,13 @@
  * could not read synchronously (the embedded bytes, or the located URL,
  * fetched).
  *
+ * Some runtimes compile no WebAssembly from bytes at all (Cloudflare's
+ * workerd: "Wasm code generation disallowed by embedder"): there the only
+ * way in is a WebAssembly.Module the runtime compiled from an imported
+ * .wasm, passed to init(). compileRefused() tells, and every path that
+ * would compile bytes says so (refusedError) instead of failing later or
+ * calling good bytes bad.
+ *
  * The ESM entries locate the file with new URL('../build/darmok.wasm',
  * import.meta.url) (locate.mjs), the form webpack 5, Vite and Parcel
  * rewrite to the asset they emit. Nothing here calls a Node-only API
@@ -44,6 +51,43 @@ function locate(url, base) {
   } catch {
     besideUrl = null;
   }
+}
+
+/*
+ * Why this runtime compiles no WebAssembly from bytes, or null when it does.
+ * workerd says who it is (navigator.userAgent, as Cloudflare documents):
+ * it lets a compile through while a Worker's global scope is evaluated and
+ * refuses it in every request, so a probe there would answer by when the
+ * module happened to load. Elsewhere the smallest module with a function
+ * is compiled once: it can fail for no other reason.
+ */
+const PROBE_MODULE = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+  0x01, 0x04, 0x01, 0x60, 0x00, 0x00, //                                 one type: () -> ()
+  0x03, 0x02, 0x01, 0x00, //                                             one function of it
+  0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b]; //                                its body: end
+let refused; // undefined until asked
+
+function compileRefused() {
+  if (refused === undefined) {
+    if (typeof navigator === 'object' && navigator !== null && navigator.userAgent === 'Cloudflare-Workers') {
+      refused = 'Cloudflare Workers (workerd) compile no WebAssembly from bytes';
+    } else {
+      try {
+        new WebAssembly.Module(new Uint8Array(PROBE_MODULE)); // eslint-disable-line no-new
+        refused = null;
+      } catch (err) {
+        refused = `this runtime does not compile WebAssembly from bytes (${err && err.message})`;
+      }
+    }
+  }
+  return refused;
+}
+
+/* What to do where bytes are refused: the one way in (docs/ECOSYSTEM.md, "Cloudflare Workers"). */
+const MODULE_HINT = "import the .wasm as a module (import wasm from 'darmok/darmok.wasm') and pass it to init(wasm)";
+
+function refusedError() {
+  return new DarmokError('ERR_NOT_READY', `the WebAssembly core cannot be loaded: ${compileRefused()}; ${MODULE_HINT} before the first call`);
 }
 
 function fromBase64(text) {
@@ -86,6 +130,7 @@ function nodeCandidates(path) {
  * that says where it looked. Throws nothing.
  */
 function moduleSync() {
+  if (compileRefused() !== null) return new Error(compileRefused());
   if (embedded !== null) {
     try {
       return new WebAssembly.Module(fromBase64(embedded));
@@ -159,10 +204,13 @@ async function fetchUrl(url) {
  * source -> Promise<WebAssembly.Module>: bytes (ArrayBuffer or a view), a
  * WebAssembly.Module, a Response or a Promise of one (compiled while it
  * streams when the runtime can), or a URL (fetched; file: read in Node).
+ * Anything but a Module is ERR_NOT_READY where bytes are refused, before
+ * it is fetched.
  */
 async function compile(source) {
   source = await source;
   if (source instanceof WebAssembly.Module) return source;
+  if (compileRefused() !== null) throw refusedError();
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
   if (isUrl(source)) source = await fetchUrl(source);
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
@@ -194,4 +242,4 @@ function badSource() {
   return new DarmokError('ERR_INVALID_OPTION', 'init() takes the .wasm bytes, a Response, a URL or a WebAssembly.Module');
 }
 
-module.exports = { embed, locate, moduleSync, defaultSource, compile, isSource, badSource };
+module.exports = { embed, locate, moduleSync, defaultSource, compile, isSource, badSource, compileRefused, refusedError };

@@ -651,8 +651,7 @@ function createCache(options) {
   return makeView(opts.prefix);
 }
 
-const api = { createCache, LOCK_SUFFIX, DEFAULTS };
-// As the other entry points: TypeScript's CommonJS output without
-// esModuleInterop reads require('darmok/redis').default.
-api.default = api;
-module.exports = api;
+// As the other entry points (json.cjs): names a static reader of CommonJS
+// sees, and default for TypeScript's CommonJS output without esModuleInterop.
+module.exports = { createCache, LOCK_SUFFIX, DEFAULTS };
+module.exports.default = module.exports;

@@ -25,8 +25,7 @@ function createSerializer(options = {}) {
 
 const serializer = createSerializer();
 
-const api = { createSerializer, serializer, keyvSerializer: serializer, bentoSerializer: serializer };
-// As the other entry points: TypeScript's CommonJS output without
-// esModuleInterop reads require('darmok/serializer').default.
-api.default = api;
-module.exports = api;
+// As the other entry points (json.cjs): names a static reader of CommonJS
+// sees, and default for TypeScript's CommonJS output without esModuleInterop.
+module.exports = { createSerializer, serializer, keyvSerializer: serializer, bentoSerializer: serializer };
+module.exports.default = module.exports;
