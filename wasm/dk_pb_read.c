@@ -17,27 +17,32 @@
 #include "dk_u16.h"
 
 /*
- * pb_text_scan of an entry protobuf-c copied into the arena (readable
- * DK_ARENA_SLACK >= DK_PLAIN_RUN bytes past its end, see pb_pc_alloc),
- * without its call when the entry is short and ASCII, as most keys and
- * many values are: one mask of the bytes in place of the call, its set-up
- * and a byte loop, since typical texts and strings are a few bytes. Same
- * results and, with d, same writes (none for ASCII).
+ * Whether b, an entry protobuf-c copied into the arena (readable
+ * DK_ARENA_SLACK >= DK_PLAIN_RUN bytes past its end, see pb_pc_alloc), is
+ * short and ASCII, as most keys and many values are: one mask of the bytes
+ * in place of pb_text_scan's call, its set-up and a byte loop.
  */
-static DK_INLINE unsigned pb_text_class(const ProtobufCBinaryData *b, uint8_t *d, size_t *units)
+static DK_INLINE int pb_short_ascii(const ProtobufCBinaryData *b)
 {
     size_t n = b->len;
-    if (n - 1 < DK_PLAIN_RUN) {
-        dk_runmask m = dk_ascii_mask(b->data);
-        if (n < DK_PLAIN_RUN) m = dk_mask_before(m, (unsigned)n);
-        if (m == 0) return PB_TX_ASCII;
-    }
-    return pb_text_scan(b->data, n, d, units);
+    dk_runmask m;
+    if (n - 1 >= DK_PLAIN_RUN) return 0;
+    m = dk_ascii_mask(b->data);
+    if (n < DK_PLAIN_RUN) m = dk_mask_before(m, (unsigned)n);
+    return m == 0;
+}
+
+/* pb_text_scan of such an entry, without its call when pb_short_ascii:
+ * same results and, with d, same writes (none for ASCII). */
+static DK_INLINE unsigned pb_text_class(const ProtobufCBinaryData *b, uint8_t *d, size_t *units)
+{
+    if (pb_short_ascii(b)) return PB_TX_ASCII;
+    return pb_text_scan(b->data, b->len, d, units);
 }
 
 typedef struct pb_dec_frame {
     Darmok__Kind kind;          /* the container's Kind */
-    const Darmok__Shape *shape; /* records */
+    const Darmok__Shape *shape; /* records; NULL for the others */
     uint64_t left;              /* array: slots; records, set: values; map: 2 x pairs */
     size_t field;               /* records: the next field */
     size_t ki;                  /* its kinds index, for errors */
@@ -140,9 +145,15 @@ static DK_INLINE void dec_u8_unsafe(pb_dec *d, unsigned v)
     d->out->data[d->out->len++] = (uint8_t)v;
 }
 
+/* One 4-byte store where the host is little-endian, as the tape is: the
+ * byte stores of dk_wr32 stay four stores, since each may alias d->out. */
 static DK_INLINE void dec_u32_unsafe(pb_dec *d, uint32_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(d->out->data + d->out->len, &v, 4);
+#else
     dk_wr32(d->out->data + d->out->len, v);
+#endif
     d->out->len += 4;
 }
 
@@ -244,25 +255,36 @@ static DK_MUST DK_INLINE int dec_int(pb_dec *d, int64_t *v)
 }
 
 /*
- * The next texts entry as a tape str. Texts are read in order, each once
- * (a STRING_REF names one already read, and unused entries fail the
- * document), so each is checked as WTF-8 here, on first use: with a side
- * table, in the same pass that writes its UTF-16 units.
+ * The op byte op (0: none) and the next texts entry as a tape str. Texts
+ * are read in order, each once (a STRING_REF names one already read, and
+ * unused entries fail the document), so each is checked as WTF-8 here, on
+ * first use: with a side table, in the same pass that writes its UTF-16
+ * units. A short ASCII text, most of them, needs neither the pass nor room
+ * in the table.
  */
-static DK_MUST int dec_text(pb_dec *d)
+static DK_MUST int dec_text(pb_dec *d, unsigned op)
 {
     const ProtobufCBinaryData *b;
-    size_t i = d->ti, at = d->out->len, units = 0;
+    size_t i = d->ti, at, units = 0, opn = op != 0;
     uint8_t *units_at = NULL;
     unsigned f;
-    if (i == d->doc->n_texts) return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
+    if (i == d->doc->n_texts) {
+        if (opn) DK_TRY(dec_room(d, 1)); /* the failures in the order they always came */
+        return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
+    }
     b = &d->doc->texts[i];
     /* the same steps, in the same order, with a table or without: the
      * outcome of a document never depends on whether JS asked for one */
-    DK_TRY(dec_room(d, 4 + b->len));
-    if (d->u16 != NULL) DK_TRY(dec_entry_room(d, b->len, &units_at));
-    f = pb_text_class(b, units_at, &units);
-    if (f & PB_TX_BAD) return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", PB_F_TEXTS, i);
+    DK_TRY(dec_room(d, opn + 4 + b->len));
+    if (opn) dec_u8_unsafe(d, op);
+    at = d->out->len;
+    if (pb_short_ascii(b)) {
+        f = PB_TX_ASCII;
+    } else {
+        if (d->u16 != NULL) DK_TRY(dec_entry_room(d, b->len, &units_at));
+        f = pb_text_scan(b->data, b->len, units_at, &units);
+        if (f & PB_TX_BAD) return dec_bad(d, DK_ERR_FORMAT, "string is not WTF-8", PB_F_TEXTS, i);
+    }
     d->text_f[i] = (uint8_t)f;
     if (d->text_at != NULL) d->text_at[i] = (uint32_t)at; /* at < max_out <= INT32_MAX */
     d->ti++;
@@ -444,7 +466,7 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         pb_nan_canon(&x); /* the tape is canonical, as the encoder writes */
         return dec_op_f64(d, DK_T_F64, &x);
     }
-    case DARMOK__KIND__KIND_STRING: DK_TRY(dec_op(d, DK_T_STR)); return dec_text(d);
+    case DARMOK__KIND__KIND_STRING: return dec_text(d, DK_T_STR);
     case DARMOK__KIND__KIND_STRING_REF:
         DK_TRY(dec_count(d, &c));
         if (c >= d->ti)
@@ -459,8 +481,7 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         if (d->ti == doc->n_texts) return dec_bad_here(d, DK_ERR_FORMAT, "texts stream ends early");
         if (!dk_bigint_ok(doc->texts[d->ti].data, doc->texts[d->ti].len))
             return dec_bad(d, DK_ERR_FORMAT, "BigInt is not a decimal integer", PB_F_TEXTS, d->ti);
-        DK_TRY(dec_op(d, DK_T_BIGINT));
-        return dec_text(d);
+        return dec_text(d, DK_T_BIGINT);
     case DARMOK__KIND__KIND_ARRAY:
         DK_TRY(dec_ident(d));
         DK_TRY(dec_count(d, &c));
@@ -494,9 +515,8 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
     }
     case DARMOK__KIND__KIND_REGEXP:
         DK_TRY(dec_ident(d));
-        DK_TRY(dec_op(d, DK_T_REGEXP));
-        DK_TRY(dec_text(d));
-        return dec_text(d);
+        DK_TRY(dec_text(d, DK_T_REGEXP));
+        return dec_text(d, 0);
     case DARMOK__KIND__KIND_BINARY: {
         const ProtobufCBinaryData *b;
         unsigned kind;
@@ -565,10 +585,7 @@ static DK_MUST int dec_walk(pb_dec *d)
         }
         if (f != NULL) {
             f->left--;
-            if (f->kind != DARMOK__KIND__KIND_ARRAY && f->kind != DARMOK__KIND__KIND_MAP &&
-                f->kind != DARMOK__KIND__KIND_SET) {
-                DK_TRY(dec_key(d, f->shape->fields[f->field++]));
-            }
+            if (f->shape != NULL) DK_TRY(dec_key(d, f->shape->fields[f->field++])); /* a record */
         }
         /* dec_value may push frames and move d->frames: f is dead now. */
         DK_TRY(dec_value(d, k));

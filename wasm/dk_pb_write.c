@@ -145,6 +145,7 @@ unsigned long dk_pb_reseeds_seen; /* see dk_internal.h */
 /* An open container of the tape. */
 typedef struct pb_enc_frame {
     uint8_t op;     /* DK_T_ARRAY, _OBJECT, _NULLPROTO, _INSTANCE, ... */
+    uint8_t rec;    /* OBJECT, NULLPROTO, INSTANCE or ERROR: keyed children */
     uint64_t left;  /* array: slots; records: pairs; map: 2 x pairs; set: values */
     uint64_t total; /* the same, at the start */
     size_t kbase;   /* records: its first key on the key stack, after its class key and version */
@@ -185,6 +186,9 @@ typedef struct pb_enc {
     size_t n_bkinds, cap_bkinds;
     ProtobufCBinaryData *bins;
     size_t n_bins, cap_bins;
+    /* pb_bound's share of the strs, texts and bins entries and of the
+     * shapes, summed as they are appended, not in a pass of its own */
+    uint64_t bound_items;
 
     pb_strtab key_tab;  /* keys and class keys -> strs index */
     pb_strtab text_tab; /* string values -> texts index of the first one */
@@ -272,6 +276,7 @@ static DK_MUST DK_INLINE int enc_blob(pb_enc *e, ProtobufCBinaryData **arr, size
     (*arr)[*n].data = (uint8_t *)(uintptr_t)p;
     (*arr)[*n].len = len;
     (*n)++;
+    e->bound_items += 6 + (uint64_t)len;
     return 0;
 }
 
@@ -521,6 +526,7 @@ static DK_MUST int enc_shape(pb_enc *e, const uint32_t *id, size_t n, uint32_t *
     s->n_fields = n;
     s->fields = n != 0 ? copy + 2 : NULL;
     e->shapes[e->n_shapes] = s;
+    e->bound_items += 24 + 5 * (uint64_t)n;
     slot->hash = h;
     slot->ref = (uint32_t)e->n_shapes + 1;
     slot->p = (const uint8_t *)copy;
@@ -552,6 +558,7 @@ static DK_MUST int enc_push(pb_enc *e, uint8_t op, uint64_t n, size_t at, uint32
     }
     f = &e->frames[e->n_frames++];
     f->op = op;
+    f->rec = (uint8_t)rec;
     f->left = n;
     f->total = n;
     f->kbase = e->n_keys;
@@ -713,11 +720,6 @@ static int enc_is(const uint8_t *p, size_t n, const char *lit)
     return n == k && memcmp(p, lit, k) == 0;
 }
 
-static int enc_is_record(uint8_t op)
-{
-    return op == DK_T_OBJECT || op == DK_T_NULLPROTO || op == DK_T_INSTANCE || op == DK_T_ERROR;
-}
-
 /* Remember shape as the last one of class key `key` (see class_shape). */
 static DK_MUST int enc_class_shape(pb_enc *e, uint32_t key, uint32_t shape)
 {
@@ -736,7 +738,7 @@ static DK_MUST int enc_class_shape(pb_enc *e, uint32_t key, uint32_t shape)
 static DK_MUST int enc_close(pb_enc *e)
 {
     pb_enc_frame *f = &e->frames[e->n_frames - 1];
-    if (enc_is_record(f->op)) {
+    if (f->rec) {
         uint32_t shape = 0;
         size_t nk = e->n_keys - f->kbase;
         if (f->guess != 0 && e->shapes[f->guess - 1]->n_fields == nk) {
@@ -815,7 +817,7 @@ static DK_MUST int enc_run(pb_enc *e)
             DK_TRY(enc_count(e, k));
             continue;
         }
-        if (enc_is_record(f->op)) {
+        if (f->rec) {
             const uint8_t *p = NULL;
             size_t len = 0, at = e->pos;
             uint32_t key;
@@ -868,20 +870,16 @@ static DK_MUST int enc_run(pb_enc *e)
  * exact size is asked for instead, where that pass costs little against
  * the rest of the write.
  */
-static uint64_t pb_bound(const Darmok__Document *doc)
+static uint64_t pb_bound(const Darmok__Document *doc, uint64_t items)
 {
     uint64_t n = 6 + 5 * 11; /* format; each packed stream's tag and length */
-    size_t i;
 
     n += (uint64_t)doc->n_kinds + doc->n_binary_kinds + 5 * (uint64_t)doc->n_counts +
          10 * (uint64_t)doc->n_ints + 8 * (uint64_t)doc->n_numbers;
-    for (i = 0; i < doc->n_strings; i++) n += 6 + (uint64_t)doc->strings[i].len;
-    for (i = 0; i < doc->n_texts; i++) n += 6 + (uint64_t)doc->texts[i].len;
-    for (i = 0; i < doc->n_binaries; i++) n += 6 + (uint64_t)doc->binaries[i].len;
-    /* a shape: its tag and length, class_key, version, fields' tag and
-     * length, 5 a field */
-    for (i = 0; i < doc->n_shapes; i++) n += 24 + 5 * (uint64_t)doc->shapes[i]->n_fields;
-    return n;
+    /* items (pb_enc.bound_items): 6 + len a strings, texts or binaries
+     * entry; a shape its tag and length, class_key, version, fields' tag
+     * and length, 5 a field: 24 + 5 n_fields */
+    return n + items;
 }
 
 /* Tape -> Document bytes; see darmok.h. */
@@ -942,7 +940,7 @@ int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32
     /* protobuf-c sizes and packs by recursion over the schema's two
      * levels, never over the graph. Room for the bound (pb_bound) while
      * it is small; the exact size past that. */
-    bound = pb_bound(&doc);
+    bound = pb_bound(&doc, e.bound_items);
     if (bound <= PB_BOUND_MAX) {
         size = (size_t)bound;
 #ifdef DK_CHECK_PB_BOUND
