@@ -140,23 +140,23 @@ DK_MUST static int read_key(writer *w, const uint8_t **s, size_t *n, size_t *at)
     uint32_t h;
     size_t back;
 
+    /* Only a transcode's tape has key references: elsewhere both flags set
+     * is read as any str is, as the protobuf writer reads it. */
+    if (!w->strrefs) return read_str(w, s, n, at);
     DK_TRY(need(w, 4));
     h = dk_rd32(w->tape + w->pos);
     if ((h & 3u) != DK_STR_KEYREF) {
-        if (w->strrefs) {
-            if (w->n_keys == w->cap_keys) {
-                size_t cap = w->cap_keys ? w->cap_keys * 2 : 64;
-                size_t *k = dk_arena_grow(w->arena, w->keys, w->n_keys, cap, sizeof *k);
+        if (w->n_keys == w->cap_keys) {
+            size_t cap = w->cap_keys ? w->cap_keys * 2 : 64;
+            size_t *k = dk_arena_grow(w->arena, w->keys, w->n_keys, cap, sizeof *k);
 
-                if (k == NULL) return dk_fail(w->err, DK_ERR_MEMORY, "out of memory", w->pos);
-                w->keys = k;
-                w->cap_keys = cap;
-            }
-            w->keys[w->n_keys++] = w->pos;
+            if (k == NULL) return dk_fail(w->err, DK_ERR_MEMORY, "out of memory", w->pos);
+            w->keys = k;
+            w->cap_keys = cap;
         }
+        w->keys[w->n_keys++] = w->pos;
         return read_str(w, s, n, at);
     }
-    if (!w->strrefs) return bad_tape(w, "key reference in a tape without them", w->pos);
     if ((h >> DK_STR_SHIFT) >= w->n_keys)
         return bad_tape(w, "key reference to no earlier key", w->pos);
     back = w->pos + 4;

@@ -82,18 +82,21 @@ function createBus({ commands, channel, origin, window, publish, onMessage, onUp
   }
 
   async function subscribe() {
-    sub = commands.duplicate();
-    const ioredis = typeof sub.getBuffer === 'function';
-    sub.on('error', (err) => log('debug', `invalidation bus: ${err && err.message}`));
-    for (const e of ['reconnecting', 'end', 'close']) sub.on(e, down);
+    // This attempt's connection: close() may drop it (sub = null) while it connects.
+    const s = commands.duplicate();
+    sub = s;
+    const ioredis = typeof s.getBuffer === 'function';
+    s.on('error', (err) => log('debug', `invalidation bus: ${err && err.message}`));
+    for (const e of ['reconnecting', 'end', 'close']) s.on(e, down);
     if (ioredis) {
-      sub.on('message', (ch, text) => { if (ch === channel) receive(text); });
-      await sub.subscribe(channel);
+      s.on('message', (ch, text) => { if (ch === channel) receive(text); });
+      await s.subscribe(channel);
     } else {
-      await sub.connect();
-      await sub.subscribe(channel, (text) => receive(text));
+      await s.connect();
+      if (closed) return;
+      await s.subscribe(channel, (text) => receive(text));
     }
-    if (closed) close();
+    if (closed) quit(s);
     // The first heartbeat this subscriber can hear: the bus is up once it comes back.
     else beat();
   }
@@ -106,6 +109,7 @@ function createBus({ commands, channel, origin, window, publish, onMessage, onUp
 
   let tries = 0;
   const start = () => subscribe().catch((err) => {
+    if (closed) return; // close() ended this attempt
     log('warn', `invalidation bus: could not subscribe: ${err && err.message}`);
     if (sub !== null) quit(sub);
     sub = null;

@@ -1279,6 +1279,33 @@ static void test_tag_first(void)
     }
 }
 
+/*
+ * fuzz (pb_write): a tape str whose flags claim both ASCII and WTF-8 (the
+ * bits a transcode's key reference uses) is read as a str by the JSON
+ * writer, as by the protobuf writer, outside a transcode's tape.
+ */
+static void test_both_flags_outside_transcode(void)
+{
+    static const uint8_t tape[] = {0x0b, 0x02, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x61,
+                                   0x05, 0x01, 0x00, 0x00, 0x00, 0x13, 0x00, 0x00, 0x00, 0x73,
+                                   0x65, 0x6c, 0x66, 0x14, 0x00, 0x00, 0x00, 0x00};
+    dk_arena a;
+    dk_buf pb = {0}, j = {0};
+    dk_err err;
+    int rc, rcj;
+
+    dk_arena_init(&a);
+    rc = dk_pb_write_opts(tape, sizeof tape, NULL, &a, &pb, &err);
+    dk_arena_reset(&a);
+    rcj = dk_json_write_opts(tape, sizeof tape, NULL, &a, &j, &err);
+    CHECK(rc != DK_OK || rcj == DK_OK,
+          "the JSON writer accepts what the protobuf writer does: %d, %d (%s)", rc, rcj,
+          err.msg ? err.msg : "");
+    dk_arena_free(&a);
+    dk_buf_free(&pb);
+    dk_buf_free(&j);
+}
+
 int main(void)
 {
     test_writer();
@@ -1292,6 +1319,7 @@ int main(void)
     test_short_copies();
     test_short_strings();
     test_tag_first();
+    test_both_flags_outside_transcode();
     test_format_room();
     return test_report("c-json");
 }

@@ -100,6 +100,22 @@ function defineL1Checks(topology) {
     return { cache, errors, logged };
   }
 
+  each('a cache closed while its bus still connects reports nothing and leaves no subscriber', async (combo) => {
+    const logged = [];
+    const log = (m) => logged.push(typeof m === 'string' ? m : JSON.stringify(m));
+    const errors = [];
+    const cache = createCache({
+      client: combo.client, prefix: `l1-closed:${combo.spec.id}:`, l1: true, onError: (err) => errors.push(err),
+      logger: { debug() {}, warn: log, error: log }
+    });
+    await cache.close();
+    await sleep(300);
+    assert.deepStrictEqual(logged, []);
+    assert.deepStrictEqual(errors, []);
+    const counts = await Promise.all(ports.map((p) => send(p, 'PUBSUB', 'NUMSUB', `darmok:bus:l1-closed:${combo.spec.id}:`)));
+    assert.ok(counts.every((reply) => Number(reply[1]) === 0), JSON.stringify(counts));
+  });
+
   each('an L1 hit touches no Redis; by default a new instance per hit, with shared one instance', async (combo) => {
     const { cache, errors } = await l1Cache(combo);
     const full = cache.redisKey('a');
