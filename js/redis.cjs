@@ -60,6 +60,12 @@ const {
 /* The bus channel of a cache: BUS_PREFIX + its prefix. */
 const BUS_PREFIX = 'darmok:bus:';
 
+/*
+ * encodeEntity's options for an entry: its bytes, which the client sends
+ * as they are, with no JS string of the document made on the way.
+ */
+const AS_BYTES = Object.freeze({ bytes: true });
+
 /* The longest tag fields an entry header takes (redis-entry.cjs reads headers up to 1024 bytes). */
 const TAG_FIELDS_MAX = 900;
 
@@ -358,7 +364,7 @@ function createCache(options) {
     const now = Date.now();
     const ttlMs = Math.max(1, Math.round(ttl * 1000 * (1 - o.jitter * Math.random())));
     const staleAt = now + ttlMs;
-    const doc = codec.encodeEntity(value);
+    const doc = codec.encodeEntity(value, AS_BYTES);
     const extra = tagFields(tags, now);
     if (extra.length > TAG_FIELDS_MAX) throw invalid(`the tags of ${JSON.stringify(key)} take more than ${TAG_FIELDS_MAX} bytes`);
     const entry = pack(format, staleAt, doc, extra);

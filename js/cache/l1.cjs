@@ -50,8 +50,8 @@ class L1 {
   /*
    * Stores e = { doc, staleAt, graceEnd, createdAt, tags } under full, read
    * or written with ticket; false when an invalidation came after it.
-   * The document's size is its length: bytes for protobuf, UTF-16 units
-   * for JSON text (its UTF-8 bytes for ASCII text).
+   * The document's size is its length in bytes (both formats' documents
+   * are bytes, as written and as read back).
    */
   put(full, e, ticket) {
     if (ticket < this.allAt) return false;

@@ -1,11 +1,12 @@
 'use strict';
 /*
- * Bytes out: encodeEntity(value, { bytes: true }) and transcode's `bytes`.
- * The bytes are exactly the UTF-8 of the text encodeEntity returns
- * (fixtures, golden blobs, every form the core writes JSON in), they stay
- * valid after later calls, and no JS string of the document is made on the
- * way (spies on every function that makes a string from bytes, which the
- * text path does call).
+ * Bytes out: encodeEntity(value, { bytes: true }), transcode's `bytes`, and
+ * darmok/redis's writes. The bytes are exactly the UTF-8 of the text
+ * encodeEntity returns (fixtures, golden blobs, every form the core writes
+ * JSON in; darmok/redis's entries as they were), they stay valid after
+ * later calls, and no JS string of the document is made on the way (spies
+ * on every function that makes a string from bytes, which the text path
+ * does call).
  */
 const { test } = require('node:test');
 const fs = require('node:fs');
@@ -16,6 +17,7 @@ const pb = require('../../js/protobuf.cjs');
 const { formats, fixtures } = require('./fixtures.cjs');
 const { makeFoo } = require('./browser/graph.cjs');
 const { utf16ToUtf8Js } = require('../../js/text.cjs');
+const { createCache } = require('../../js/redis.cjs');
 
 const BYTES = { bytes: true };
 
@@ -145,4 +147,65 @@ test('bytes is checked: true or false; toPlain does not take it', () => {
   }
   assert.strictEqual(darmok.encodeEntity('a', { bytes: false }), '"a"');
   throwsCode(() => darmok.toPlain(1, BYTES), 'ERR_INVALID_OPTION');
+});
+
+/*
+ * An ioredis-shaped client that keeps what SET was given: darmok/redis
+ * speaks to it as to ioredis (redis-clients.cjs recognises the shape).
+ */
+function recordingClient() {
+  const sets = [];
+  return {
+    sets,
+    isCluster: false,
+    status: 'ready',
+    getBuffer: async () => null,
+    mgetBuffer: async (keys) => keys.map(() => null),
+    set: async (key, value, ...rest) => {
+      sets.push({ key, value, rest });
+      return 'OK';
+    }
+  };
+}
+
+test('darmok/redis set, mset, getOrSet: the entry as one Buffer, the same bytes as header + the text\'s UTF-8', async () => {
+  const tests = [];
+  for (const format of formats) {
+    const client = recordingClient();
+    const cache = createCache({ client, format, prefix: 'b:', ttl: 60, lock: false });
+    const codec = darmok.createCodec({ format });
+    const values = [FORMS.wide(), makeFoo(), 'caf\u00e9'];
+    await cache.set('k0', values[0]);
+    await cache.mset([['k1', values[1]]]);
+    await cache.getOrSet('k2', null, () => values[2]);
+    await cache.set('k3', values[1], { tags: ['user:42', 'caf\u00e9'] });
+    values.push(values[1]);
+    assert.strictEqual(client.sets.length, 4);
+    client.sets.forEach(({ key, value, rest }, i) => {
+      assert.strictEqual(key, `b:k${i}`);
+      assert.ok(Buffer.isBuffer(value), `${format} ${key}: a Buffer, not a string`);
+      assert.strictEqual(rest[0], 'PX');
+      const end = value.indexOf(10);
+      const header = value.subarray(0, end + 1).toString();
+      assert.match(header, new RegExp(`^darmok/1 ${format} \\d+${i === 3 ? ' c=\\d+ t=user:42,caf\u00e9' : ''}\\n$`));
+      // What darmok/redis stored before it encoded to bytes: header + the document (JSON text as a string).
+      const before = Buffer.concat([Buffer.from(header), asBytes(codec.encodeEntity(values[i]))]);
+      assert.ok(value.equals(before), `${format} ${key}: other bytes than before`);
+    });
+    tests.push(cache.close());
+  }
+  await Promise.all(tests);
+});
+
+test('darmok/redis set of a document over 128 KiB makes no JS string of it', async () => {
+  const client = recordingClient();
+  const cache = createCache({ client, prefix: 'b:', ttl: 60 });
+  for (const make of [FORMS.ascii, FORMS.utf8, FORMS.wide]) {
+    const value = make();
+    const spied = stringsMadeDuring(() => cache.set('big', value));
+    assert.strictEqual(await spied.result, true);
+    assert.deepStrictEqual(spied.calls, []);
+    assert.ok(client.sets.at(-1).value.length > 128 * 1024, String(client.sets.map((x) => x.value.length)));
+  }
+  await cache.close();
 });
