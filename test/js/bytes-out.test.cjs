@@ -1,12 +1,12 @@
 'use strict';
 /*
- * Bytes out: encodeEntity(value, { bytes: true }), transcode's `bytes`, and
- * darmok/redis's writes. The bytes are exactly the UTF-8 of the text
- * encodeEntity returns (fixtures, golden blobs, every form the core writes
- * JSON in; darmok/redis's entries as they were), they stay valid after
- * later calls, and no JS string of the document is made on the way (spies
- * on every function that makes a string from bytes, which the text path
- * does call).
+ * Bytes out: encodeEntity(value, { bytes: true }), transcode's `bytes`, the
+ * serializer's, and darmok/redis's writes. The bytes are exactly the UTF-8
+ * of the text encodeEntity returns (fixtures, golden blobs, every form the
+ * core writes JSON in; darmok/redis's entries as they were), they stay
+ * valid after later calls, and no JS string of the document is made on the
+ * way (spies on every function that makes a string from bytes, which the
+ * text path does call).
  */
 const { test } = require('node:test');
 const fs = require('node:fs');
@@ -17,6 +17,7 @@ const pb = require('../../js/protobuf.cjs');
 const { formats, fixtures } = require('./fixtures.cjs');
 const { makeFoo } = require('./browser/graph.cjs');
 const { utf16ToUtf8Js } = require('../../js/text.cjs');
+const { createSerializer, serializer } = require('../../js/serializer.cjs');
 const { createCache } = require('../../js/redis.cjs');
 
 const BYTES = { bytes: true };
@@ -147,6 +148,20 @@ test('bytes is checked: true or false; toPlain does not take it', () => {
   }
   assert.strictEqual(darmok.encodeEntity('a', { bytes: false }), '"a"');
   throwsCode(() => darmok.toPlain(1, BYTES), 'ERR_INVALID_OPTION');
+});
+
+test('createSerializer({ bytes: true }): the UTF-8 of the default serializer\'s text, read back by either', () => {
+  const bytesSerializer = createSerializer({ bytes: true });
+  for (const make of [FORMS.small, FORMS.wide, () => ({ value: makeFoo(), expires: 5 })]) {
+    const value = make();
+    const out = bytesSerializer.serialize(value);
+    assert.ok(Buffer.isBuffer(out));
+    assert.ok(out.equals(Buffer.from(serializer.serialize(value))));
+    sameGraph(bytesSerializer.deserialize(out), serializer.deserialize(serializer.serialize(value)));
+    sameGraph(serializer.deserialize(out.toString()), bytesSerializer.deserialize(out));
+  }
+  throwsCode(() => createSerializer({ bytes: 'yes' }), 'ERR_INVALID_OPTION');
+  throwsCode(() => createSerializer({ byte: true }), 'ERR_INVALID_OPTION');
 });
 
 /*
