@@ -171,7 +171,7 @@ async function main() {
     cmPeer
   ];
   if (base !== null) {
-    const before = (label, client, kind) => dk(`${label} (base: ${base.dir})`, client, kind, 'json', base.redis.createCache, '-base');
+    const before = (label, client, kind) => dk(`${label} (base)`, client, kind, 'json', base.redis.createCache, '-base');
     peers.splice(2, 0, before('darmok/redis JSON, node-redis 5', nodeRedis, 'nr'));
     peers.splice(6, 0, before('darmok/redis JSON, ioredis 5', io, 'io'));
   }
@@ -314,6 +314,16 @@ function summarize(peer, row, rows, peers, w) {
   return out;
 }
 
+/* ' (commit abc1234)' of the base checkout when it is a git work tree, else ''. */
+function baseCommit() {
+  try {
+    const sha = require('node:child_process').execFileSync('git', ['-C', base.dir, 'rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    return ` (commit ${sha.toString().trim()})`;
+  } catch {
+    return '';
+  }
+}
+
 function report(results, peers) {
   const fmt = (x) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(1));
   const us = (x) => (x >= 1000 ? `${(x / 1000).toFixed(2)} ms` : `${x.toFixed(0)} µs`);
@@ -323,6 +333,7 @@ function report(results, peers) {
     '',
     `- date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     `- machine: ${os.cpus()[0].model}, ${os.cpus().length} cores, linux ${os.release()}; Node ${process.version}; ${require('node:child_process').execFileSync('redis-server', ['--version']).toString().trim().split(' ').slice(0, 3).join(' ')} on loopback`,
+    ...(base === null ? [] : [`- base: the darmok/redis of ${base.dir}${baseCommit()}, beside this tree's in the rows marked (base)`]),
     `- load average at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} (the machine is shared)`,
     `- command: \`node bench/cache.mjs${process.argv.slice(2).map((a) => ` ${a}`).join('')}\` (${REPEATS} repeats of ${BATCH_MS} ms per peer; peers called in rotating round-robin, one call in flight)`,
     '',
@@ -334,12 +345,14 @@ function report(results, peers) {
     'lands on every peer alike.',
     ''
   ];
-  for (const { title, rows } of Object.values(results)) {
+  for (const [w, { title, rows }] of Object.entries(results)) {
     lines.push(`## ${title}`, '', '| peer | ops/s | p50 | p99 | vs floor | correct? |', '|---|--:|--:|--:|--:|---|');
     for (const r of rows) {
+      // The floor of a set is the client's SET of JSON.stringify.
+      const label = w === 'set100' ? r.label.replace('GET + JSON.parse', 'SET + JSON.stringify') : r.label;
       const vs = r.overhead === undefined ? '—' : `${pct(r.overhead)} [${pct(r.overheadRange[0])}, ${pct(r.overheadRange[1])}]`;
       const ok = r.correct === 'yes' ? 'yes' : `**no** (${r.lossy})`;
-      lines.push(`| ${r.label} | ${fmt(r.ops)} | ${us(r.p50)} | ${us(r.p99)} | ${vs} | ${ok} |`);
+      lines.push(`| ${label} | ${fmt(r.ops)} | ${us(r.p50)} | ${us(r.p99)} | ${vs} | ${ok} |`);
     }
     lines.push('');
   }
@@ -349,7 +362,7 @@ function report(results, peers) {
   for (const r of g) if (r.overhead !== undefined && /JSON/.test(r.label)) targets.push(`- one-Post get, ${r.label}: ${pct(r.overhead)} over the floor (target ≤ +10%): ${r.overhead <= 0.10 ? 'met' : 'NOT met'}`);
   for (const [w, { title, rows }] of Object.entries(results)) {
     if (w === 'l1Get') continue;
-    const ops = (re) => rows.filter((r) => re.test(r.label) && !r.label.includes('(base:')).map((r) => r.ops);
+    const ops = (re) => rows.filter((r) => re.test(r.label) && !r.label.endsWith('(base)')).map((r) => r.ops);
     const dkSlowest = Math.min(...ops(/^darmok/));
     const bentoOps = Math.max(...ops(/^BentoCache/));
     const cmOps = Math.max(...ops(/^cache-manager/));
@@ -360,7 +373,7 @@ function report(results, peers) {
     const rows = results.set100.rows;
     const speedups = [];
     for (const client of ['node-redis', 'ioredis']) {
-      const ops = (b) => rows.find((r) => r.label.startsWith(`darmok/redis JSON, ${client}`) && r.label.includes('(base:') === b).ops;
+      const ops = (b) => rows.find((r) => r.label.startsWith(`darmok/redis JSON, ${client}`) && r.label.endsWith('(base)') === b).ops;
       speedups.push(`- set of the 100-Post page, darmok/redis JSON on ${client}: ${(ops(false) / ops(true)).toFixed(2)}x the base's ops/s (target ≥ 2x on Node 24): ${ops(false) / ops(true) >= 2 ? 'met' : 'NOT met'}`);
     }
     lines.push('## Targets (issue 36)', '', ...speedups, '');
