@@ -6,9 +6,14 @@
  * with its default serializer.
  *
  *   node bench/cache.mjs [--quick] [--out=bench/CACHE-RESULTS.md]
+ *                        [--workloads=get1,get100,getOrSetHit,mget100,set100,l1Get]
+ *                        [--base=DIR]
  *
  * Workloads: get of one Post; get of a 100-Post page (one key); getOrSet
- * hits of one Post; mget of 100 keys (one Post each). Every call is awaited
+ * hits of one Post; mget of 100 keys (one Post each); set of the 100-Post
+ * page. With --base=DIR, darmok/redis of the checkout in DIR (its js/ and
+ * build/) runs beside this tree's, JSON on both clients, on the same
+ * classes: a change's before and after in one run. Every call is awaited
  * before the next (one request in flight, as one Express request does), so
  * the latency is a round trip on loopback plus the client's and the
  * serializer's work. Peers run in interleaved batches (every peer once per
@@ -41,8 +46,21 @@ const QUICK = args.includes('--quick');
 const OUT = (args.find((a) => a.startsWith('--out=')) || '').slice(6) || path.join(HERE, 'CACHE-RESULTS.md');
 const REPEATS = QUICK ? 3 : 7;
 const BATCH_MS = QUICK ? 250 : 600;
+const ALL_WORKLOADS = ['get1', 'get100', 'getOrSetHit', 'mget100', 'set100', 'l1Get'];
+const WANTED = new Set((args.find((a) => a.startsWith('--workloads=')) || '').slice(12).split(',').filter(Boolean));
+const wanted = (w) => WANTED.size === 0 || WANTED.has(w);
+for (const w of WANTED) if (!ALL_WORKLOADS.includes(w)) throw new Error(`unknown workload ${w}: one of ${ALL_WORKLOADS.join(', ')}`);
+const BASE = (args.find((a) => a.startsWith('--base=')) || '').slice(7);
+const base = BASE === '' ? null : {
+  dir: path.resolve(BASE), darmok: require(path.resolve(BASE, 'js', 'index.cjs')), redis: require(path.resolve(BASE, 'js', 'redis.cjs'))
+};
 
-const model = definePostModel((C, nested) => darmok.serializable(C, { key: `bench.${C.name}`, nested }));
+// With --base, each class is registered in both checkouts' default
+// registries under one key (instances are made through the base's Proxy).
+const model = definePostModel((C, nested) => {
+  const own = darmok.serializable(C, { key: `bench.${C.name}`, nested });
+  return base === null ? own : base.darmok.serializable(C, { key: `bench.${C.name}`, nested });
+});
 const onePost = WORKLOADS.post.build(model);
 const page = WORKLOADS.posts100.build(model);
 const manyPosts = page; // mget: 100 keys, one Post each
@@ -89,6 +107,7 @@ async function main() {
         await set(`${p}page`, page);
         await Promise.all(manyPosts.map((v, i) => set(`${p}many:${i}`, v)));
       },
+      set100: () => set(`${p}page`, page),
       get1: async () => JSON.parse(await get(`${p}post`)),
       get100: async () => JSON.parse(await get(`${p}page`)),
       // The floor of a getOrSet hit: a GET that finds the value.
@@ -96,8 +115,8 @@ async function main() {
       mget100: async () => (await mget(mgetKeys(p))).map((s) => JSON.parse(s))
     };
   };
-  const dk = (label, client, kind, format) => {
-    const cache = createCache({ client, format, prefix: `dk-${kind}-${format}:`, ttl: 3600 });
+  const dk = (label, client, kind, format, create = createCache, tag = '') => {
+    const cache = create({ client, format, prefix: `dk${tag}-${kind}-${format}:`, ttl: 3600 });
     const { Post } = model.classes;
     const never = () => { throw new Error('a hit was expected'); };
     return {
@@ -107,6 +126,7 @@ async function main() {
         await cache.set('page', page);
         await cache.mset(manyPosts.map((v, i) => [`many:${i}`, v]));
       },
+      set100: () => cache.set('page', page),
       get1: () => cache.get('post', Post),
       get100: () => cache.get('page'),
       getOrSetHit: () => cache.getOrSet('post', Post, never),
@@ -120,6 +140,7 @@ async function main() {
       await bento.set({ key: 'page', value: page, ttl: '1h' });
       await Promise.all(manyPosts.map((v, i) => bento.set({ key: `many:${i}`, value: v, ttl: '1h' })));
     },
+    set100: () => bento.set({ key: 'page', value: page, ttl: '1h' }),
     get1: () => bento.get({ key: 'post' }),
     get100: () => bento.get({ key: 'page' }),
     getOrSetHit: () => bento.getOrSet({ key: 'post', factory: () => { throw new Error('a hit was expected'); }, ttl: '1h' }),
@@ -132,6 +153,7 @@ async function main() {
       await cm.set('cm:page', page, 3600000);
       await cm.mset(manyPosts.map((v, i) => ({ key: `cm:many:${i}`, value: v, ttl: 3600000 })));
     },
+    set100: () => cm.set('cm:page', page, 3600000),
     get1: () => cm.get('cm:post'),
     get100: () => cm.get('cm:page'),
     getOrSetHit: () => cm.wrap('cm:post', () => { throw new Error('a hit was expected'); }, 3600000),
@@ -148,19 +170,26 @@ async function main() {
     bentoPeer,
     cmPeer
   ];
+  if (base !== null) {
+    const before = (label, client, kind) => dk(`${label} (base)`, client, kind, 'json', base.redis.createCache, '-base');
+    peers.splice(2, 0, before('darmok/redis JSON, node-redis 5', nodeRedis, 'nr'));
+    peers.splice(6, 0, before('darmok/redis JSON, ioredis 5', io, 'io'));
+  }
   for (const p of peers) await p.setup();
 
   const workloads = [
     ['get1', 'get of one Post', onePost],
     ['get100', 'get of a 100-Post page (one key)', page],
     ['getOrSetHit', 'getOrSet hit of one Post', onePost],
-    ['mget100', 'mget of 100 keys (one Post each)', manyPosts]
-  ];
+    ['mget100', 'mget of 100 keys (one Post each)', manyPosts],
+    ['set100', 'set of a 100-Post page (one key)', page]
+  ].filter(([w]) => wanted(w));
   const results = {};
   for (const [w, title, original] of workloads) {
-    // Correct? One call's value against the original graph.
+    // Correct? One call's value against the original graph (a set: what a get then reads).
     for (const p of peers) {
-      const got = await p[w]();
+      let got = await p[w]();
+      if (w === 'set100') got = await p.get100();
       const cmp = compareGraphs(original, got, 2);
       p.correct = p.correct || {};
       p.correct[w] = cmp.ok ? 'yes' : `no: ${cmp.problems.join('; ')}`;
@@ -177,45 +206,47 @@ async function main() {
 
   // The in-process tiers: every peer answers from memory.
   const l1Caches = [];
-  const dkL1 = (label, l1) => {
-    const cache = createCache({ client: io, prefix: `dk-l1-${l1.shared ? 'shared' : 'new'}:`, ttl: 3600, l1 });
-    l1Caches.push(cache);
-    const { Post } = model.classes;
-    return {
-      label, lossy: null,
-      async setup() {
-        while (cache.stats().bus !== 'up') await new Promise((r) => setTimeout(r, 20));
-        await cache.set('post', onePost);
-      },
-      l1Get: () => cache.get('post', Post),
-      check: () => cache.stats().l1Hits > 0 && cache.stats().redisHits === 0
+  if (wanted('l1Get')) {
+    const dkL1 = (label, l1) => {
+      const cache = createCache({ client: io, prefix: `dk-l1-${l1.shared ? 'shared' : 'new'}:`, ttl: 3600, l1 });
+      l1Caches.push(cache);
+      const { Post } = model.classes;
+      return {
+        label, lossy: null,
+        async setup() {
+          while (cache.stats().bus !== 'up') await new Promise((r) => setTimeout(r, 20));
+          await cache.set('post', onePost);
+        },
+        l1Get: () => cache.get('post', Post),
+        check: () => cache.stats().l1Hits > 0 && cache.stats().redisHits === 0
+      };
     };
-  };
-  const bentoL1Peer = (label, store, lossy) => ({
-    label, lossy,
-    async setup() {
-      await bentoL1.use(store).set({ key: 'post', value: onePost, ttl: '1h' });
-    },
-    l1Get: () => bentoL1.use(store).get({ key: 'post' })
-  });
-  const l1Peers = [
-    dkL1('darmok/redis l1 (a new Post per hit)', { maxEntries: 1000 }),
-    dkL1('darmok/redis l1 { shared: true } (one Post)', { maxEntries: 1000, shared: true }),
-    bentoL1Peer('BentoCache 1.6.1 L1 (memory driver, default: JSON)', 'serialized', 'JSON serializer: prototypes and Dates lost'),
-    bentoL1Peer('BentoCache 1.6.1 L1 (memory driver, serialize: false)', 'raw', 'the object stored, shared by every caller')
-  ];
-  for (const p of l1Peers) await p.setup();
-  for (const p of l1Peers) {
-    const cmp = compareGraphs(onePost, await p.l1Get(), 2);
-    p.correct = { l1Get: cmp.ok ? 'yes' : `no: ${cmp.problems.join('; ')}` };
-    if (p.check && !p.check()) throw new Error(`${p.label}: not served from its L1`);
-  }
-  {
-    const rows = l1Peers.map(() => ({ lat: [], repeats: [] }));
-    await rounds(l1Peers, 'l1Get', 200, rows, false);
-    for (let r = 0; r < REPEATS; r++) await rounds(l1Peers, 'l1Get', BATCH_MS * l1Peers.length, rows, true);
-    results.l1Get = { title: 'L1 hit of one Post (in-process tier, no Redis)', rows: rows.map((row, i) => summarize(l1Peers[i], row, rows, l1Peers, 'l1Get')) };
-    process.stderr.write('L1 hit: done\n');
+    const bentoL1Peer = (label, store, lossy) => ({
+      label, lossy,
+      async setup() {
+        await bentoL1.use(store).set({ key: 'post', value: onePost, ttl: '1h' });
+      },
+      l1Get: () => bentoL1.use(store).get({ key: 'post' })
+    });
+    const l1Peers = [
+      dkL1('darmok/redis l1 (a new Post per hit)', { maxEntries: 1000 }),
+      dkL1('darmok/redis l1 { shared: true } (one Post)', { maxEntries: 1000, shared: true }),
+      bentoL1Peer('BentoCache 1.6.1 L1 (memory driver, default: JSON)', 'serialized', 'JSON serializer: prototypes and Dates lost'),
+      bentoL1Peer('BentoCache 1.6.1 L1 (memory driver, serialize: false)', 'raw', 'the object stored, shared by every caller')
+    ];
+    for (const p of l1Peers) await p.setup();
+    for (const p of l1Peers) {
+      const cmp = compareGraphs(onePost, await p.l1Get(), 2);
+      p.correct = { l1Get: cmp.ok ? 'yes' : `no: ${cmp.problems.join('; ')}` };
+      if (p.check && !p.check()) throw new Error(`${p.label}: not served from its L1`);
+    }
+    {
+      const rows = l1Peers.map(() => ({ lat: [], repeats: [] }));
+      await rounds(l1Peers, 'l1Get', 200, rows, false);
+      for (let r = 0; r < REPEATS; r++) await rounds(l1Peers, 'l1Get', BATCH_MS * l1Peers.length, rows, true);
+      results.l1Get = { title: 'L1 hit of one Post (in-process tier, no Redis)', rows: rows.map((row, i) => summarize(l1Peers[i], row, rows, l1Peers, 'l1Get')) };
+      process.stderr.write('L1 hit: done\n');
+    }
   }
 
   const md = report(results, peers);
@@ -283,6 +314,16 @@ function summarize(peer, row, rows, peers, w) {
   return out;
 }
 
+/* ' (commit abc1234)' of the base checkout when it is a git work tree, else ''. */
+function baseCommit() {
+  try {
+    const sha = require('node:child_process').execFileSync('git', ['-C', base.dir, 'rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    return ` (commit ${sha.toString().trim()})`;
+  } catch {
+    return '';
+  }
+}
+
 function report(results, peers) {
   const fmt = (x) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(1));
   const us = (x) => (x >= 1000 ? `${(x / 1000).toFixed(2)} ms` : `${x.toFixed(0)} µs`);
@@ -292,8 +333,9 @@ function report(results, peers) {
     '',
     `- date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     `- machine: ${os.cpus()[0].model}, ${os.cpus().length} cores, linux ${os.release()}; Node ${process.version}; ${require('node:child_process').execFileSync('redis-server', ['--version']).toString().trim().split(' ').slice(0, 3).join(' ')} on loopback`,
+    ...(base === null ? [] : [`- base: the darmok/redis of ${base.dir}${baseCommit()}, beside this tree's in the rows marked (base)`]),
     `- load average at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} (the machine is shared)`,
-    `- command: \`node bench/cache.mjs${QUICK ? ' --quick' : ''}\` (${REPEATS} repeats of ${BATCH_MS} ms per peer; peers called in rotating round-robin, one call in flight)`,
+    `- command: \`node bench/cache.mjs${process.argv.slice(2).map((a) => ` ${a}`).join('')}\` (${REPEATS} repeats of ${BATCH_MS} ms per peer; peers called in rotating round-robin, one call in flight)`,
     '',
     'The floor is the raw client with JSON.stringify/JSON.parse: it returns plain data (no',
     'prototypes, Dates as strings). ops/s is one caller awaiting each call (1 / mean latency), median',
@@ -303,28 +345,39 @@ function report(results, peers) {
     'lands on every peer alike.',
     ''
   ];
-  for (const { title, rows } of Object.values(results)) {
+  for (const [w, { title, rows }] of Object.entries(results)) {
     lines.push(`## ${title}`, '', '| peer | ops/s | p50 | p99 | vs floor | correct? |', '|---|--:|--:|--:|--:|---|');
     for (const r of rows) {
+      // The floor of a set is the client's SET of JSON.stringify.
+      const label = w === 'set100' ? r.label.replace('GET + JSON.parse', 'SET + JSON.stringify') : r.label;
       const vs = r.overhead === undefined ? '—' : `${pct(r.overhead)} [${pct(r.overheadRange[0])}, ${pct(r.overheadRange[1])}]`;
       const ok = r.correct === 'yes' ? 'yes' : `**no** (${r.lossy})`;
-      lines.push(`| ${r.label} | ${fmt(r.ops)} | ${us(r.p50)} | ${us(r.p99)} | ${vs} | ${ok} |`);
+      lines.push(`| ${label} | ${fmt(r.ops)} | ${us(r.p50)} | ${us(r.p99)} | ${vs} | ${ok} |`);
     }
     lines.push('');
   }
   // The issue's targets.
-  const g = results.get1.rows;
+  const g = results.get1 === undefined ? [] : results.get1.rows;
   const targets = [];
   for (const r of g) if (r.overhead !== undefined && /JSON/.test(r.label)) targets.push(`- one-Post get, ${r.label}: ${pct(r.overhead)} over the floor (target ≤ +10%): ${r.overhead <= 0.10 ? 'met' : 'NOT met'}`);
   for (const [w, { title, rows }] of Object.entries(results)) {
     if (w === 'l1Get') continue;
-    const ops = (re) => rows.filter((r) => re.test(r.label)).map((r) => r.ops);
+    const ops = (re) => rows.filter((r) => re.test(r.label) && !r.label.endsWith('(base)')).map((r) => r.ops);
     const dkSlowest = Math.min(...ops(/^darmok/));
     const bentoOps = Math.max(...ops(/^BentoCache/));
     const cmOps = Math.max(...ops(/^cache-manager/));
     targets.push(`- ${title}: the slowest darmok/redis row ${fmt(dkSlowest)} ops/s vs BentoCache ${fmt(bentoOps)}, cache-manager ${fmt(cmOps)}: ${dkSlowest > bentoOps && dkSlowest > cmOps ? 'ahead' : 'NOT ahead'}`);
   }
   lines.push('## Targets (issue 25)', '', ...targets, '');
+  if (results.set100 !== undefined && base !== null) {
+    const rows = results.set100.rows;
+    const speedups = [];
+    for (const client of ['node-redis', 'ioredis']) {
+      const ops = (b) => rows.find((r) => r.label.startsWith(`darmok/redis JSON, ${client}`) && r.label.endsWith('(base)') === b).ops;
+      speedups.push(`- set of the 100-Post page, darmok/redis JSON on ${client}: ${(ops(false) / ops(true)).toFixed(2)}x the base's ops/s (target ≥ 2x on Node 24): ${ops(false) / ops(true) >= 2 ? 'met' : 'NOT met'}`);
+    }
+    lines.push('## Targets (issue 36)', '', ...speedups, '');
+  }
   if (results.l1Get !== undefined) {
     const l1 = results.l1Get.rows;
     const ops = (re) => l1.find((r) => re.test(r.label)).ops;

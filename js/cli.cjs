@@ -66,15 +66,22 @@ function formatOf(bytes, option) {
 }
 
 /*
- * The document as darmok JSON text (--json), checked whole. JSON is
- * checked by decodeEntity (classes read as plain data); protobuf by its
- * one decode, the transcode to JSON, which reads it as decodeEntity does
- * and stops at maxBytes of JSON.
+ * The document as darmok JSON text (--json), checked whole, as UTF-8
+ * bytes: the output is bytes, so no string of the document is made. JSON
+ * is checked by decodeEntity (classes read as plain data) and written as
+ * it came; protobuf by its one decode, the transcode to JSON, which reads
+ * it as decodeEntity does and stops at maxBytes of JSON.
  */
 function asJson(bytes, format) {
-  if (format === 'protobuf') return darmok.transcode(bytes, { from: 'protobuf', to: 'json' });
+  if (format === 'protobuf') return darmok.transcode(bytes, { from: 'protobuf', to: 'json', bytes: true });
   darmok.decodeEntity(bytes, { format, unknownClass: 'plain', newerVersion: 'accept', legacy: 'none' });
-  return Buffer.from(bytes).toString('utf8');
+  return bytes;
+}
+
+/* JSON text (bytes) and a newline to out. */
+function writeJson(out, bytes) {
+  out.write(bytes);
+  return out.write('\n');
 }
 
 function painter(stream) {
@@ -122,7 +129,7 @@ async function inspect(args, out) {
   const entry = unwrap(bytes);
   if (entry !== null) bytes = entry.document;
   const format = entry !== null && values.format === 'auto' ? entry.format : formatOf(bytes, values.format);
-  if (values.json) return out.write(asJson(bytes, format) + '\n');
+  if (values.json) return writeJson(out, asJson(bytes, format));
   const paint = painter(out);
   const tree = render(bytes, format, paint);
   const lines = [paint('dim', `${visible(where)}: darmok ${format} document, ${bytes.length} bytes`)];
@@ -143,15 +150,16 @@ function convert(args, out) {
   if (positionals.length > 1) throw new UsageError('convert takes one FILE');
   const bytes = readInput(positionals[0]);
   const from = formatOf(bytes, values.format);
-  let result = bytes;
+  // JSON as its UTF-8 bytes (bytes: true): no string of the document is made.
+  let result;
   if (from === values.to) {
     // Through the other format and back: checked, and in canonical form.
     const other = from === 'json' ? 'protobuf' : 'json';
-    result = darmok.transcode(darmok.transcode(bytes, { from, to: other }), { from: other, to: from });
+    result = darmok.transcode(darmok.transcode(bytes, { from, to: other, bytes: true }), { from: other, to: from, bytes: true });
   } else {
-    result = darmok.transcode(bytes, { from, to: values.to });
+    result = darmok.transcode(bytes, { from, to: values.to, bytes: true });
   }
-  return out.write(typeof result === 'string' ? result + '\n' : result);
+  return values.to === 'json' ? writeJson(out, result) : out.write(result);
 }
 
 async function main(argv) {

@@ -38,8 +38,9 @@ function notDetached(bytes, who) {
 
 /*
  * The byte formats, by name. An entry:
- *   encode(tape, len, maxDepth) -> the document (string or bytes) for the
- *       tape bytes tape[0..len).
+ *   encode(tape, len, maxDepth, bytes) -> the document (string or bytes)
+ *       for the tape bytes tape[0..len); with bytes, bytes whatever the
+ *       format.
  *   decode(blob, maxDepth, maxLength, maxBytes, rebuild) -> rebuild(reader)
  *       called on the tape of blob while that tape is valid; throws
  *       ERR_UNSUPPORTED_TYPE for a blob of the wrong type.
@@ -48,8 +49,8 @@ function notDetached(bytes, who) {
  */
 const FORMATS = {
   json: {
-    encode(tape, len, maxDepth) {
-      return core.jsonEncode(tape, len, maxDepth);
+    encode(tape, len, maxDepth, bytes) {
+      return core.jsonEncode(tape, len, maxDepth, bytes);
     },
     decode(blob, maxDepth, maxLength, maxBytes, rebuild) {
       if (typeof blob !== 'string' && !(blob instanceof Uint8Array)) {
@@ -93,11 +94,11 @@ const MAX_LENGTH = 16 * 1024 * 1024;
 const U32_MAX = 0xffffffff;
 
 /* The option names of each call. */
-const ENCODE_OPTIONS = new Set(['strict', 'maxDepth', 'format', ...SHAPING_OPTIONS]);
+const ENCODE_OPTIONS = new Set(['strict', 'maxDepth', 'format', 'bytes', ...SHAPING_OPTIONS]);
 const DECODE_OPTIONS = new Set(['unknownClass', 'newerVersion', 'legacy', 'maxDepth', 'maxBytes', 'maxLength',
   'maxRegExpLength', 'regExpProperties', 'format']);
 const CODEC_OPTIONS = new Set(['format', 'registry']);
-const TRANSCODE_OPTIONS = new Set(['from', 'to', 'maxDepth', 'maxBytes', 'maxLength']);
+const TRANSCODE_OPTIONS = new Set(['from', 'to', 'maxDepth', 'maxBytes', 'maxLength', 'bytes']);
 
 function limit(options, name, fallback) {
   const v = options[name];
@@ -125,6 +126,13 @@ function checkOptions(options, call) {
   }
 }
 
+/* A true-or-false option, default false. */
+function flag(options, name) {
+  const v = options[name];
+  if (v !== undefined && typeof v !== 'boolean') throw new DarmokError('ERR_INVALID_OPTION', `${name} must be true or false`);
+  return v === true;
+}
+
 function choice(options, name, values) {
   const v = options[name];
   if (v === undefined) return values[0];
@@ -134,8 +142,8 @@ function choice(options, name, values) {
   return v;
 }
 
-/* The option names of toPlain (encodeEntity's but format) and fromPlain (decodeEntity's but format and legacy). */
-const TO_PLAIN_OPTIONS = new Set([...ENCODE_OPTIONS].filter((name) => name !== 'format'));
+/* The option names of toPlain (encodeEntity's but format and bytes) and fromPlain (decodeEntity's but format and legacy). */
+const TO_PLAIN_OPTIONS = new Set([...ENCODE_OPTIONS].filter((name) => name !== 'format' && name !== 'bytes'));
 const FROM_PLAIN_OPTIONS = new Set([...DECODE_OPTIONS].filter((name) => name !== 'format' && name !== 'legacy'));
 
 /*
@@ -190,6 +198,8 @@ function createCodec(options) {
    *             classes, instead of skipping them / writing plain objects.
    *   maxDepth  default 1000; deeper nesting throws ERR_DEPTH.
    *   format    this call's format instead of the codec's ('json', 'protobuf').
+   *   bytes     true: the document as bytes in every format (JSON as its
+   *             UTF-8, a Buffer under Node), without making a JS string.
    *   sortKeys, only, except: the shaping of select.cjs (docs/SHAPING.md).
    * The value is only read. Re-entrant: a getter may call encodeEntity.
    */
@@ -198,23 +208,23 @@ function createCodec(options) {
     let maxDepth = MAX_DEPTH;
     let how = impl;
     let shape = null;
+    let bytes = false;
     if (options !== undefined && options !== null) {
       checkOptions(options, 'encodeEntity');
       if (options !== encodeChecked) {
         for (const k in options) if (!ENCODE_OPTIONS.has(k)) throw unknownOption('encodeEntity', k, ENCODE_OPTIONS);
         encodeChecked = options;
       }
-      const s = options.strict;
-      if (s !== undefined && typeof s !== 'boolean') throw new DarmokError('ERR_INVALID_OPTION', 'strict must be true or false');
-      strict = s === true;
+      strict = flag(options, 'strict');
       maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
       if (options.format !== undefined) how = FORMATS[formatOf(options, format)];
+      bytes = flag(options, 'bytes');
       shape = shaping(options);
     }
     const enc = acquire();
     try {
       enc.run(value, strict, maxDepth, registry, shape);
-      return how.encode(enc.w.buf, enc.w.pos, maxDepth);
+      return how.encode(enc.w.buf, enc.w.pos, maxDepth, bytes);
     } finally {
       enc.release();
     }
@@ -233,9 +243,7 @@ function createCodec(options) {
     if (options !== undefined && options !== null) {
       checkOptions(options, 'toPlain');
       checkNames(options, TO_PLAIN_OPTIONS, 'toPlain');
-      const s = options.strict;
-      if (s !== undefined && typeof s !== 'boolean') throw new DarmokError('ERR_INVALID_OPTION', 'strict must be true or false');
-      strict = s === true;
+      strict = flag(options, 'strict');
       maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
       shape = shaping(options);
     }
@@ -380,10 +388,11 @@ function createCodec(options) {
 }
 
 /*
- * transcode(blob, { from, to, maxDepth?, maxBytes?, maxLength? }) -> the
- * same document in the other format, converted inside the core without
+ * transcode(blob, { from, to, maxDepth?, maxBytes?, maxLength?, bytes? }) ->
+ * the same document in the other format, converted inside the core without
  * building JS values (no registry involved): 'json' -> 'protobuf' gives
- * bytes (a Buffer in Node), 'protobuf' -> 'json' a string. JSON comes as a
+ * bytes (a Buffer in Node), 'protobuf' -> 'json' a string, or with bytes
+ * its UTF-8 bytes. JSON comes as a
  * string or UTF-8 bytes, protobuf as a Uint8Array/Buffer. The input is
  * untrusted and checked as decodeEntity checks it, with the same limits,
  * but for what only the JS rebuild checks (a RegExp's source and flags,
@@ -403,13 +412,14 @@ function transcode(blob, options) {
   const maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
   const maxBytes = limit(options, 'maxBytes', MAX_BYTES);
   const maxLength = limit(options, 'maxLength', MAX_LENGTH);
+  const bytes = flag(options, 'bytes');
   if (from === 'json' ? typeof blob !== 'string' && !(blob instanceof Uint8Array) : !(blob instanceof Uint8Array)) {
     throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob(`transcode from ${from}`, blob, from === 'json'
       ? 'a string, a Buffer or a Uint8Array' : 'a Buffer or a Uint8Array'));
   }
   if (typeof blob !== 'string') notDetached(blob, 'transcode');
   try {
-    return core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes);
+    return core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes, bytes);
   } catch (err) {
     throw withFormatHint(err, from, blob);
   }

@@ -13,25 +13,25 @@
 
 const { live, PB_READ, init, isReady, ready, input, called, word, rebuildOutput, readerOverOutput } = require('./instance.cjs');
 const { failure, pbFailure, tooLarge } = require('./core-errors.cjs');
-const { utf8Encoder, utf8Decoder, isWellFormed, backslashesBefore } = require('./text.cjs');
+const { utf8Encoder, utf8Decoder, isWellFormed, backslashesBefore, utf16ToUtf8 } = require('./text.cjs');
 const { RES_OUT, RES_OUT_LEN, RES_U16, RES_U16_LEN, RES_IN_LEN } = require('./dk_abi.cjs');
 
 /* JSON text as UTF-16 units, where there is no Buffer#ucs2Slice (outputText). */
 const utf16Decoder = new TextDecoder('utf-16le');
 
 /*
- * Turn the tape tape[0..len) into JSON text. The tape is copied with one
- * set() into the input area; the output is decoded to a string before any
- * other call can overwrite it.
+ * Turn the tape tape[0..len) into JSON text: a string, or with bytes its
+ * UTF-8 (outputUtf8). The tape is copied with one set() into the input
+ * area; the output is copied out before any other call can overwrite it.
  */
-function jsonEncode(tape, len, maxDepth) {
+function jsonEncode(tape, len, maxDepth, bytes) {
   ready();
   const p = input(len);
   live.heap.set(tape.subarray(0, len), p);
   const code = live.wasm.dk_json_encode_ctx(live.ctx, len, maxDepth);
   called(code);
   if (code !== 0) throw failure(code, p, len, 'encode');
-  return outputText(live.heap, word);
+  return bytes ? outputUtf8(live.heap, word) : outputText(live.heap, word);
 }
 
 /*
@@ -55,6 +55,20 @@ function outputText(heap, word) {
   if (u16 !== 0) return utf16Decoder.decode(heap.subarray(u16, u16 + word(RES_U16_LEN)));
   const out = word(RES_OUT);
   return utf8Decoder.decode(heap.subarray(out, out + word(RES_OUT_LEN)));
+}
+
+/*
+ * The JSON text an encode call left in memory heap (word as for
+ * outputText) as UTF-8 bytes of its own (a Buffer under Node), with no JS
+ * string made on the way: V8 makes a string over 128 KiB in memory of its
+ * own, which costs more than the bytes Redis or a file wants anyway. The
+ * output's bytes are UTF-8 unless the writer went wide (result word 6 is
+ * then the output's address itself); wide units are transcoded.
+ */
+function outputUtf8(heap, word) {
+  const u16 = word(RES_U16);
+  if (u16 !== 0 && u16 === word(RES_OUT)) return utf16ToUtf8(heap, u16, word(RES_U16_LEN));
+  return outputBytes(heap, word);
 }
 
 /*
@@ -203,12 +217,13 @@ function pbDecode(bytes, maxDepth, maxLength, maxBytes, rebuild) {
 }
 
 /*
- * JSON text -> protobuf bytes (toProtobuf) or protobuf bytes -> JSON text,
- * inside the core: no JS value is built. Errors point into the input.
+ * JSON text -> protobuf bytes (toProtobuf) or protobuf bytes -> JSON text
+ * (its UTF-8 bytes with bytes: the writer writes UTF-8 here), inside the
+ * core: no JS value is built. Errors point into the input.
  * maxBytes bounds the input, and the JSON text too: what decodeEntity
  * would read back (string references can make it many times the input).
  */
-function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes) {
+function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes, bytes) {
   ready();
   let p;
   let len;
@@ -224,13 +239,13 @@ function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes) {
   if (code !== 0) {
     throw toProtobuf ? failure(code, p, len, 'decode', false, maxDepth, maxLength) : pbFailure(code, p, len, maxDepth, maxLength);
   }
-  if (toProtobuf) return outputBytes(live.heap, word);
+  if (toProtobuf || bytes) return outputBytes(live.heap, word);
   const out = word(RES_OUT);
   return utf8Decoder.decode(live.heap.subarray(out, out + word(RES_OUT_LEN)));
 }
 
 
 module.exports = {
-  init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, readerOverOutput, outputText, outputBytes, PB_READ,
+  init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, readerOverOutput, outputText, outputBytes, outputUtf8, PB_READ,
   u16Area, u16At
 };

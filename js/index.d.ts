@@ -98,6 +98,12 @@ export interface EncodeOptions {
   /** This call's format instead of the entry point's or codec's. */
   format?: Format;
   /**
+   * true: the document as bytes in every format - JSON as its UTF-8 (a
+   * Buffer in Node), made without a JS string, for Redis, a file or a
+   * socket. Default false: JSON text as a string.
+   */
+  bytes?: boolean;
+  /**
    * Keys of plain objects and instances in code-unit order of their written
    * names (Maps and Sets keep insertion order): canonical bytes. Default false.
    */
@@ -108,8 +114,8 @@ export interface EncodeOptions {
   except?: FieldSelection;
 }
 
-/** toPlain's options: encodeEntity's, without format. */
-export type ToPlainOptions = Omit<EncodeOptions, 'format'>;
+/** toPlain's options: encodeEntity's, without format and bytes. */
+export type ToPlainOptions = Omit<EncodeOptions, 'format' | 'bytes'>;
 
 /** fromPlain's options: decodeEntity's, without format and legacy (maxBytes bounds the tree's JSON text). */
 export type FromPlainOptions = Omit<DecodeOptions, 'format' | 'legacy'>;
@@ -169,6 +175,8 @@ export interface DecodeOptions {
   format?: Format;
 }
 
+/** With `{ bytes: true }`: the document as bytes (a Buffer in Node), darmok JSON as its UTF-8. */
+export function encodeEntity(value: unknown, options: EncodeOptions & { bytes: true }): Bytes;
 /** Encode a value to darmok protobuf bytes (a Buffer in Node). */
 export function encodeEntity(value: unknown, options: EncodeOptions & { format: 'protobuf' }): Bytes;
 /** Encode a value to darmok JSON text. */
@@ -235,6 +243,8 @@ export interface Codec<F extends Format = 'json'> {
   readonly registry: Registry;
   /** Registers into this codec's registry. */
   readonly serializable: SerializableFunction;
+  /** With `{ bytes: true }`, bytes in every format (JSON as its UTF-8). */
+  encodeEntity(value: unknown, options: EncodeOptions & { bytes: true }): Bytes;
   encodeEntity(value: unknown, options?: EncodeOptions): Encoded<F>;
   /** As the top-level decodeEntity: with Class, a Class, null or a collection. */
   decodeEntity<C extends Class>(blob: string | Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C> | null;
@@ -258,18 +268,22 @@ export interface TranscodeOptions {
   maxDepth?: number;
   maxBytes?: number;
   maxLength?: number;
+  /** To 'json': true gives the text's UTF-8 bytes (a Buffer in Node), no string. Default false. */
+  bytes?: boolean;
 }
 
 /**
  * Convert a document between darmok JSON and protobuf inside the core,
  * without building JS values: to 'protobuf' gives bytes (a Buffer in Node),
- * to 'json' a string. A round trip gives back identical bytes.
+ * to 'json' a string, or its UTF-8 bytes with `bytes: true`. A round trip
+ * gives back identical bytes.
  */
 export function transcode(blob: string | Uint8Array, options: TranscodeOptions & { to: 'protobuf' }): Bytes;
+export function transcode(blob: Uint8Array, options: TranscodeOptions & { to: 'json', bytes: true }): Bytes;
 export function transcode(blob: Uint8Array, options: TranscodeOptions & { to: 'json' }): string;
 
 /**
- * Protobuf bytes as encodeEntity and transcode return them: a Buffer where
+ * Bytes as encodeEntity and transcode return them: a Buffer where
  * Node's types are loaded (it is one in Node), else a Uint8Array (what a
  * browser gets). So the bytes go straight into ioredis or node-redis.
  */

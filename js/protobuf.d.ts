@@ -15,6 +15,8 @@ export {
 
 /** Encode a value to darmok protobuf bytes (a darmok.Document; a Buffer in Node). */
 export function encodeEntity(value: unknown, options?: EncodeOptions & { format?: 'protobuf' }): Bytes;
+/** With `{ bytes: true }`: bytes in either format (darmok JSON as its UTF-8). */
+export function encodeEntity(value: unknown, options: EncodeOptions & { bytes: true }): Bytes;
 /** With `{ format: 'json' }`: darmok JSON text. */
 export function encodeEntity(value: unknown, options: EncodeOptions & { format: 'json' }): string;
 /** A format known only at run time: protobuf bytes or JSON text. */

@@ -38,9 +38,10 @@ function header(format, staleAt, extra) {
 }
 
 /*
- * The entry to SET: a string for the JSON format (doc is the JSON text), a
- * Buffer of header + doc bytes for protobuf. extra: the fields after
- * staleAt, each with its leading space ('' for none).
+ * The entry to SET: header + doc as one Buffer when doc is bytes (the
+ * cache encodes either format to bytes), as a string when doc is JSON
+ * text. extra: the fields after staleAt, each with its leading space (''
+ * for none).
  */
 function pack(format, staleAt, doc, extra = '') {
   const head = header(format, staleAt, extra);

@@ -113,6 +113,70 @@ function nodeBufferOf(u8) {
 }
 
 /*
+ * Node's buffer.transcode (ICU), where a self-check shows it turns UTF-16
+ * into UTF-8 as the Encoding Standard does; else null. Reached through
+ * process.getBuiltinModule so that no bundle for the browser asks for
+ * node:buffer.
+ */
+const icuTranscode = (() => {
+  try {
+    const get = typeof process === 'object' && process !== null ? process.getBuiltinModule : undefined;
+    const transcode = typeof get === 'function' ? get('buffer').transcode : undefined;
+    if (typeof transcode !== 'function' || NodeBuffer === null) return null;
+    const sample = 'a\u00e9\u6771\ud83d\ude80';
+    const out = transcode(NodeBuffer.from(sample, 'utf16le'), 'utf16le', 'utf8');
+    return NodeBuffer.from(sample, 'utf8').equals(out) ? transcode : null;
+  } catch {
+    return null;
+  }
+})();
+
+/*
+ * The UTF-8 of the n bytes of UTF-16 (LE) units at heap[at..at + n), as
+ * new bytes (a Buffer under Node, else a Uint8Array), without a JS string
+ * in between. The units must hold no lone surrogate (the core's JSON
+ * writer escapes them), which both ways would make U+FFFD.
+ */
+function utf16ToUtf8(heap, at, n) {
+  if (icuTranscode !== null) return icuTranscode(heap.subarray(at, at + n), 'utf16le', 'utf8');
+  return utf16ToUtf8Js(heap, at, n);
+}
+
+/* utf16ToUtf8 by hand, where there is no ICU transcode (browsers, workerd). */
+function utf16ToUtf8Js(heap, at, n) {
+  const end = at + n;
+  let len = 0;
+  for (let i = at; i < end; i += 2) {
+    const c = heap[i] | (heap[i + 1] << 8);
+    // a surrogate pair is 4 bytes of UTF-8, 2 for each of its units
+    len += c < 0x80 ? 1 : c < 0x800 || (c & 0xf800) === 0xd800 ? 2 : 3;
+  }
+  const out = NodeBuffer !== null ? NodeBuffer.allocUnsafe(len) : new Uint8Array(len);
+  let o = 0;
+  for (let i = at; i < end; i += 2) {
+    let c = heap[i] | (heap[i + 1] << 8);
+    if (c < 0x80) {
+      out[o++] = c;
+    } else if (c < 0x800) {
+      out[o++] = 0xc0 | (c >> 6);
+      out[o++] = 0x80 | (c & 0x3f);
+    } else if ((c & 0xfc00) === 0xd800) {
+      i += 2;
+      c = 0x10000 + ((c - 0xd800) << 10) + ((heap[i] | (heap[i + 1] << 8)) - 0xdc00);
+      out[o++] = 0xf0 | (c >> 18);
+      out[o++] = 0x80 | ((c >> 12) & 0x3f);
+      out[o++] = 0x80 | ((c >> 6) & 0x3f);
+      out[o++] = 0x80 | (c & 0x3f);
+    } else {
+      out[o++] = 0xe0 | (c >> 12);
+      out[o++] = 0x80 | ((c >> 6) & 0x3f);
+      out[o++] = 0x80 | (c & 0x3f);
+    }
+  }
+  return out;
+}
+
+/*
  * The count of backslashes just before index i of JSON text (a string or
  * its bytes): odd, the character at i is escaped. For the places that
  * look at escapes in raw text (core.cjs, tanagra.cjs, decode.cjs).
@@ -128,5 +192,6 @@ function backslashesBefore(text, i) {
 }
 
 module.exports = {
-  utf8Encoder, utf8Decoder, isWellFormed, writeWtf8, wtf8Length, readWtf8Unsafe, nodeBufferOf, backslashesBefore
+  utf8Encoder, utf8Decoder, isWellFormed, writeWtf8, wtf8Length, readWtf8Unsafe, nodeBufferOf, backslashesBefore,
+  utf16ToUtf8, utf16ToUtf8Js
 };

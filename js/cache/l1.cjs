@@ -3,10 +3,11 @@
  * cache/l1.cjs - the in-process tier of darmok/redis: an LRU of entries
  * by Redis key, bounded by count and by the bytes of their documents.
  *
- * An entry keeps the document's bytes as Redis holds them (the JSON text
- * or protobuf bytes after the envelope), so a hit decodes a new instance
- * that its caller may change freely; with `shared`, the first hit's
- * instance is kept and returned to every later hit of the same Class.
+ * An entry keeps the document as Redis holds it (the JSON text, as a
+ * string from its first hit, or protobuf bytes after the envelope), so a
+ * hit decodes a new instance that its caller may change freely; with
+ * `shared`, the first hit's instance is kept and returned to every later
+ * hit of the same Class.
  *
  * Invalidations race with reads: a GET sent before another process's SET
  * may answer after that SET's invalidation has arrived here, and its old
@@ -50,8 +51,8 @@ class L1 {
   /*
    * Stores e = { doc, staleAt, graceEnd, createdAt, tags } under full, read
    * or written with ticket; false when an invalidation came after it.
-   * The document's size is its length: bytes for protobuf, UTF-16 units
-   * for JSON text (its UTF-8 bytes for ASCII text).
+   * The document's size is its length in bytes when put (both formats'
+   * documents are bytes, as written and as read back).
    */
   put(full, e, ticket) {
     if (ticket < this.allAt) return false;

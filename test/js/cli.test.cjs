@@ -124,6 +124,21 @@ test('convert: JSON to protobuf and back, byte for byte; files and stdin', () =>
   assert.equal(same.stdout, jsonText + '\n');
 });
 
+test('convert and inspect --json write the UTF-8 of the text byte for byte: non-ASCII, a document over 128 KiB', () => {
+  const value = { body: Array.from({ length: 9000 }, (_, i) => `na\u00efve \u6771\u4eac \ud83d\ude80 ${i}`).join(' '), lone: '\ud800', m: new Map([['\u00e9', 1n]]) };
+  const doc = darmok.encodeEntity(value, { bytes: true });
+  const text = Buffer.concat([doc, Buffer.from('\n')]);
+  const blob = pb.encodeEntity(value);
+  assert.ok(doc.length > 128 * 1024);
+  for (const [args, input] of [[['convert', '--to', 'json'], blob], [['convert', '--to', 'json'], doc],
+    [['inspect', '--json'], blob], [['inspect', '--json'], doc]]) {
+    const res = darmokCli(args, input);
+    assert.equal(res.status, 0, String(res.stderr));
+    assert.ok(res.stdout.equals(text), args.join(' '));
+  }
+  assert.deepStrictEqual(darmokCli(['convert', '--to', 'protobuf'], doc).stdout, blob);
+});
+
 test('bad input: exit 1, the DarmokError code, offset and path on stderr', () => {
   const bad = darmokCli(['inspect'], jsonText.slice(0, 120));
   assert.equal(bad.status, 1);

@@ -48,11 +48,11 @@ test('configure() names the closest option too', () => {
 });
 
 // toPlain and fromPlain take encodeEntity's and decodeEntity's options
-// but the format (and fromPlain, legacy): fromPlain's RegExp options too.
+// but the format and bytes (and fromPlain, legacy): fromPlain's RegExp options too.
 test('fromPlain takes decodeEntity\'s options but format and legacy', () => {
   const c = isolatedCodec('json');
   for (const name of DECODE_OPTIONS) assert.strictEqual(FROM_PLAIN_OPTIONS.has(name), name !== 'format' && name !== 'legacy', name);
-  for (const name of ENCODE_OPTIONS) assert.strictEqual(TO_PLAIN_OPTIONS.has(name), name !== 'format', name);
+  for (const name of ENCODE_OPTIONS) assert.strictEqual(TO_PLAIN_OPTIONS.has(name), name !== 'format' && name !== 'bytes', name);
   const plain = c.toPlain([/\p{L}/u]);
   throwsCode(() => c.fromPlain(plain), 'ERR_FORMAT');
   assert.strictEqual(c.fromPlain(plain, { regExpProperties: 'accept' })[0].source, '\\p{L}');

@@ -1,7 +1,8 @@
 // darmok/serializer in the cache libraries' real packages, on a real
 // redis-server through their Redis stores: Keyv (@keyv/redis),
 // cache-manager 7 (a Keyv store) and BentoCache (its redis driver, L2 only,
-// so every get reads Redis). A Post with a Date, a Map, a BigInt, a Buffer
+// so every get reads Redis); with bytes: true there and in BentoCache's
+// memory driver, the stores that take bytes. A Post with a Date, a Map, a BigInt, a Buffer
 // and a shared reference comes back whole with darmok; each library's own
 // default serializer loses them (asserted too).
 import { test, before, after } from 'node:test';
@@ -136,6 +137,40 @@ test('BentoCache with its redis driver: bentoSerializer round-trips the Post; it
     withDarmok: bento('bd', bentoSerializer), plain: bento('bp'), part: 'bd', bufferKept: false,
     set: (c, key, value) => c.set({ key, value }), get: (c, key) => c.get({ key }), close: (c) => c.disconnectAll()
   });
+});
+
+test('createSerializer({ bytes: true }) in @keyv/redis, cache-manager and BentoCache (redis and memory drivers): Redis holds the same text', async () => {
+  const bytes = createSerializer({ bytes: true });
+  const { memoryDriver } = await import('bentocache/drivers/memory');
+  const viaKeyv = keyv('kb', bytes);
+  const viaCm = createCache({ stores: [keyv('cb', bytes)] });
+  const viaBento = new BentoCache({
+    default: 'redis', serializer: bytes,
+    stores: { redis: bentostore().useL2Layer(redisDriver({ connection: { host: redis.host, port: redis.port }, prefix: 'bb' })) }
+  });
+  const bentoMemory = new BentoCache({
+    default: 'memory', serializer: bytes, stores: { memory: bentostore().useL1Layer(memoryDriver({ maxSize: 1 << 20 })) }
+  });
+  try {
+    await viaKeyv.set('post', makePost(), 60000);
+    assertWhole(await viaKeyv.get('post'));
+    await viaCm.set('post', makePost(), 60000);
+    assertWhole(await viaCm.get('post'));
+    await viaBento.set({ key: 'post', value: makePost() });
+    assertWhole(await viaBento.get({ key: 'post' }));
+    await bentoMemory.set({ key: 'post', value: makePost() });
+    assertWhole(await bentoMemory.get({ key: 'post' }));
+    // The text the string serializer writes for the same entry.
+    const text = await stored('kb');
+    const { expires } = JSON.parse(text);
+    assert.strictEqual(text, keyvSerializer.serialize({ value: makePost(), expires }));
+    assert.match(await stored('bb'), /\{"\$":"test\.Post"/);
+  } finally {
+    await viaKeyv.disconnect();
+    await viaCm.disconnect();
+    await viaBento.disconnectAll();
+    await bentoMemory.disconnectAll();
+  }
 });
 
 test('createSerializer: its own registry and decode options', () => {

@@ -27,7 +27,7 @@ const IMPORTS = {
 import pb from 'darmok/protobuf';
 import { decodeEntity as decodeJson } from 'darmok/json';
 import inline from 'darmok/inline';
-import { keyvSerializer, bentoSerializer } from 'darmok/serializer';
+import { keyvSerializer, bentoSerializer, createSerializer } from 'darmok/serializer';
 import type { RedisValue } from 'ioredis';
 import type { RedisArgument } from '@redis/client';`,
   cjs: `import darmok = require('darmok');
@@ -39,7 +39,7 @@ import type { RedisValue } from 'ioredis';
 import type { RedisArgument } from '@redis/client';
 const { serializable, encodeEntity, decodeEntity, init, DarmokError } = darmok;
 const decodeJson = json.decodeEntity;
-const { keyvSerializer, bentoSerializer } = ser;
+const { keyvSerializer, bentoSerializer, createSerializer } = ser;
 type Bytes = darmok.Bytes;`
 };
 
@@ -65,6 +65,13 @@ const again: Post | null = decodeJson(text, Post);
 const viaInline: Post | null = inline.decodeEntity(inline.encodeEntity(post), Post);
 const fromKeyv = keyvSerializer.deserialize(keyvSerializer.serialize({ value: post, expires: 5 }));
 const fromBento: unknown = bentoSerializer.deserialize(bentoSerializer.serialize(post));
+// bytes: true: JSON as its UTF-8 bytes, typed Bytes, wherever JSON is written.
+const jsonBytes: Bytes = encodeEntity(post, { bytes: true });
+const viaPb: Buffer = pb.encodeEntity(post, { format: 'json', bytes: true });
+const viaTranscode: Bytes = darmok.transcode(bytes, { from: 'protobuf', to: 'json', bytes: true });
+const stored: Buffer = createSerializer({ bytes: true }).serialize(post);
+// @ts-expect-error: without bytes, JSON is a string
+const notBytes: Bytes = encodeEntity(post);
 
 let code = 'none';
 try {
@@ -85,12 +92,14 @@ async function main(): Promise<void> {
   await init('darmok.wasm').catch((err: DarmokError) => { if (err.code !== 'ERR_INVALID_OPTION') throw err; });
   console.log(JSON.stringify([forIoredis === forNodeRedis, Buffer.isBuffer(asBuffer), Buffer.compare(asBuffer, sameBytes),
     back?.age(new Date(10)), again?.tags.get('views') === 12n, viaInline instanceof Post,
-    (fromKeyv.value as Post) instanceof Post, fromKeyv.expires, fromBento instanceof Post, code]));
+    (fromKeyv.value as Post) instanceof Post, fromKeyv.expires, fromBento instanceof Post, code,
+    Buffer.compare(jsonBytes, Buffer.from(encodeEntity(post))), Buffer.compare(viaPb, jsonBytes),
+    Buffer.compare(viaTranscode, jsonBytes), Buffer.compare(stored, jsonBytes), typeof notBytes]));
 }
 main();
 `;
 
-const EXPECTED = [true, true, 0, 10, true, true, true, 5, true, 'ERR_SYNTAX@5'];
+const EXPECTED = [true, true, 0, 10, true, true, true, 5, true, 'ERR_SYNTAX@5', 0, 0, 0, 0, 'string'];
 
 /* mode -> [tsconfig compilerOptions, sample file name, imports, package.json type] */
 const MODES = {
