@@ -93,7 +93,10 @@ function createBus({ commands, channel, origin, window, publish, onMessage, onUp
       await s.subscribe(channel);
     } else {
       await s.connect();
-      if (closed) return;
+      if (closed) {
+        quit(s); // close() could not end a connection still being made
+        return;
+      }
       await s.subscribe(channel, (text) => receive(text));
     }
     if (closed) quit(s);
