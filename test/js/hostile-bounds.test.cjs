@@ -6,7 +6,9 @@
  * outcome must be a value or a DarmokError, time(4n) < 8 * time(n) + 50 ms,
  * and time(4n) under a ceiling that the code before the fix exceeded many
  * times over (figures in docs/SECURITY.md). Growth is asserted, never a
- * tight absolute time.
+ * tight absolute time; each size's time is the least of up to three runs,
+ * so that another process taking the cores (test files run side by side)
+ * does not pass for quadratic growth.
  */
 const { test } = require('node:test');
 const path = require('node:path');
@@ -42,8 +44,14 @@ const ATTACKS = [
 
 for (const [name, n, ceiling] of ATTACKS) {
   test(`attack stays linear: ${name} at ${n} and ${4 * n}`, { skip }, () => {
-    const small = run(name, n);
-    const large = run(name, 4 * n);
+    let small = run(name, n);
+    let large = run(name, 4 * n);
+    for (let again = 0; again < 2 && !(large.ms < 8 * small.ms + 50 && large.ms < ceiling); again++) {
+      const s2 = run(name, n);
+      const l2 = run(name, 4 * n);
+      if (s2.ms < small.ms) small = s2;
+      if (l2.ms < large.ms) large = l2;
+    }
     for (const r of [small, large]) assert.match(r.outcome, /^(value|DarmokError ERR_\w+)$/, `${name}: ${r.outcome}`);
     assert.ok(large.ms < 8 * small.ms + 50, `${name}: ${small.ms.toFixed(0)} ms at ${n}, ${large.ms.toFixed(0)} ms at ${4 * n}`);
     assert.ok(large.ms < ceiling, `${name}: ${large.ms.toFixed(0)} ms at ${4 * n}, over ${ceiling}`);

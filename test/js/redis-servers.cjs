@@ -144,7 +144,13 @@ function spawnServer(port, extra, dir) {
     '--dir', dir, '--daemonize', 'no', '--protected-mode', 'no', '--loglevel', 'warning', ...extra]);
 }
 
-/* Starts redis-server with args, listening on port; resolves to { port, pid, stop() } when it answers PING. */
+/*
+ * Starts redis-server with args, listening on port; resolves to { port,
+ * pid, stop() } when it answers PING and INFO names its own PID: a port
+ * found free can be taken by another test file's server before ours binds
+ * it, and that server would answer PING too. Rejects with err.portTaken
+ * set when ours could not bind.
+ */
 async function spawnRedis(port, args) {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -154,19 +160,37 @@ async function spawnRedis(port, args) {
   child.once('exit', () => running.delete(child));
   let gone = false;
   exited.then(() => { gone = true; });
-  await waitFor(`redis-server on port ${port}`, async () => {
-    if (gone) throw new Error(`redis-server exited: ${stderr.trim()}`);
-    return (await text(port, 'PING')) === 'PONG';
-  });
-  return {
-    port,
-    pid: child.pid,
-    async stop() {
-      if (gone) return;
-      process.kill(child.pid, 'SIGKILL');
-      await exited;
-    }
+  const stop = async () => {
+    if (gone) return;
+    process.kill(child.pid, 'SIGKILL');
+    await exited;
   };
+  try {
+    await waitFor(`redis-server on port ${port}`, async () => {
+      if (gone) throw new Error(`redis-server exited: ${stderr.trim()}`);
+      if ((await text(port, 'PING')) !== 'PONG') return false;
+      const pid = /^process_id:(\d+)/m.exec(await text(port, 'INFO', 'server'));
+      if (pid && Number(pid[1]) === child.pid) return true;
+      if (gone) throw new Error(`redis-server exited: ${stderr.trim()}`);
+      return false; // another process's server on the port; ours exits when its bind fails
+    });
+  } catch (err) {
+    await stop();
+    if (/already in use|bind|Address in use/i.test(stderr)) err.portTaken = true;
+    throw err;
+  }
+  return { port, pid: child.pid, stop };
+}
+
+/* spawn(port) on ports from pick(), again on another when the port was taken meanwhile. */
+async function onFreePort(pick, spawnOn) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnOn(await pick());
+    } catch (err) {
+      if (!err.portTaken || attempt === 5) throw err;
+    }
+  }
 }
 
 function tempDir(name) {
@@ -179,7 +203,9 @@ function tempDir(name) {
  */
 async function startRedis({ port, extra = [] } = {}) {
   const dir = tempDir('redis');
-  const server = await spawnServer(port === undefined ? await freePort() : port, extra, dir);
+  const server = port === undefined
+    ? await onFreePort(freePort, (p) => spawnServer(p, extra, dir))
+    : await spawnServer(port, extra, dir);
   return {
     ...server,
     host: HOST,
@@ -200,14 +226,17 @@ async function startRedis({ port, extra = [] } = {}) {
 async function startCluster({ extra = [] } = {}) {
   const dir = tempDir('cluster');
   const ports = [];
-  for (let i = 0; i < 3; i++) ports.push(await freeClusterPort(ports));
   const nodes = [];
   try {
-    for (const port of ports) {
-      const nodeDir = path.join(dir, String(port));
-      fs.mkdirSync(nodeDir);
-      nodes.push(await spawnServer(port, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
-        '--cluster-node-timeout', '5000', ...extra], nodeDir));
+    for (let i = 0; i < 3; i++) {
+      const node = await onFreePort(() => freeClusterPort(ports), (port) => {
+        const nodeDir = path.join(dir, String(port));
+        fs.mkdirSync(nodeDir, { recursive: true });
+        return spawnServer(port, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
+          '--cluster-node-timeout', '5000', ...extra], nodeDir);
+      });
+      nodes.push(node);
+      ports.push(node.port);
     }
     await new Promise((resolve, reject) => {
       execFile('redis-cli', ['--cluster', 'create', ...ports.map((p) => `${HOST}:${p}`),
@@ -253,21 +282,23 @@ async function startSentinel(name = 'darmok') {
     const replicaDir = path.join(dir, 'replica');
     fs.mkdirSync(primaryDir);
     fs.mkdirSync(replicaDir);
-    const primary = await spawnServer(await freePort(), [], primaryDir);
+    const primary = await onFreePort(freePort, (p) => spawnServer(p, [], primaryDir));
     nodes.push(primary);
-    const replica = await spawnServer(await freePort(), ['--replicaof', HOST, String(primary.port)], replicaDir);
+    const replica = await onFreePort(freePort, (p) => spawnServer(p, ['--replicaof', HOST, String(primary.port)], replicaDir));
     nodes.push(replica);
     await waitFor('the replica in sync', async () => /master_link_status:up/.test(await text(replica.port, 'INFO', 'replication')));
-    const port = await freePort();
     const conf = path.join(dir, 'sentinel.conf');
-    // Sentinel rewrites its config file (what it learns), so it gets one of its own.
-    fs.writeFileSync(conf, [
-      `port ${port}`, `bind ${HOST}`, 'protected-mode no', `dir ${dir}`, 'loglevel warning',
-      `sentinel monitor ${name} ${HOST} ${primary.port} 1`,
-      `sentinel down-after-milliseconds ${name} 1000`,
-      `sentinel failover-timeout ${name} 5000`, ''
-    ].join('\n'));
-    const sentinel = await spawnRedis(port, [conf, '--sentinel']);
+    const sentinel = await onFreePort(freePort, (p) => {
+      // Sentinel rewrites its config file (what it learns), so it gets one of its own.
+      fs.writeFileSync(conf, [
+        `port ${p}`, `bind ${HOST}`, 'protected-mode no', `dir ${dir}`, 'loglevel warning',
+        `sentinel monitor ${name} ${HOST} ${primary.port} 1`,
+        `sentinel down-after-milliseconds ${name} 1000`,
+        `sentinel failover-timeout ${name} 5000`, ''
+      ].join('\n'));
+      return spawnRedis(p, [conf, '--sentinel']);
+    });
+    const { port } = sentinel;
     nodes.push(sentinel);
     await waitFor('the Sentinel to see the replica', async () => {
       const replicas = await send(port, 'SENTINEL', 'REPLICAS', name);
