@@ -23,6 +23,17 @@
 #define DK_TAG_HOLE_S "hole"           /* {"$hole":n}: n empty slots of an array */
 #define DK_TAG_REF_S "ref"             /* {"$ref":i}: the i-th referenceable value again */
 
+/*
+ * The meta keys of an object, each one line
+ *   #define DK_META_<ID>_S "<key>"
+ * like the tags: "$" names an instance's class ({"$":"Post", ...}), "$v"
+ * its version right after, and a plain object's key that starts with "$"
+ * is written with one more "$" first ("$$x" for "$x").
+ */
+#define DK_META_CLASS_S "$"
+#define DK_META_VERSION_S "$v"
+#define DK_META_ESCAPE_S "$$"
+
 /* The tags in the order above; a binary kind k is DK_TAG_BYTES + k. */
 enum dk_tag {
     DK_TAG_UNDEFINED,

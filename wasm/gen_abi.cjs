@@ -13,7 +13,8 @@
  * the DarmokError code of each value by number (null for DK_OK), taken
  * from the first word of its comment. TAGS is the darmok JSON tags of
  * dk_tags.h (names without the "$"), in enum dk_tag's order, which must be
- * that of their #define DK_TAG_<ID>_S "name" lines; BYTES_NAMES the tag
+ * that of their #define DK_TAG_<ID>_S "name" lines; META the meta keys of
+ * dk_tags.h's #define DK_META_<ID>_S "key" lines by ID; BYTES_NAMES the tag
  * name of each DK_BYTES_* kind, the first word of its comment. EXPORTS is the list of functions JS
  * calls, from exports.txt (one name a line, # comments), the list the
  * Makefile gives emcc: instance.cjs refuses a core that lacks one of them.
@@ -25,9 +26,9 @@ const path = require('node:path');
 const SOURCES = [
   { header: 'dk_tape.h', enums: ['dk_tape_op', 'dk_bytes_kind'], prefixes: ['DK_STR_'], kindNames: 'dk_bytes_kind' },
   { header: 'dk_abi.h', enums: ['dk_res_word'] },
-  { header: 'darmok.h', codes: 'dk_code', defines: ['DK_READ_KEYREFS', 'DK_READ_STRREFS', 'DK_U16_SRC', 'DK_U16_HEAD',
+  { header: 'darmok.h', codes: 'dk_code', defines: ['DK_DEFAULT_MAX_DEPTH', 'DK_READ_KEYREFS', 'DK_READ_STRREFS', 'DK_U16_SRC', 'DK_U16_HEAD',
     'DK_U16_SRC_ENTRY', 'DK_U16_SRC_ASCII_MIN'] },
-  { header: 'dk_tags.h', tags: 'dk_tag' }
+  { header: 'dk_tags.h', tags: 'dk_tag', meta: true }
 ];
 
 const INTEGER = /^(0[xX][0-9a-fA-F]+|0|[1-9][0-9]*)[uU]?$/;
@@ -144,6 +145,20 @@ function parseTags(text, name, file) {
   return found.map((t) => t.name);
 }
 
+/* The meta keys of dk_tags.h: each `#define DK_META_<ID>_S "key"` line: { ID: key }. */
+function parseMeta(text, file) {
+  const meta = {};
+  text.split('\n').forEach((line, i) => {
+    if (!/^\s*#\s*define\s+DK_META_/.test(line)) return;
+    const m = /^\s*#\s*define\s+DK_META_([A-Z0-9_]+)_S\s+"(\$[A-Za-z0-9$]*)"\s*(\/\*.*\*\/)?\s*$/.exec(line);
+    if (m === null) fail(file, i + 1, 'a DK_META_ define that is not #define DK_META_<ID>_S "$key"');
+    if (m[1] in meta) fail(file, i + 1, `DK_META_${m[1]}_S defined twice`);
+    meta[m[1]] = m[2];
+  });
+  if (Object.keys(meta).length === 0) fail(file, 0, 'no #define DK_META_<ID>_S');
+  return meta;
+}
+
 /* The first word of the comment of each enumerator of enum name but the last (the count): [word]. */
 function parseKindNames(text, name, file) {
   const items = parseEnum(text, name, file);
@@ -186,6 +201,7 @@ function read(dir) {
   let codes = null;
   let codeValues = null;
   let tags = null;
+  let meta = null;
   let bytesNames = null;
   const add = (c, value, file) => {
     if (!c.startsWith('DK_')) fail(file, 0, `${c} does not start with DK_`);
@@ -207,6 +223,7 @@ function read(dir) {
       for (const it of d) add(it.name, it.value, file);
     }
     if (src.tags !== undefined) tags = parseTags(text, src.tags, file);
+    if (src.meta) meta = parseMeta(text, file);
     if (src.kindNames !== undefined) bytesNames = parseKindNames(text, src.kindNames, file);
     if (src.codes !== undefined) {
       const items = parseEnum(text, src.codes, file);
@@ -227,12 +244,12 @@ function read(dir) {
       }
     }
   }
-  return { constants, codes, codeValues, tags, bytesNames, exports: readExports(dir) };
+  return { constants, codes, codeValues, tags, meta, bytesNames, exports: readExports(dir) };
 }
 
 /* The text of js/dk_abi.cjs made from the headers in dir. */
 function generate(dir) {
-  const { constants, codes, tags, bytesNames, exports } = read(dir);
+  const { constants, codes, tags, meta, bytesNames, exports } = read(dir);
   const entries = constants.map((k) => [`${k.js}: ${k.value > 0xffff ? `0x${k.value.toString(16)}` : k.value},`, k.c]);
   const width = Math.max(...entries.map(([e]) => e.length));
   const lines = entries.map(([e, c]) => `  ${e.padEnd(width)} // ${c}`);
@@ -244,6 +261,8 @@ ${lines.join('\n')}
   CORE_CODES: Object.freeze(${JSON.stringify(codes).replace(/,/g, ', ')}),
   // the darmok JSON tags without their "$" (dk_tags.h), and the tag of each DK_BYTES_* kind (dk_tape.h)
   TAGS: Object.freeze(${JSON.stringify(tags).replace(/,/g, ', ')}),
+  // the meta keys of an object (dk_tags.h): an instance's class, its version, a "$" key's escape
+  META: Object.freeze({ ${Object.entries(meta).map(([id, key]) => `${id}: '${key}'`).join(', ')} }),
   BYTES_NAMES: Object.freeze(${JSON.stringify(bytesNames).replace(/,/g, ', ')}),
   // the functions JS calls (exports.txt)
   EXPORTS: Object.freeze(${JSON.stringify(exports).replace(/,/g, ', ')})
