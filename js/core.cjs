@@ -11,7 +11,7 @@
  * DarmokError of a failed call core-errors.cjs's.
  */
 
-const { live, PB_READ, init, isReady, ready, input, called, word, rebuildOutput, readerOverOutput } = require('./instance.cjs');
+const { live, PB_READ, init, isReady, ready, input, called, word, rebuildOutput, readerOverOutput, warmUpWith } = require('./instance.cjs');
 const { failure, pbFailure, tooLarge } = require('./core-errors.cjs');
 const { utf8Encoder, utf8Decoder, isWellFormed, backslashesBefore, utf16ToUtf8 } = require('./text.cjs');
 const { RES_OUT, RES_OUT_LEN, RES_U16, RES_U16_LEN, RES_IN_LEN } = require('./dk_abi.cjs');
@@ -21,17 +21,25 @@ const utf16Decoder = new TextDecoder('utf-16le');
 
 /*
  * Turn the tape tape[0..len) into JSON text: a string, or with bytes its
- * UTF-8 (outputUtf8). The tape is copied with one set() into the input
- * area; the output is copied out before any other call can overwrite it.
+ * UTF-8 (outputUtf8), copied out before any other call can overwrite it.
  */
 function jsonEncode(tape, len, maxDepth, bytes) {
+  encodeTape(tape, len, maxDepth, false);
+  return bytes ? outputUtf8(live.heap, word) : outputText(live.heap, word);
+}
+
+/*
+ * The one encode call: the tape tape[0..len) copied with one set() into the
+ * input area, then written as protobuf or JSON; the output stays in memory
+ * (result words) until the next call.
+ */
+function encodeTape(tape, len, maxDepth, protobuf) {
   ready();
   const p = input(len);
   live.heap.set(tape.subarray(0, len), p);
-  const code = live.wasm.dk_json_encode_ctx(live.ctx, len, maxDepth);
+  const code = protobuf ? live.wasm.dk_pb_encode_ctx(live.ctx, len, maxDepth) : live.wasm.dk_json_encode_ctx(live.ctx, len, maxDepth);
   called(code);
   if (code !== 0) throw failure(code, p, len, 'encode');
-  return bytes ? outputUtf8(live.heap, word) : outputText(live.heap, word);
 }
 
 /*
@@ -191,12 +199,7 @@ function putText(text, maxBytes, utf16) {
 
 /* Turn the tape tape[0..len) into a darmok.Document: a copy of the bytes. */
 function pbEncode(tape, len, maxDepth) {
-  ready();
-  const p = input(len);
-  live.heap.set(tape.subarray(0, len), p);
-  const code = live.wasm.dk_pb_encode_ctx(live.ctx, len, maxDepth);
-  called(code);
-  if (code !== 0) throw failure(code, p, len, 'encode');
+  encodeTape(tape, len, maxDepth, true);
   return outputBytes(live.heap, word);
 }
 
@@ -243,6 +246,34 @@ function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes, bytes) {
   const out = word(RES_OUT);
   return utf8Decoder.decode(live.heap.subarray(out, out + word(RES_OUT_LEN)));
 }
+
+/*
+ * One small document through every work call, by the functions the calls
+ * of darmok use, once for each new core: WebAssembly functions are compiled
+ * lazily on their first call, which the first encodeEntity/decodeEntity
+ * would otherwise pay for. A failure here is ignored: the real call will
+ * report it.
+ */
+const WARM_UP = '{"$":"W","s":"caf\u00e9 \u6771","n":[0,-1.5,1e300,12345678901],"d":{"$Date":"2020-01-02T03:04:05.006Z"},' +
+  '"m":{"$Map":[[{"$BigInt":"-12"},{"$Set":[true,null,{"$undefined":0}]}]]},"b":{"$Uint8Array":"AAEC"},"r":{"$ref":1}}';
+
+function warmUp() {
+  try {
+    const tape = jsonDecode(WARM_UP, 0, 0, Infinity, copyOfTape);
+    jsonEncode(tape, tape.length, 0, false);
+    pbDecode(pbEncode(tape, tape.length, 0), 0, 0, Infinity, copyOfTape);
+  } catch {
+    // The core reports its own failures on real calls.
+  }
+}
+
+/* A copy of the tape a decode call left in memory, for warmUp. */
+function copyOfTape() {
+  const out = word(RES_OUT);
+  return new Uint8Array(live.heap.subarray(out, out + word(RES_OUT_LEN)));
+}
+
+warmUpWith(warmUp);
 
 
 module.exports = {

@@ -21,7 +21,7 @@
 const { DarmokError } = require('./errors.cjs');
 const load = require('./load.cjs');
 const { TapeReader } = require('./tape-reader.cjs');
-const { utf8Encoder, nodeBufferOf } = require('./text.cjs');
+const { nodeBufferOf } = require('./text.cjs');
 
 /*
  * Result words (u32 index into the words at dk_ctx_result) and the
@@ -191,37 +191,19 @@ function randomWords() {
 }
 
 /*
- * One small document through every work call, once, at load. WebAssembly
- * functions are compiled lazily on their first call: without this the
- * first encodeEntity/decodeEntity after import would pay for compiling
- * them. A failure here is ignored: the real call will report it.
+ * The warm-up of a new core, core.cjs's (warmUpWith): run after each
+ * instance made from a module, not after renew(), whose module has its
+ * code compiled already.
  */
-const WARM_UP = '{"$":"W","s":"caf\u00e9 \u6771","n":[0,-1.5,1e300,12345678901],"d":{"$Date":"2020-01-02T03:04:05.006Z"},' +
-  '"m":{"$Map":[[{"$BigInt":"-12"},{"$Set":[true,null,{"$undefined":0}]}]]},"b":{"$Uint8Array":"AAEC"},"r":{"$ref":1}}';
+let warmUp = null;
 
-function warmUp() {
-  try {
-    const text = utf8Encoder.encode(WARM_UP);
-    let p = input(text.length);
-    live.heap.set(text, p);
-    if (live.wasm.dk_json_decode_ctx(live.ctx, text.length, 0, 0) !== 0) return;
-    views();
-    const tape = live.heap.slice(word(RES_OUT), word(RES_OUT) + word(RES_OUT_LEN));
-    p = input(tape.length);
-    live.heap.set(tape, p);
-    live.wasm.dk_json_encode_ctx(live.ctx, tape.length, 0);
-    if (typeof live.wasm.dk_pb_encode_ctx !== 'function') return;
-    p = input(tape.length);
-    live.heap.set(tape, p);
-    if (live.wasm.dk_pb_encode_ctx(live.ctx, tape.length, 0) !== 0) return;
-    views();
-    const pb = live.heap.slice(word(RES_OUT), word(RES_OUT) + word(RES_OUT_LEN));
-    p = input(pb.length);
-    live.heap.set(pb, p);
-    live.wasm.dk_pb_decode_ctx(live.ctx, pb.length, 0, 0, PB_READ);
-  } catch {
-    // The core reports its own failures on real calls.
-  }
+function warmUpWith(fn) {
+  warmUp = fn;
+  if (live.wasm !== null) fn();
+}
+
+function warm() {
+  if (warmUp !== null) warmUp();
 }
 
 /* Instantiate the core synchronously, now, when load.cjs can (Node, or darmok/inline). */
@@ -234,7 +216,7 @@ function loadSync() {
   try {
     setup(instantiate(mod));
     compiled = mod;
-    warmUp();
+    warm();
   } catch (err) {
     loadError = `cannot instantiate the core: ${err && err.message}`;
   }
@@ -268,7 +250,7 @@ function init(source) {
       checkCore(source);
       setup(instantiate(source));
       compiled = source;
-      warmUp();
+      warm();
       return Promise.resolve();
     } catch (err) {
       if (err instanceof DarmokError) return Promise.reject(err);
@@ -283,7 +265,7 @@ function init(source) {
         instances++;
         setup(instance);
         compiled = mod;
-        warmUp();
+        warm();
       }
     }).finally(() => { pending = null; });
   }
@@ -431,6 +413,6 @@ function useExportsForTest(exports, { keepContext = false } = {}) {
 loadSync();
 
 module.exports = {
-  live, PB_READ, init, isReady, ready, input, called, word, rebuildOutput, readerOverOutput,
+  live, PB_READ, init, isReady, ready, input, called, word, rebuildOutput, readerOverOutput, warmUpWith,
   wasmMemory, exportsForTest, useExportsForTest, instantiationsForTest
 };

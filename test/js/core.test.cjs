@@ -55,6 +55,29 @@ test('one work call into the core per encode and per decode', () => {
   }
 });
 
+test('the warm-up at load runs every work call of the core, each of them successfully', () => {
+  const { execFileSync } = require('node:child_process');
+  // In a fresh process, every instance's work calls recorded with what they returned.
+  const script = `
+    const Instance = WebAssembly.Instance;
+    const seen = [];
+    WebAssembly.Instance = function (mod, imports) {
+      const { exports } = new Instance(mod, imports);
+      const wrapped = {};
+      for (const [name, fn] of Object.entries(exports)) {
+        wrapped[name] = typeof fn === 'function' && /_(en|de)code_ctx$/.test(name)
+          ? (...args) => { const code = fn(...args); seen.push([name, code]); return code; }
+          : fn;
+      }
+      return { exports: wrapped };
+    };
+    require(${JSON.stringify(require.resolve('../../js/core.cjs'))});
+    console.log(JSON.stringify(seen));
+  `;
+  const seen = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+  assert.deepStrictEqual(seen, [['dk_json_decode_ctx', 0], ['dk_json_encode_ctx', 0], ['dk_pb_encode_ctx', 0], ['dk_pb_decode_ctx', 0]]);
+});
+
 test('errors map to DarmokError with code, offset and a short excerpt', () => {
   const long = '{"k":"' + 'a'.repeat(1000) + '",}';
   try {
