@@ -34,9 +34,11 @@ function withoutSurrogates(bytes) {
 }
 
 /*
- * The DarmokError for a failed call; `at` is the input area (decode only),
- * len bytes of it the text (WTF-8 when wtf8: a JS string's); maxDepth and
- * maxLength the decode's limits, named in the message of a failure on one.
+ * The DarmokError for a failed call. what: 'encode' (at and len unused),
+ * 'decode' (JSON text: len bytes at the input area `at`, WTF-8 when wtf8,
+ * a JS string's) or 'protobuf' (a protobuf decode, len bytes at `at`);
+ * maxDepth and maxLength the decode's limits, named in the message of a
+ * failure on one.
  */
 function failure(code, at, len, what, wtf8, maxDepth, maxLength) {
   const jsCode = coreCode(code);
@@ -48,6 +50,20 @@ function failure(code, at, len, what, wtf8, maxDepth, maxLength) {
       ? `the core rejected the tape at byte ${offset}: ${msg}`
       : `encoding failed: ${msg}`);
   }
+  let limit = '';
+  if (jsCode === 'ERR_DEPTH') limit = ` (maxDepth ${maxDepth})`;
+  else if (jsCode === 'ERR_TOO_LARGE' && (what === 'decode' || msg.includes('max_length'))) {
+    // The JSON reader fails with this code only on maxLength; the protobuf
+    // reader also on sizes of its own, and the code does not tell which.
+    limit = ` (maxLength ${maxLength})`;
+  }
+  const where = offset >= len ? `at byte ${offset} (the end of input)` : `at byte ${offset}`;
+  if (what === 'protobuf') {
+    const from = offset > 8 ? offset - 8 : 0;
+    const to = offset + 8 < len ? offset + 8 : len;
+    const hex = Array.from(live.heap.subarray(at + from, at + to), (b) => b.toString(16).padStart(2, '0')).join(' ');
+    return new DarmokError(jsCode, `${msg}${limit} ${where} of the protobuf document${len === 0 ? ' (empty input)' : ` near [${hex}]`}`, offset);
+  }
   const from = offset > EXCERPT ? offset - EXCERPT : 0;
   const to = offset + EXCERPT < len ? offset + EXCERPT : len;
   const text = wtf8 === true ? withoutSurrogates(live.heap.subarray(at, at + len)) : live.heap.subarray(at, at + len);
@@ -55,35 +71,14 @@ function failure(code, at, len, what, wtf8, maxDepth, maxLength) {
   if (excerpt.length > 2 * EXCERPT) excerpt = excerpt.slice(0, 2 * EXCERPT);
   // Only now, on the failure path, is the document re-scanned for a path.
   const path = documentPath(text, offset);
-  const where = offset >= len ? `at byte ${offset} (the end of input)` : `at byte ${offset}`;
-  let limit = '';
-  if (jsCode === 'ERR_DEPTH') limit = ` (maxDepth ${maxDepth})`;
-  else if (jsCode === 'ERR_TOO_LARGE') limit = ` (maxLength ${maxLength})`;
   const near = len === 0 ? 'in empty input' : `near ${JSON.stringify(excerpt)}`;
   const err = new DarmokError(jsCode, `${msg}${limit} ${where} in ${pathForMessage(path)} ${near}`, offset);
   err.path = path;
   return err;
 }
 
-/* The DarmokError of a failed protobuf decode: offset and a hex excerpt. */
-function pbFailure(code, at, len, maxDepth, maxLength) {
-  const jsCode = coreCode(code);
-  const offset = word(RES_OFFSET);
-  const msgAt = word(RES_MSG);
-  const msg = msgAt === 0 ? 'failed' : utf8Decoder.decode(live.heap.subarray(msgAt, msgAt + word(RES_MSG_LEN)));
-  let limit = '';
-  if (jsCode === 'ERR_DEPTH') limit = ` (maxDepth ${maxDepth})`;
-  else if (jsCode === 'ERR_TOO_LARGE' && msg.includes('max_length')) limit = ` (maxLength ${maxLength})`;
-  const from = offset > 8 ? offset - 8 : 0;
-  const to = offset + 8 < len ? offset + 8 : len;
-  const hex = Array.from(live.heap.subarray(at + from, at + to), (b) => b.toString(16).padStart(2, '0')).join(' ');
-  const where = offset >= len ? `at byte ${offset} (the end of input)` : `at byte ${offset}`;
-  return new DarmokError(jsCode, `${msg}${limit} ${where} of the protobuf document${len === 0 ? ' (empty input)' : ` near [${hex}]`}`, offset);
-}
-
-
 function tooLarge(n, max) {
   return new DarmokError('ERR_TOO_LARGE', `input of ${n} bytes is over maxBytes (${max})`);
 }
 
-module.exports = { failure, pbFailure, tooLarge };
+module.exports = { failure, tooLarge };

@@ -12,7 +12,7 @@
  */
 
 const { live, PB_READ, init, isReady, ready, input, called, word, rebuildOutput, readerOverOutput, warmUpWith } = require('./instance.cjs');
-const { failure, pbFailure, tooLarge } = require('./core-errors.cjs');
+const { failure, tooLarge } = require('./core-errors.cjs');
 const { utf8Encoder, utf8Decoder, isWellFormed, backslashesBefore, utf16ToUtf8 } = require('./text.cjs');
 const { RES_OUT, RES_OUT_LEN, RES_U16, RES_U16_LEN, RES_IN_LEN } = require('./dk_abi.cjs');
 
@@ -213,9 +213,7 @@ function pbDecode(bytes, maxDepth, maxLength, maxBytes, rebuild) {
   const len = bytes.length;
   const code = live.wasm.dk_pb_decode_ctx(live.ctx, len, maxDepth, maxLength, PB_READ);
   called(code);
-  if (code !== 0) {
-    throw pbFailure(code, p, len, maxDepth, maxLength);
-  }
+  if (code !== 0) throw failure(code, p, len, 'protobuf', false, maxDepth, maxLength);
   return rebuildOutput(rebuild, true);
 }
 
@@ -240,7 +238,7 @@ function transcode(blob, toProtobuf, maxDepth, maxLength, maxBytes, bytes) {
     : live.wasm.dk_pb_to_json_ctx(live.ctx, len, maxDepth, maxLength, maxBytes);
   called(code);
   if (code !== 0) {
-    throw toProtobuf ? failure(code, p, len, 'decode', false, maxDepth, maxLength) : pbFailure(code, p, len, maxDepth, maxLength);
+    throw failure(code, p, len, toProtobuf ? 'decode' : 'protobuf', false, maxDepth, maxLength);
   }
   if (toProtobuf || bytes) return outputBytes(live.heap, word);
   const out = word(RES_OUT);

@@ -78,6 +78,19 @@ test('the warm-up at load runs every work call of the core, each of them success
   assert.deepStrictEqual(seen, [['dk_json_decode_ctx', 0], ['dk_json_encode_ctx', 0], ['dk_pb_encode_ctx', 0], ['dk_pb_decode_ctx', 0]]);
 });
 
+test('a failure on maxLength names it and its value in both formats; another size of the protobuf reader does not', () => {
+  const five = [1, 2, 3, 4, 5];
+  throwsCode(() => decodeEntity(encodeEntity(five), { maxLength: 4 }), 'ERR_TOO_LARGE',
+    (e) => assert.match(e.message, /^too many items \(maxLength 4\) at byte 0 in \$ near/));
+  const pb = encodeEntity(five, { format: 'protobuf' });
+  throwsCode(() => decodeEntity(pb, { format: 'protobuf', maxLength: 4 }), 'ERR_TOO_LARGE',
+    (e) => assert.match(e.message, /^array longer than max_length \(maxLength 4\) at byte 4 of the protobuf document near \[/));
+  // Its JSON text is over maxBytes, its protobuf bytes are not.
+  const strings = encodeEntity(new Array(50).fill('abcdefghij'), { format: 'protobuf' });
+  throwsCode(() => transcode(strings, { from: 'protobuf', to: 'json', maxBytes: 300 }), 'ERR_TOO_LARGE',
+    (e) => assert.match(e.message, /^JSON text over its bound \(maxBytes\) at byte 0 of the protobuf document near \[/));
+});
+
 test('errors map to DarmokError with code, offset and a short excerpt', () => {
   const long = '{"k":"' + 'a'.repeat(1000) + '",}';
   try {
