@@ -7,7 +7,7 @@
 const {
   T_INT, T_F64, T_STR, T_STR16, STR_ASCII, STR_WTF8, STR_SHIFT, STR_MAX
 } = require('./tape.cjs');
-const { utf8Encoder, isWellFormed, writeWtf8, wtf8Length } = require('./text.cjs');
+const { utf8Encoder, isWellFormed, writeWtf8, wtf8Length, nodeBufferOf } = require('./text.cjs');
 const { DarmokError } = require('./errors.cjs');
 
 /*
@@ -41,8 +41,8 @@ class TapeWriter {
   constructor(capacity = MIN_CAPACITY) {
     this.buf = new Uint8Array(capacity);
     this.view = new DataView(this.buf.buffer);
-    /* buf as a Node Buffer (utf8Write), or null without Node. */
-    this.nb = writerBufferOf(this.buf);
+    /* buf as a Node Buffer (utf8Write, ucs2Write), or null without one. */
+    this.nb = nodeBufferOf(this.buf);
     this.pos = 0;
   }
 
@@ -63,7 +63,7 @@ class TapeWriter {
     buf.set(this.buf.subarray(0, this.pos));
     this.buf = buf;
     this.view = new DataView(buf.buffer);
-    this.nb = writerBufferOf(buf);
+    this.nb = nodeBufferOf(buf);
   }
 
   /*
@@ -78,7 +78,7 @@ class TapeWriter {
     if (this.buf.length > KEEP_CAPACITY && used < this.buf.length / 4) {
       this.buf = new Uint8Array(MIN_CAPACITY);
       this.view = new DataView(this.buf.buffer);
-      this.nb = writerBufferOf(this.buf);
+      this.nb = nodeBufferOf(this.buf);
     }
   }
 
@@ -212,12 +212,6 @@ class TapeWriter {
     this.buf.set(u8, this.pos);
     this.pos += u8.length;
   }
-}
-
-/* A Buffer over all of u8 for utf8Write, or null without Node's Buffer. */
-function writerBufferOf(u8) {
-  if (typeof Buffer !== 'function' || typeof Buffer.prototype.utf8Write !== 'function') return null;
-  return Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength);
 }
 
 module.exports = { TapeWriter };
