@@ -1,9 +1,7 @@
-// ESM entry for darmok/json: re-exports the CommonJS implementation.
+// ESM entry for darmok/json: the CommonJS implementation's exports, so that
+// `require` and `import` share one class registry. The names are those of
+// json.cjs's module.exports literal, which static readers of CommonJS
+// (Node's, Deno's, bundlers') see.
 import './locate.mjs';
-import darmok from './json.cjs';
-
-export const {
-  encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError,
-  MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH
-} = darmok;
-export default darmok;
+export * from './json.cjs';
+export { default } from './json.cjs';

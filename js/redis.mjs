@@ -1,7 +1,4 @@
-// ESM entry for darmok/redis: re-exports the CommonJS implementation, so
-// `require` and `import` share one class registry.
+// ESM entry for darmok/redis: re-exports the CommonJS implementation, as json.mjs does.
 import './locate.mjs';
-import redis from './redis.cjs';
-
-export const { createCache, LOCK_SUFFIX, DEFAULTS } = redis;
-export default redis;
+export * from './redis.cjs';
+export { default } from './redis.cjs';

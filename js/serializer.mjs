@@ -1,6 +1,4 @@
-// ESM entry for darmok/serializer: re-exports the CommonJS implementation.
+// ESM entry for darmok/serializer: re-exports the CommonJS implementation, as json.mjs does.
 import './locate.mjs';
-import serializers from './serializer.cjs';
-
-export const { createSerializer, serializer, keyvSerializer, bentoSerializer } = serializers;
-export default serializers;
+export * from './serializer.cjs';
+export { default } from './serializer.cjs';
