@@ -26,6 +26,7 @@
 
 const T = require('./tape.cjs');
 const { TapeWriter } = require('./tape-writer.cjs');
+const { DEFAULT_MAX_DEPTH } = require('./dk_abi.cjs');
 const { addSegment, rawSegment, finishPath, pathError, stackDepthError } = require('./errors.cjs');
 const { defaultRegistry } = require('./registry.cjs');
 const { offerEncodeShape, encodeShapeMissed } = require('./shapes.cjs');
@@ -97,7 +98,7 @@ class Encoder extends Identities {
   constructor() {
     super(new TapeWriter());
     this.depth = 0;
-    this.maxDepth = 1000;
+    this.maxDepth = DEFAULT_MAX_DEPTH;
     this.strict = false;
     this.busy = false;
     /* Where instances find their plans (registry.cjs). */
@@ -713,7 +714,7 @@ function acquire() {
  */
 function encodeTape(value, options) {
   const strict = options !== undefined && options.strict === true;
-  const maxDepth = options !== undefined && options.maxDepth !== undefined ? options.maxDepth : 1000;
+  const maxDepth = options !== undefined && options.maxDepth !== undefined ? options.maxDepth : DEFAULT_MAX_DEPTH;
   const registry = options !== undefined ? options.registry : undefined;
   const shaping = options !== undefined ? options.shaping : undefined;
   const enc = acquire();
