@@ -47,11 +47,10 @@ function encodeTape(tape, len, maxDepth, protobuf) {
  * i of that call), as a string: from UTF-16 units when the text is not
  * ASCII (result words 6-7: the output itself, or a copy of it; see
  * dk_wasm.c dk_json_encode_ctx), else from the output's bytes. Under Node
- * with one copy: ucs2Slice (several times faster than decoding non-ASCII
- * UTF-8), or latin1Slice (Latin-1 is the same bytes as ASCII, a one-byte
- * string). Elsewhere through TextDecoder: the units hold no lone surrogate
- * (the writer escapes them), which UTF-16LE decoding would replace. Also
- * for bench/core.mjs.
+ * with one copy and no decoding: ucs2Slice, or latin1Slice (Latin-1 is the
+ * same bytes as ASCII, a one-byte string). Elsewhere through TextDecoder:
+ * the units hold no lone surrogate (the writer escapes them), which UTF-16LE
+ * decoding would replace. Also for bench/core.mjs.
  */
 function outputText(heap, word) {
   const u16 = word(RES_U16);
@@ -68,8 +67,9 @@ function outputText(heap, word) {
 /*
  * The JSON text an encode call left in memory heap (word as for
  * outputText) as UTF-8 bytes of its own (a Buffer under Node), with no JS
- * string made on the way: V8 makes a string over 128 KiB in memory of its
- * own, which costs more than the bytes Redis or a file wants anyway. The
+ * string made on the way: V8 puts a long string in memory of its own (its
+ * large-object space), which costs more than the bytes Redis or a file
+ * wants anyway. The
  * output's bytes are UTF-8 unless the writer went wide (result word 6 is
  * then the output's address itself); wide units are transcoded.
  */

@@ -86,12 +86,12 @@ function copyBytes(kind, src) {
 const NO_REFS = Object.freeze([]);
 
 /*
- * The largest table of referenced values made at once; past it the
- * table grows as it is filled. 16,000 slots stay under V8's large-object
- * size (128 KiB): a larger array is allocated in the old generation, where
- * storing each new object into it goes through the write barrier and the
- * remembered set. It also bounds what a document whose
- * rebuild fails at once (an unknown class) makes for nothing.
+ * The largest table of referenced values made at once; past it the table
+ * grows as it is filled. This many slots (8 bytes each) stay under V8's
+ * large-object size: a larger array is allocated in the old generation,
+ * where storing each new object into it goes through the write barrier and
+ * the remembered set. It also bounds what a document whose rebuild fails
+ * at once (an unknown class) makes for nothing.
  */
 const REFS_AT_ONCE = 16000;
 
@@ -119,8 +119,8 @@ const SMALL_ARRAY = 64;
 /*
  * Make arr's length len (> arr.length) past a run of holes, without
  * making the holes. `arr.length = len` makes V8 allocate a backing store of
- * len slots (8 bytes each) on a fast array: 128 MiB for {"$hole":16777216},
- * so 40 such arrays in a 1 KB document ran Node out of heap. Defining the
+ * len slots (8 bytes each) on a fast array, so a small document of a few
+ * {"$hole":16777216} would run Node out of heap. Defining the
  * last index instead goes through V8's element-store heuristics, as user
  * code writing a[len - 1] would: a gap of more than 1024 slots turns the
  * array into a dictionary (a few bytes whatever the gap), a short one grows
@@ -239,13 +239,13 @@ class Decoder {
   /*
    * Give x the next referenceable index, and keep it in the table when a
    * reference of the tape may name it: below the core's reader.refKeep.
-   * A document without references (100 Posts) keeps nothing: the table
-   * of every object was the one old-generation object (past
-   * REFS_AT_ONCE) that each new object was written into, through the
-   * write barrier and the remembered set, which every scavenge of a large
-   * decode then walked. The table is made at that size (up to
-   * REFS_AT_ONCE; a tape no core described starts empty), so it does not
-   * regrow from nothing. A store past its end appends.
+   * A document without references keeps nothing: a table of every object
+   * would be an old-generation object (past REFS_AT_ONCE) that each new
+   * object is written into, through the write barrier and the remembered
+   * set, which every scavenge of a large decode then walks. The table is
+   * made at that size (up to REFS_AT_ONCE; a tape no core described starts
+   * empty), so it does not regrow from nothing. A store past its end
+   * appends.
    */
   take(x) {
     const i = this.nrefs++;
@@ -585,12 +585,12 @@ class Decoder {
   }
 
   /*
-   * A RegExp is compiled here, never run, but compiling costs: V8 takes
-   * up to a microsecond per source character for case-insensitive
-   * Unicode classes, and far more for property escapes (\p{RGI_Emoji}
-   * with the v flag). So the sources of one document's
-   * RegExps have a total budget (maxRegExpLength), and property escapes
-   * and the v flag are refused unless regExpProperties is 'accept'.
+   * A RegExp is compiled here, never run, but compiling costs: V8's time
+   * grows with the source, steeply for case-insensitive Unicode classes
+   * and far more for property escapes (\p{RGI_Emoji} with the v flag).
+   * So the sources of one document's RegExps have a total budget
+   * (maxRegExpLength), and property escapes and the v flag are refused
+   * unless regExpProperties is 'accept'.
    */
   regexp() {
     const r = this.r;

@@ -485,9 +485,9 @@ class Encoder extends Identities {
     let i = 0;
     let part = 0;
     try {
-      // Keys, then get(): `for (const [k, x] of v)` made an entry array
-      // for every entry that V8 did not optimize away, where the keys
-      // iterator's results are, and a get() costs no more.
+      // Keys, then get(): `for (const [k, x] of v)` makes an entry array
+      // for every entry that V8 does not optimize away, where it does the
+      // keys iterator's results, and a get() costs no more.
       for (const k of src.keys()) {
         const x = src.get(k);
         part = 0;

@@ -10,7 +10,7 @@
  * costs more than the scan on graphs of a few dozen objects. Past that
  * every object goes into a Set, in index order: one add, whose size tells
  * whether it was there, is one hash operation where a Map's get and set
- * were two, and its table is two words an entry where a Map's is three.
+ * are two, and its table is two words an entry where a Map's is three.
  * An object met again in the Set is written as T_REF with its index left
  * for later (unless it is one of the first FEW_OBJECTS): resolve() finds
  * the indexes in one pass over the Set once the walk is done, so a graph
@@ -123,9 +123,9 @@ class Identities {
     if (this.later.length !== 0) this.later.length = 0;
     // A new Set, not clear(): V8 allocates a Set's next table in the old
     // generation once its table is there (a cleared table idle between
-    // walks is soon promoted), so every regrowth of a long-lived Set was
-    // an old-generation allocation, its entries written through the write
-    // barrier, and its garbage left to full collections.
+    // walks is soon promoted), so every regrowth of a long-lived Set would
+    // be an old-generation allocation, its entries written through the
+    // write barrier, and its garbage left to full collections.
     if (this.next > FEW_OBJECTS) this.seen = new Set();
     this.next = 0;
   }

@@ -132,16 +132,16 @@ function inheritsEnumerable(proto) {
  * null when these keys cannot have a shape, false when no code can be made.
  *
  * The keys are matched with for-in, which reads V8's enum cache where
- * Object.keys copies it into a new array for every instance (~40 KiB of a
- * 100-Post encode). for-in lists an object's own enumerable keys in
- * Object.keys order, then the enumerable keys of its prototype chain that
- * no own key hides; a Proxy's, as its ownKeys trap orders them, with keys
- * it reports but does not have among them. So the first n keys must be
- * the shape's and each own, and every key after them must not be own.
+ * Object.keys copies it into a new array for every instance. for-in lists
+ * an object's own enumerable keys in Object.keys order, then the
+ * enumerable keys of its prototype chain that no own key hides; a Proxy's,
+ * as its ownKeys trap orders them, with keys it reports but does not have
+ * among them. So the first n keys must be the shape's and each own, and
+ * every key after them must not be own.
  * V8 folds hasOwnProperty of a for-in key into its enum-cache check, so on
  * an ordinary object those checks cost nearly nothing. But for-in over a
  * chain with enumerable keys (an ES5-style class: methods assigned to the
- * prototype) collects them all for every instance, 1.5x to 4x slower than
+ * prototype) collects them all for every instance, slower than
  * Object.keys: a class whose chain has enumerable keys when its shape is
  * made is matched with Object.keys (inheritsEnumerable).
  */

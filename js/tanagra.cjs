@@ -374,8 +374,8 @@ class MapFrame {
  * an "f_map", the bytes array of an "f_buffer", the object of an
  * "f_uint8array"), so fields that refer ($ref) to one value share what it
  * became, as darmok's own references do. tanagra never wrote references,
- * so no document it wrote is read differently; without this, 12,000 fields
- * naming one 12,000-pair array made 12,000 Maps.
+ * so no document it wrote is read differently; without this, many fields
+ * naming one large array of pairs would make a Map each.
  */
 class TanagraReader {
   constructor(registry, unknownPlain, acceptNewer, scope) {

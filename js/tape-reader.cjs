@@ -52,26 +52,22 @@ for (let c = 0; c < 128; c++) ONE_CHAR.push(String.fromCharCode(c));
 
 /*
  * Most bytes of the side table made one string at a time
- * (TapeReader#fromUtf16): 8 Ki units. A decoded string that is a slice of
- * its chunk keeps the chunk alive, so this bounds what one kept string can
- * hold; 16 KiB keeps nearly all the gain of larger chunks, far under V8's
- * large-object size (128 KiB), where ucs2Slice costs much more a unit.
+ * (TapeReader#fromUtf16). A decoded string that is a slice of its chunk
+ * keeps the chunk alive, so this bounds what one kept string can hold; it
+ * stays under V8's large-object size, where ucs2Slice costs more a unit.
  */
 const CHUNK_BYTES = 16 * 1024;
 
 /*
- * A large side table is read in chunks of 1 MiB instead: while at least
- * that much of it is left from the string being read. Such a chunk is a
- * string of V8's large-object space, which a collection of the young
- * generation never copies (16 KiB chunks were copied, with the value made
- * so far, by every scavenge during a large decode), and it stays under
+ * A large side table is read in chunks of BIG_CHUNK_BYTES instead, while
+ * at least that much of it is left from the string being read. Such a
+ * chunk is a string of V8's large-object space, which a collection of the
+ * young generation never copies (every scavenge of a large decode would
+ * copy smaller chunks, with the value made so far); and it stays under
  * 0xFBEE9 units (EXTERN_APEX in Node's src/string_bytes.cc), from which
- * Node makes a UCS-2 slice an external string: the 2.5 MiB external chunks
- * this reader made before were each reported to V8 as external memory, whose
- * pressure brought full collections and a young generation kept small, so
- * that most of a decode was promoted. A table
- * under 1 MiB reads in CHUNK_BYTES. The price: a string kept from such a
- * document keeps up to 1 MiB.
+ * Node makes a UCS-2 slice an external string, whose memory V8 counts as
+ * external pressure: full collections, and a young generation kept small.
+ * The price: a string kept from such a document keeps a whole chunk alive.
  */
 const BIG_CHUNK_BYTES = 1024 * 1024; // 0.5 Mi units < 0xFBEE9
 
@@ -86,8 +82,8 @@ const LATIN_NEAR_BYTES = 64;
 /*
  * The string of the ASCII bytes buf[start .. start+len), len <= SHORT_MAX;
  * nb: buf as a Node Buffer, or null. A string not in the cache is made by
- * concatenating its characters when short, by one latin1Slice when longer
- * (about 70 ns flat, where concatenation costs ~9 ns a character).
+ * concatenating its characters when short, by one latin1Slice when longer:
+ * the call costs the same whatever the length, concatenation a character.
  */
 function shortAscii(buf, nb, start, len) {
   if (len === 1) return ONE_CHAR[buf[start]];
@@ -295,8 +291,8 @@ class TapeReader {
    * The units of the first kind are read a chunk of the table at a time:
    * one ucs2Slice of whole entries, up to CHUNK_BYTES (their headers
    * included: never read), each string a substring() of it. A Buffer slice
-   * call costs 70-130 ns whatever its length, a substring ~13, so a
-   * document of many strings pays the call once a chunk instead of once a
+   * call costs the same whatever its length, and many times a substring, so
+   * a document of many strings pays the call once a chunk instead of once a
    * string. V8 makes the substrings of 13 or more characters slices too:
    * such a string keeps its chunk alive (at most CHUNK_BYTES: it and the
    * strings after it; BIG_CHUNK_BYTES in a large table), as above. A
@@ -356,18 +352,17 @@ class TapeReader {
 
   /*
    * The ASCII string of the tape bytes buf[start..end), longer than
-   * SHORT_MAX. Where such strings come close together (this one within
-   * LATIN_NEAR_BYTES of the last one's end: records of ASCII text), a
+   * SHORT_MAX, as a one-byte string (the core's UTF-16 would make a
+   * two-byte one: twice the memory, and slower to stringify, hash or
+   * measure). Where such strings come close together (this one within
+   * LATIN_NEAR_BYTES of the last one's end: records of ASCII text), it is a
    * substring of one latin1Slice of the tape from it on, up to
    * LATIN_CHUNK_BYTES, of which the long ASCII strings after it are
-   * substrings too: a Buffer slice call costs 70-130 ns whatever its
-   * length, a substring ~13. Else a latin1Slice of its own: a stretch made
-   * for a lone string (a Post's title) would copy, and its string keep
-   * alive, kilobytes of tape for tens of bytes (10,000 Posts: +8 MiB of
-   * heap a decode, 1.2x -> 1.0x native JSON). Either way a one-byte string
-   * (the core's UTF-16 would make a two-byte one: twice the memory, slower
-   * to stringify, hash or measure). A string of a stretch keeps it alive,
-   * as a string of the UTF-16 side table keeps its chunk.
+   * substrings too, so one slice call serves many. Else it is a latin1Slice
+   * of its own: a stretch made for a lone string (a Post's title) would
+   * copy, and its string keep alive, kilobytes of tape for tens of bytes. A
+   * string of a stretch keeps it alive, as a string of the UTF-16 side
+   * table keeps its chunk.
    */
   fromLatin1(start, end) {
     const near = start - this.latinLast <= LATIN_NEAR_BYTES;

@@ -22,9 +22,9 @@ const KEEP_CAPACITY = 8 * 1024 * 1024;
 /*
  * Strings shorter than this are written by a JS loop (charCodeAt per
  * character); longer ones by one call into Node: string values as UTF-16
- * (ucs2Write, T_STR16), keys by utf8Write. For flat ASCII strings the two
- * cost the same at about 36 characters; a rope (a string built by +) or a
- * non-ASCII string is cheaper through the call well below that.
+ * (ucs2Write, T_STR16), keys by utf8Write. The bound is a little under
+ * the length where the two cost the same on flat ASCII strings: a rope (a
+ * string built by +) or a non-ASCII string is cheaper through the call.
  */
 const SHORT_STRING = 32;
 
@@ -69,7 +69,7 @@ class TapeWriter {
   /*
    * After a call. A buffer grown past KEEP_CAPACITY is kept while calls keep
    * filling a quarter of it (regrowing it every call from MIN_CAPACITY
-   * copied ~2x the tape per call on large values), and dropped after a
+   * would copy the tape again at every doubling), and dropped after a
    * call that used less, so one huge value does not pin its memory.
    */
   reset() {
@@ -172,7 +172,7 @@ class TapeWriter {
   /*
    * A string value (op and payload). Long ones go as T_STR16: one
    * Buffer#ucs2Write, a copy, where String#isWellFormed and utf8Write
-   * cost about 3 ns a character on a two-byte string; the core makes them
+   * work at every character of a two-byte string; the core makes them
    * WTF-8.
    */
   strValue(s) {
