@@ -17,6 +17,57 @@ const { readInput, readRedis, SourceError } = require('./cli/source.cjs');
 const { errorLines } = require('./cli/report.cjs');
 const { looksLikeProtobuf } = require('./sniff.cjs');
 const { visible } = require('./errors.cjs');
+const { FORMAT_NAMES } = require('./options.cjs');
+
+/*
+ * Every flag, declared once: its parseArgs type, the value it takes in the
+ * help, and its help lines. COMMANDS says which flags each command takes;
+ * the parser and the help are made from both.
+ */
+const FLAGS = {
+  to: { type: 'string', value: FORMAT_NAMES.join('|'), doc: ['the output format (required)'] },
+  format: {
+    type: 'string',
+    value: [...FORMAT_NAMES, 'auto'].join('|'),
+    doc: ["the input's format (default auto: a darmok", 'protobuf document starts 08 01, then 12, 1a', 'or 22; anything else is read as JSON)']
+  },
+  json: { type: 'boolean', doc: ['print the document as darmok JSON instead'] },
+  redis: { type: 'string', value: 'URL', doc: ['read KEY from this Redis (needs @redis/client)'] },
+  prefix: { type: 'string', value: 'P', doc: ["put P before KEY (a cache's key prefix)"] },
+  help: { type: 'boolean', short: 'h', doc: ['this help'] }
+};
+
+const COMMANDS = {
+  inspect: {
+    flags: ['format', 'json', 'redis', 'prefix', 'help'],
+    usage: `Usage: darmok inspect [FILE|-] [options]
+       darmok inspect --redis redis://HOST:PORT KEY [--prefix P] [options]
+
+Prints the document as an indented tree: class keys and versions, Maps,
+Sets, Dates, BigInts, binary sizes, references (→ #N), its size and format.
+Reads standard input when FILE is - or absent.
+`
+  },
+  convert: {
+    flags: ['to', 'format', 'help'],
+    usage: `Usage: darmok convert --to ${FLAGS.to.value} [FILE|-] [options]
+
+Transcodes a document to the other format (or the same one, canonical) and
+writes it to standard output. Reads standard input when FILE is - or absent.
+`
+  }
+};
+
+/* The help of a command: its usage, then its flags from FLAGS. */
+function helpOf(command) {
+  const lines = [COMMANDS[command].usage, 'Options:'];
+  for (const name of COMMANDS[command].flags) {
+    const flag = FLAGS[name];
+    const head = `  ${flag.short ? `-${flag.short}, ` : ''}--${name}${flag.value ? ` ${flag.value}` : ''}`;
+    flag.doc.forEach((line, i) => lines.push(`${(i === 0 ? head : '').padEnd(32)}${line}`));
+  }
+  return lines.join('\n') + '\n';
+}
 
 const HELP = {
   main: `Usage: darmok <command> [options]
@@ -27,35 +78,9 @@ Commands:
 
 darmok <command> --help for a command's options.
 `,
-  inspect: `Usage: darmok inspect [FILE|-] [options]
-       darmok inspect --redis redis://HOST:PORT KEY [--prefix P] [options]
-
-Prints the document as an indented tree: class keys and versions, Maps,
-Sets, Dates, BigInts, binary sizes, references (→ #N), its size and format.
-Reads standard input when FILE is - or absent.
-
-Options:
-  --format json|protobuf|auto   the input's format (default auto: a darmok
-                                protobuf document starts 08 01, then 12, 1a
-                                or 22; anything else is read as JSON)
-  --json                        print the document as darmok JSON instead
-  --redis URL                   read KEY from this Redis (needs @redis/client)
-  --prefix P                    put P before KEY (a cache's key prefix)
-  -h, --help                    this help
-`,
-  convert: `Usage: darmok convert --to json|protobuf [FILE|-] [options]
-
-Transcodes a document to the other format (or the same one, canonical) and
-writes it to standard output. Reads standard input when FILE is - or absent.
-
-Options:
-  --to json|protobuf            the output format (required)
-  --format json|protobuf|auto   the input's format (default auto)
-  -h, --help                    this help
-`
+  inspect: helpOf('inspect'),
+  convert: helpOf('convert')
 };
-
-const FORMATS = ['json', 'protobuf'];
 
 class UsageError extends Error {}
 
@@ -93,24 +118,29 @@ function painter(stream) {
   return on ? (style, text) => `\u001b[${CODES[style]}m${text}\u001b[0m` : (style, text) => text;
 }
 
-function options(command, args, spec) {
+/* The flags and positionals of command (COMMANDS), or null for --help. */
+function options(command, args) {
+  const spec = {};
+  for (const name of COMMANDS[command].flags) {
+    spec[name] = FLAGS[name].short ? { type: FLAGS[name].type, short: FLAGS[name].short } : { type: FLAGS[name].type };
+  }
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { ...spec, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: spec, allowPositionals: true, strict: true });
   } catch (err) {
     throw new UsageError(err.message);
   }
   if (parsed.values.help) return null;
   const format = parsed.values.format ?? 'auto';
-  if (![...FORMATS, 'auto'].includes(format)) throw new UsageError(`--format must be json, protobuf or auto, not ${format}`);
+  if (![...FORMAT_NAMES, 'auto'].includes(format)) {
+    throw new UsageError(`--format must be ${FORMAT_NAMES.join(', ')} or auto, not ${format}`);
+  }
   parsed.values.format = format;
   return parsed;
 }
 
 async function inspect(args, out) {
-  const parsed = options('inspect', args, {
-    format: { type: 'string' }, json: { type: 'boolean' }, redis: { type: 'string' }, prefix: { type: 'string' }
-  });
+  const parsed = options('inspect', args);
   if (parsed === null) return out.write(HELP.inspect);
   const { values, positionals } = parsed;
   let bytes;
@@ -143,10 +173,10 @@ async function inspect(args, out) {
 }
 
 function convert(args, out) {
-  const parsed = options('convert', args, { to: { type: 'string' }, format: { type: 'string' } });
+  const parsed = options('convert', args);
   if (parsed === null) return out.write(HELP.convert);
   const { values, positionals } = parsed;
-  if (!FORMATS.includes(values.to)) throw new UsageError('convert needs --to json or --to protobuf');
+  if (!FORMAT_NAMES.includes(values.to)) throw new UsageError(`convert needs ${FORMAT_NAMES.map((f) => `--to ${f}`).join(' or ')}`);
   if (positionals.length > 1) throw new UsageError('convert takes one FILE');
   const bytes = readInput(positionals[0]);
   const from = formatOf(bytes, values.format);
@@ -154,7 +184,7 @@ function convert(args, out) {
   let result;
   if (from === values.to) {
     // Through the other format and back: checked, and in canonical form.
-    const other = from === 'json' ? 'protobuf' : 'json';
+    const other = FORMAT_NAMES.find((f) => f !== from);
     result = darmok.transcode(darmok.transcode(bytes, { from, to: other, bytes: true }), { from: other, to: from, bytes: true });
   } else {
     result = darmok.transcode(bytes, { from, to: values.to, bytes: true });

@@ -3,7 +3,7 @@
  * codec.cjs - createCodec({ format, registry }): encodeEntity and
  * decodeEntity for one byte format over one class registry.
  *
- * A format is one entry of FORMATS: how a tape becomes bytes and bytes
+ * A format is one entry of CODERS: how a tape becomes bytes and bytes
  * become a tape, both in the core (core.cjs). Everything else - the walk
  * (encode.cjs), the rebuild (decode.cjs), options, limits, registries,
  * reading tanagra's documents (tanagra.cjs) - is shared by every format.
@@ -13,11 +13,12 @@ const core = require('./core.cjs');
 const { acquire } = require('./encode.cjs');
 const { Decoder, notExpected, MAX_REGEXP_LENGTH } = require('./decode.cjs');
 const { DarmokError } = require('./errors.cjs');
-const { registryOf, defaultRegistry, createRegistry, configure } = require('./registry.cjs');
+const { Registry, registryOf, defaultRegistry, createRegistry, configure, REGISTRY } = require('./registry.cjs');
 const { isTanagraDocument, fromTanagra } = require('./tanagra.cjs');
-const { checkNames, unknownOption } = require('./options.cjs');
+const { readOptions, without, option, invalid, flag, limit, oneOf, formatName, FORMAT_NAMES } = require('./options.cjs');
 const { withFormatHint, wrongBlob } = require('./sniff.cjs');
-const { shaping, SHAPING_OPTIONS } = require('./select.cjs');
+const { shaping, selection } = require('./select.cjs');
+const { DEFAULT_MAX_DEPTH } = require('./dk_abi.cjs');
 const { plainOfTape, plainText } = require('./plain.cjs');
 
 /*
@@ -37,7 +38,7 @@ function notDetached(bytes, who) {
 }
 
 /*
- * The byte formats, by name. An entry:
+ * The byte formats, by name (options.cjs FORMAT_NAMES). An entry:
  *   encode(tape, len, maxDepth, bytes) -> the document (string or bytes)
  *       for the tape bytes tape[0..len); with bytes, bytes whatever the
  *       format.
@@ -47,7 +48,7 @@ function notDetached(bytes, who) {
  *   tanagra: true when tanagra-json documents can arrive in this format
  *       (decodeEntity's `legacy` option).
  */
-const FORMATS = {
+const CODERS = {
   json: {
     encode(tape, len, maxDepth, bytes) {
       return core.jsonEncode(tape, len, maxDepth, bytes);
@@ -77,10 +78,18 @@ const FORMATS = {
   }
 };
 
+/* toPlain's stand-in for a format: the tape made a plain tree (plain.cjs). */
+const PLAIN = {
+  encode(tape, len) {
+    return plainOfTape(tape, len);
+  }
+};
+
 /*
  * Defaults. Decoding reads untrusted bytes, so every limit is on by default:
- *   maxDepth   1000          nesting of arrays/objects/Maps/Sets/instances/
- *                            errors (the top-level value is depth 0)
+ *   maxDepth   DK_DEFAULT_MAX_DEPTH  nesting of arrays/objects/Maps/Sets/
+ *                            instances/errors (the top-level value is
+ *                            depth 0); the core's own default, from its header
  *   maxBytes   64 MiB        the input's byte length (UTF-8 for JSON text)
  *   maxLength  16 Mi (2^24)  bytes of one string, elements of one array
  *                            (holes included), entries of one Map or Set,
@@ -88,85 +97,97 @@ const FORMATS = {
  *   maxRegExpLength 16384    characters of RegExp source in one document,
  *                            all its RegExps together (decode.cjs regexp)
  */
-const MAX_DEPTH = 1000;
+const MAX_DEPTH = DEFAULT_MAX_DEPTH;
 const MAX_BYTES = 64 * 1024 * 1024;
 const MAX_LENGTH = 16 * 1024 * 1024;
-const U32_MAX = 0xffffffff;
 
-/* The option names of each call. */
-const ENCODE_OPTIONS = new Set(['strict', 'maxDepth', 'format', 'bytes', ...SHAPING_OPTIONS]);
-const DECODE_OPTIONS = new Set(['unknownClass', 'newerVersion', 'legacy', 'maxDepth', 'maxBytes', 'maxLength',
-  'maxRegExpLength', 'regExpProperties', 'format']);
-const CODEC_OPTIONS = new Set(['format', 'registry']);
-const TRANSCODE_OPTIONS = new Set(['from', 'to', 'maxDepth', 'maxBytes', 'maxLength', 'bytes']);
+/* The options of each call of the codec, declared once (options.cjs readOptions). */
+const MAX_DEPTH_OPTION = option(limit, MAX_DEPTH, 'deepest nesting; deeper is ERR_DEPTH');
+const MAX_BYTES_OPTION = option(limit, MAX_BYTES, "largest input, in bytes (JSON text: its UTF-8's)");
+const MAX_LENGTH_OPTION = option(limit, MAX_LENGTH, 'largest string (bytes), array (elements), Map or Set (entries), binary value (bytes)');
+const FORMAT_OPTION = option(formatName, undefined, "this call's format instead of the codec's");
+const BYTES_OPTION = option(flag, false, 'the document as bytes in every format (JSON as its UTF-8), without making a JS string');
 
-function limit(options, name, fallback) {
-  const v = options[name];
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > U32_MAX) {
-    throw new DarmokError('ERR_INVALID_OPTION', `${name} must be an integer from 1 to ${U32_MAX}`);
-  }
-  return v;
+const ENCODE = {
+  strict: option(flag, false, 'ERR_UNSUPPORTED_TYPE / ERR_UNREGISTERED_CLASS for what would be skipped or written as a plain object'),
+  maxDepth: MAX_DEPTH_OPTION,
+  format: FORMAT_OPTION,
+  bytes: BYTES_OPTION,
+  sortKeys: option(flag, false, "every object's keys in code-unit order (docs/SHAPING.md)"),
+  only: option(selection, null, "{ ClassKey: ['field', ...] }: only these fields of these classes"),
+  except: option(selection, null, "{ ClassKey: ['field', ...] }: all but these fields of these classes")
+};
+
+const DECODE = {
+  unknownClass: option(oneOf(['throw', 'plain']), 'throw', "'plain': an unregistered class key reads as a plain object of its fields"),
+  newerVersion: option(oneOf(['reject', 'accept']), 'reject', "'accept': an instance of a newer version is built anyway, unknown fields kept"),
+  legacy: option(oneOf(['auto', 'tanagra', 'none']), 'auto', 'which documents are read as tanagra-json wrote them'),
+  maxDepth: MAX_DEPTH_OPTION,
+  maxBytes: MAX_BYTES_OPTION,
+  maxLength: MAX_LENGTH_OPTION,
+  maxRegExpLength: option(limit, MAX_REGEXP_LENGTH, 'characters of RegExp source in one document, all its RegExps together'),
+  regExpProperties: option(oneOf(['reject', 'accept']), 'reject', "'accept': compile RegExps with the v flag or \\p{...} (costly)"),
+  format: FORMAT_OPTION
+};
+
+/* toPlain takes encodeEntity's options but format and bytes; fromPlain decodeEntity's but format and legacy. */
+const TO_PLAIN = without(ENCODE, ['format', 'bytes']);
+const FROM_PLAIN = without(DECODE, ['format', 'legacy']);
+
+const TRANSCODE = {
+  from: option(oneOf(FORMAT_NAMES), undefined, "the input's format (required)"),
+  to: option(oneOf(FORMAT_NAMES), undefined, 'the output\'s format (required, not from)'),
+  maxDepth: MAX_DEPTH_OPTION,
+  maxBytes: MAX_BYTES_OPTION,
+  maxLength: MAX_LENGTH_OPTION,
+  bytes: BYTES_OPTION
+};
+
+/* The Registry of a handle from createRegistry() (createCodec's registry option). */
+function registryHandle(handle) {
+  const registry = registryOf(handle);
+  if (registry === undefined) throw invalid('registry must come from createRegistry()');
+  return registry;
 }
 
-/* The format named by options.format, or the codec's own. */
-function formatOf(options, fallback) {
-  const f = options.format;
-  if (f === undefined) return fallback;
-  if (typeof f !== 'string' || !Object.prototype.hasOwnProperty.call(FORMATS, f)) {
-    throw new DarmokError('ERR_INVALID_OPTION', `unknown format ${JSON.stringify(f)}: one of ${Object.keys(FORMATS).join(', ')}`);
-  }
-  return f;
-}
+const CODEC = {
+  format: option(formatName, 'json', 'the format of the codec'),
+  registry: option(registryHandle, undefined, 'a registry from createRegistry() (default: the default one)'),
+  // With either, the codec has a registry of its own with these defaults.
+  ...REGISTRY
+};
 
-/* options, when given, must be an object (a format name alone is not options). */
-function checkOptions(options, call) {
-  if (typeof options !== 'object') {
-    throw new DarmokError('ERR_INVALID_OPTION', `${call}: options must be an object, not ${typeof options}`);
-  }
-}
-
-/* A true-or-false option, default false. */
-function flag(options, name) {
-  const v = options[name];
-  if (v !== undefined && typeof v !== 'boolean') throw new DarmokError('ERR_INVALID_OPTION', `${name} must be true or false`);
-  return v === true;
-}
-
-function choice(options, name, values) {
-  const v = options[name];
-  if (v === undefined) return values[0];
-  if (!values.includes(v)) {
-    throw new DarmokError('ERR_INVALID_OPTION', `${name} must be ${values.map((x) => `'${x}'`).join(' or ')}`);
-  }
-  return v;
-}
-
-/* The option names of toPlain (encodeEntity's but format and bytes) and fromPlain (decodeEntity's but format and legacy). */
-const TO_PLAIN_OPTIONS = new Set([...ENCODE_OPTIONS].filter((name) => name !== 'format' && name !== 'bytes'));
-const FROM_PLAIN_OPTIONS = new Set([...DECODE_OPTIONS].filter((name) => name !== 'format' && name !== 'legacy'));
+/* The option names of each call (js/internal.cjs: the tests' list of what to accept). */
+const ENCODE_OPTIONS = new Set(Object.keys(ENCODE));
+const DECODE_OPTIONS = new Set(Object.keys(DECODE));
+const TO_PLAIN_OPTIONS = new Set(Object.keys(TO_PLAIN));
+const FROM_PLAIN_OPTIONS = new Set(Object.keys(FROM_PLAIN));
 
 /*
- * createCodec({ format = 'json', registry = the default registry }) ->
- * { format, registry, encodeEntity, decodeEntity, toPlain, fromPlain,
- * serializable }. `serializable` registers into the codec's registry.
+ * createCodec({ format = 'json', registry = the default registry,
+ * transformKeys?, rename? }) -> { format, registry, encodeEntity,
+ * decodeEntity, toPlain, fromPlain, serializable }. `serializable`
+ * registers into the codec's registry. transformKeys and rename give the
+ * codec a new registry of its own with these defaults
+ * (createRegistry({ transformKeys, rename })), so no other codec's names
+ * change; with registry they are refused: a registry's defaults are set
+ * where it is made.
  */
 function createCodec(options) {
-  let format = 'json';
-  let registry = defaultRegistry;
-  if (options !== undefined && options !== null) {
-    if (typeof options !== 'object') throw new DarmokError('ERR_INVALID_OPTION', 'createCodec takes { format, registry }');
-    checkNames(options, CODEC_OPTIONS, 'createCodec');
-    if (options.format !== undefined) format = options.format;
-    if (options.registry !== undefined) registry = registryOf(options.registry);
+  if (options !== undefined && options !== null && typeof options !== 'object') {
+    throw invalid(`createCodec takes { ${Object.keys(CODEC).join(', ')} }`);
   }
-  if (typeof format !== 'string' || !Object.prototype.hasOwnProperty.call(FORMATS, format)) {
-    throw new DarmokError('ERR_INVALID_OPTION', `unknown format ${JSON.stringify(format)}: one of ${Object.keys(FORMATS).join(', ')}`);
+  const o = readOptions(CODEC, options, 'createCodec', (name) => `createCodec(): ${name}`);
+  const format = o.format;
+  let registry = o.registry;
+  if (o.transformKeys !== undefined || o.rename !== undefined) {
+    if (registry !== undefined) {
+      throw invalid('createCodec: transformKeys and rename make a new registry; for a registry of yours, give them to createRegistry()');
+    }
+    registry = new Registry({ transformKeys: o.transformKeys, rename: o.rename });
   }
-  if (registry === undefined) {
-    throw new DarmokError('ERR_INVALID_OPTION', 'registry must come from createRegistry()');
-  }
-  const impl = FORMATS[format];
+  if (registry === undefined) registry = defaultRegistry;
+  const impl = CODERS[format];
   /*
    * The rebuild callbacks, one per combination of decodeEntity's two flag
    * options, each with its decoder, made once here rather than per call.
@@ -174,12 +195,6 @@ function createCodec(options) {
   const decoders = [false, true].map((unknownPlain) => [false, true].map((acceptNewer) =>
     new Decoder(unknownPlain, registry, acceptNewer)));
   const rebuilds = decoders.map((row) => row.map((decoder) => (reader) => decoder.decode(reader)));
-  /*
-   * The last options object of each call whose names were checked: a call
-   * that passes the same object again (a constant) skips the check.
-   */
-  let encodeChecked = null;
-  let decodeChecked = null;
   /*
    * decodeEntity's last Class, its plan and registry.scopeOf(plan), good
    * while registry.generation is lastGeneration: a call with the same
@@ -191,43 +206,35 @@ function createCodec(options) {
   let lastGeneration = -1;
 
   /*
-   * encodeEntity(value, { strict?, maxDepth? }) -> the document.
+   * value walked under the checked options o (ENCODE's or TO_PLAIN's) into
+   * a tape, and that tape made a document by how (a CODERS entry, or
+   * PLAIN) while it is valid.
+   */
+  function walk(value, o, how) {
+    const enc = acquire();
+    try {
+      enc.run(value, o.strict, o.maxDepth, registry, shaping(o.sortKeys, o.only, o.except));
+      return how.encode(enc.w.buf, enc.w.pos, o.maxDepth, o.bytes);
+    } finally {
+      enc.release();
+    }
+  }
+
+  /*
+   * encodeEntity(value, options?) -> the document; options: ENCODE above,
+   * docs/API.md.
    *   strict    throw ERR_UNSUPPORTED_TYPE for functions, symbols and objects
    *             darmok cannot round-trip (WeakMap, Promise, boxed primitives),
    *             and ERR_UNREGISTERED_CLASS for instances of unregistered
    *             classes, instead of skipping them / writing plain objects.
-   *   maxDepth  default 1000; deeper nesting throws ERR_DEPTH.
-   *   format    this call's format instead of the codec's ('json', 'protobuf').
    *   bytes     true: the document as bytes in every format (JSON as its
    *             UTF-8, a Buffer under Node), without making a JS string.
    *   sortKeys, only, except: the shaping of select.cjs (docs/SHAPING.md).
    * The value is only read. Re-entrant: a getter may call encodeEntity.
    */
   function encodeEntity(value, options) {
-    let strict = false;
-    let maxDepth = MAX_DEPTH;
-    let how = impl;
-    let shape = null;
-    let bytes = false;
-    if (options !== undefined && options !== null) {
-      checkOptions(options, 'encodeEntity');
-      if (options !== encodeChecked) {
-        for (const k in options) if (!ENCODE_OPTIONS.has(k)) throw unknownOption('encodeEntity', k, ENCODE_OPTIONS);
-        encodeChecked = options;
-      }
-      strict = flag(options, 'strict');
-      maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
-      if (options.format !== undefined) how = FORMATS[formatOf(options, format)];
-      bytes = flag(options, 'bytes');
-      shape = shaping(options);
-    }
-    const enc = acquire();
-    try {
-      enc.run(value, strict, maxDepth, registry, shape);
-      return how.encode(enc.w.buf, enc.w.pos, maxDepth, bytes);
-    } finally {
-      enc.release();
-    }
+    const o = readOptions(ENCODE, options, 'encodeEntity');
+    return walk(value, o, o.format === undefined ? impl : CODERS[o.format]);
   }
 
   /*
@@ -237,23 +244,7 @@ function createCodec(options) {
    * without JSON text (plain.cjs).
    */
   function toPlain(value, options) {
-    let strict = false;
-    let maxDepth = MAX_DEPTH;
-    let shape = null;
-    if (options !== undefined && options !== null) {
-      checkOptions(options, 'toPlain');
-      checkNames(options, TO_PLAIN_OPTIONS, 'toPlain');
-      strict = flag(options, 'strict');
-      maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
-      shape = shaping(options);
-    }
-    const enc = acquire();
-    try {
-      enc.run(value, strict, maxDepth, registry, shape);
-      return plainOfTape(enc.w.buf, enc.w.pos);
-    } finally {
-      enc.release();
-    }
+    return walk(value, readOptions(TO_PLAIN, options, 'toPlain'), PLAIN);
   }
 
   /*
@@ -264,20 +255,13 @@ function createCodec(options) {
    * be JSON data (plain.cjs plainText).
    */
   function fromPlain(plain, Class, options) {
-    let opts = options;
-    if (opts === undefined && Class !== null && typeof Class === 'object') opts = Class;
-    const call = { format: 'json', legacy: 'none' };
-    let maxDepth = MAX_DEPTH;
-    let maxBytes = MAX_BYTES;
-    if (opts !== undefined && opts !== null) {
-      checkOptions(opts, 'fromPlain');
-      checkNames(opts, FROM_PLAIN_OPTIONS, 'fromPlain');
-      for (const name of FROM_PLAIN_OPTIONS) if (opts[name] !== undefined) call[name] = opts[name];
-      maxDepth = limit(opts, 'maxDepth', MAX_DEPTH);
-      maxBytes = limit(opts, 'maxBytes', MAX_BYTES);
+    if (options === undefined && Class !== null && typeof Class === 'object') {
+      options = Class;
+      Class = undefined;
     }
-    const text = plainText(plain, maxDepth, maxBytes);
-    return opts === Class ? decodeEntity(text, call) : decodeEntity(text, Class, call);
+    const o = readOptions(FROM_PLAIN, options, 'fromPlain');
+    const text = plainText(plain, o.maxDepth, o.maxBytes);
+    return decode(text, Class, { ...o, format: 'json', legacy: 'none' });
   }
 
   /*
@@ -287,7 +271,7 @@ function createCodec(options) {
    * class holds them too; and the top-level value must be a Class (or of
    * a subclass), null, or a collection (Array, Map, Set; not checked
    * further), else ERR_UNEXPECTED_CLASS.
-   * options:
+   * options: DECODE above, docs/API.md.
    *   unknownClass  'throw' (default): ERR_UNKNOWN_CLASS for an unregistered
    *                 class key; 'plain': a plain object of its fields.
    *   newerVersion  'reject' (default): ERR_VERSION for an instance written
@@ -297,60 +281,41 @@ function createCodec(options) {
    *                 a plain object with a `_serializationKey` is read as
    *                 tanagra-json wrote it (tanagra.cjs); 'tanagra': every
    *                 document is; 'none': none is.
-   *   maxDepth, maxBytes, maxLength, maxRegExpLength: limits, defaults above.
    *   regExpProperties  'reject' (default): ERR_FORMAT for a RegExp with the
    *                 v flag or a Unicode property escape (\p{...}), costly to
    *                 compile; 'accept': compile it (within maxRegExpLength).
-   *   format        this call's format instead of the codec's.
    * The options may also come second, without Class.
    */
   function decodeEntity(blob, Class, options) {
+    if (options === undefined && Class !== null && typeof Class === 'object') {
+      options = Class;
+      Class = undefined;
+    }
+    return decode(blob, Class, readOptions(DECODE, options, 'decodeEntity'));
+  }
+
+  /* decodeEntity's work, for the checked options o (DECODE's). */
+  function decode(blob, Class, o) {
     let expected = null;
     let scope = null;
     if (Class !== undefined && Class !== null) {
-      if (typeof Class === 'function') {
-        if (Class !== lastClass || registry.generation !== lastGeneration) {
-          lastPlan = registry.ensure(Class);
-          lastScope = registry.scopeOf(lastPlan);
-          lastClass = Class;
-          lastGeneration = registry.generation;
-        }
-        expected = lastPlan;
-        scope = lastScope;
-      } else if (options === undefined && typeof Class === 'object') options = Class;
-      else throw new DarmokError('ERR_INVALID_OPTION', 'decodeEntity(blob, Class?, options?): Class must be a class');
-    }
-    let unknownPlain = false;
-    let acceptNewer = false;
-    let legacy = 'auto';
-    let maxDepth = MAX_DEPTH;
-    let maxBytes = MAX_BYTES;
-    let maxLength = MAX_LENGTH;
-    let maxRegExpLength = MAX_REGEXP_LENGTH;
-    let regExpProperties = false;
-    let how = impl;
-    let name = format;
-    if (options !== undefined && options !== null) {
-      checkOptions(options, 'decodeEntity');
-      if (options !== decodeChecked) {
-        for (const k in options) if (!DECODE_OPTIONS.has(k)) throw unknownOption('decodeEntity', k, DECODE_OPTIONS);
-        decodeChecked = options;
+      if (typeof Class !== 'function') throw invalid('decodeEntity(blob, Class?, options?): Class must be a class');
+      if (Class !== lastClass || registry.generation !== lastGeneration) {
+        lastPlan = registry.ensure(Class);
+        lastScope = registry.scopeOf(lastPlan);
+        lastClass = Class;
+        lastGeneration = registry.generation;
       }
-      if (options.format !== undefined) {
-        name = formatOf(options, format);
-        how = FORMATS[name];
-      }
-      unknownPlain = choice(options, 'unknownClass', ['throw', 'plain']) === 'plain';
-      acceptNewer = choice(options, 'newerVersion', ['reject', 'accept']) === 'accept';
-      legacy = choice(options, 'legacy', ['auto', 'tanagra', 'none']);
-      maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
-      maxBytes = limit(options, 'maxBytes', MAX_BYTES);
-      maxLength = limit(options, 'maxLength', MAX_LENGTH);
-      maxRegExpLength = limit(options, 'maxRegExpLength', MAX_REGEXP_LENGTH);
-      regExpProperties = choice(options, 'regExpProperties', ['reject', 'accept']) === 'accept';
+      expected = lastPlan;
+      scope = lastScope;
     }
+    const name = o.format === undefined ? format : o.format;
+    const how = CODERS[name];
+    const unknownPlain = o.unknownClass === 'plain';
+    const acceptNewer = o.newerVersion === 'accept';
+    let legacy = o.legacy;
     if (!how.tanagra) {
-      if (legacy === 'tanagra') throw new DarmokError('ERR_INVALID_OPTION', `the ${name} format has no tanagra documents`);
+      if (legacy === 'tanagra') throw invalid(`the ${name} format has no tanagra documents`);
       legacy = 'none';
     }
     const u = unknownPlain ? 1 : 0;
@@ -358,10 +323,10 @@ function createCodec(options) {
     const decoder = decoders[u][a];
     decoder.expected = expected;
     decoder.scope = scope;
-    decoder.limitRegExps(maxRegExpLength, regExpProperties);
+    decoder.limitRegExps(o.maxRegExpLength, o.regExpProperties === 'accept');
     let value;
     try {
-      value = how.decode(blob, maxDepth, maxLength, maxBytes, rebuilds[u][a]);
+      value = how.decode(blob, o.maxDepth, o.maxLength, o.maxBytes, rebuilds[u][a]);
     } catch (err) {
       throw withFormatHint(err, name, blob);
     }
@@ -401,18 +366,12 @@ function createCodec(options) {
  */
 function transcode(blob, options) {
   if (options === undefined || options === null || typeof options !== 'object') {
-    throw new DarmokError('ERR_INVALID_OPTION', "transcode(blob, { from, to }) needs from and to: 'json' or 'protobuf'");
+    throw invalid(`transcode(blob, { from, to }) needs from and to: ${FORMAT_NAMES.map((f) => `'${f}'`).join(' or ')}`);
   }
-  checkNames(options, TRANSCODE_OPTIONS, 'transcode');
-  const from = choice(options, 'from', ['json', 'protobuf']);
-  const to = choice(options, 'to', ['protobuf', 'json']);
-  if (options.from === undefined || options.to === undefined || from === to) {
-    throw new DarmokError('ERR_INVALID_OPTION', "transcode converts between 'json' and 'protobuf': give from and to, different");
+  const { from, to, maxDepth, maxBytes, maxLength, bytes } = readOptions(TRANSCODE, options, 'transcode');
+  if (from === undefined || to === undefined || from === to) {
+    throw invalid(`transcode converts between ${FORMAT_NAMES.map((f) => `'${f}'`).join(' and ')}: give from and to, different`);
   }
-  const maxDepth = limit(options, 'maxDepth', MAX_DEPTH);
-  const maxBytes = limit(options, 'maxBytes', MAX_BYTES);
-  const maxLength = limit(options, 'maxLength', MAX_LENGTH);
-  const bytes = flag(options, 'bytes');
   if (from === 'json' ? typeof blob !== 'string' && !(blob instanceof Uint8Array) : !(blob instanceof Uint8Array)) {
     throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob(`transcode from ${from}`, blob, from === 'json'
       ? 'a string, a Buffer or a Uint8Array' : 'a Buffer or a Uint8Array'));
@@ -475,6 +434,6 @@ function entryPoint(format) {
 }
 
 module.exports = {
-  createCodec, transcode, entryPoint, FORMATS, MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH,
+  createCodec, transcode, entryPoint, MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH,
   ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS
 };

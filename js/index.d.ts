@@ -38,25 +38,35 @@ export interface SerializableOptions<T = any> {
   /**
    * The names fields are written under (docs/SHAPING.md): a named inflection,
    * or a function called once per field name per class. null: none, also
-   * over a superclass's or configure()'s. Default: inherited.
+   * over a superclass's or the registry's. Default: inherited.
    */
   transformKeys?: KeyTransform | null;
-  /** Exact wire names of fields, over transformKeys; merged with superclasses' and configure()'s. */
+  /** Exact wire names of fields, over transformKeys; merged with superclasses' and the registry's. */
   rename?: Readonly<Record<string, string>>;
 }
 
 /** A key inflection: camelCase, snake_case, kebab-case, PascalCase, or a function of (field, classKey). */
 export type KeyTransform = 'camel' | 'snake' | 'kebab' | 'pascal' | ((field: string, classKey: string) => string);
 
-/** Defaults for the classes that do not set these options themselves. */
-export interface ConfigureOptions {
-  /** null clears the default. */
+/** Defaults for the classes of a registry that do not set these options themselves. */
+export interface RegistryOptions {
+  /** The wire names of fields; null: none. */
   transformKeys?: KeyTransform | null;
-  /** null clears the default. */
+  /** Exact wire names of fields, over transformKeys. */
   rename?: Readonly<Record<string, string>> | null;
 }
 
-/** Set global defaults of class options; every class whose names change drops its cached code. */
+/** configure()'s options: RegistryOptions, where null clears a default. */
+export type ConfigureOptions = RegistryOptions;
+
+/**
+ * Change the defaults of the default registry's classes (the registry
+ * serializable() fills), those registered already included; a call changes
+ * only the options it names. Registries from createRegistry() and codecs
+ * with their own defaults are not affected.
+ * @deprecated Give the defaults where the registry is made:
+ * `createRegistry({ transformKeys, rename })` or `createCodec({ transformKeys, rename })`.
+ */
 export function configure(options: ConfigureOptions): void;
 
 /** Field selection by class key: `{ Post: ['id', 'title'] }`. Compiled once per object. */
@@ -221,8 +231,8 @@ export interface Registry {
   readonly serializable: SerializableFunction;
 }
 
-/** A new registry, empty and isolated from every other. */
-export function createRegistry(): Registry;
+/** A new registry, empty and isolated from every other, with these defaults for its classes. */
+export function createRegistry(options?: RegistryOptions): Registry;
 
 /** The byte formats: darmok JSON (text) and protobuf (proto/darmok.proto, bytes). */
 export type Format = 'json' | 'protobuf';
@@ -230,7 +240,11 @@ export type Format = 'json' | 'protobuf';
 /** What a format's encodeEntity returns. */
 export type Encoded<F extends Format> = F extends 'protobuf' ? Bytes : string;
 
-export interface CodecOptions<F extends Format = Format> {
+/**
+ * With transformKeys or rename the codec has a registry of its own with
+ * these defaults (as createRegistry(options)); they cannot go with registry.
+ */
+export interface CodecOptions<F extends Format = Format> extends RegistryOptions {
   /** Default 'json'. */
   format?: F;
   /** Default: the registry serializable() fills. */

@@ -1,12 +1,12 @@
 'use strict';
 /*
  * naming.cjs - the names a class's fields have in the bytes: the
- * transformKeys and rename options of serializable(), and their global
- * defaults (configure()). docs/SHAPING.md.
+ * transformKeys and rename options of serializable(), and their defaults
+ * for a registry's classes (createRegistry()). docs/SHAPING.md.
  *
  * A class whose names are its fields' own has no Naming (plan.naming is
- * null) and takes exactly the code paths it took before these options
- * existed. Otherwise its plan holds one Naming: two tables, field -> wire
+ * null) and takes exactly the code paths of a class without these
+ * options. Otherwise its plan holds one Naming: two tables, field -> wire
  * name and wire name -> field, filled once per field name (rename entries
  * at once; transformKeys when a name is first met, by the encoder or
  * through the class's `fields`) and then only read: the encode and decode
@@ -17,11 +17,7 @@
  * lose case (`userID` and `userId` are both `user_id`), tables do not.
  */
 
-const { DarmokError } = require('./errors.cjs');
-
-function invalid(message) {
-  return new DarmokError('ERR_INVALID_OPTION', message);
-}
+const { invalid } = require('./options.cjs');
 
 /*
  * A name as { head, words, tail }: head and tail are its leading runs of
@@ -67,30 +63,30 @@ const TRANSFORMS = {
 };
 
 /*
- * transformKeys as given (what: for messages) -> a function, null (none:
- * also what overrides an inherited or global one), or undefined (not given:
- * inherit).
+ * transformKeys as given (label: its name in messages) -> a function, null
+ * (none: also what overrides an inherited or a registry's default one), or
+ * undefined (not given: inherit).
  */
-function transformOption(value, what) {
+function transformOption(value, label) {
   if (value === undefined) return undefined;
   if (value === null || value === false) return null;
   if (typeof value === 'function') return value;
   if (typeof value === 'string' && Object.prototype.hasOwnProperty.call(TRANSFORMS, value)) return TRANSFORMS[value];
-  throw invalid(`${what}: transformKeys must be ${Object.keys(TRANSFORMS).map((n) => `'${n}'`).join(', ')}, a function (name) => wireName, or null`);
+  throw invalid(`${label} must be ${Object.keys(TRANSFORMS).map((n) => `'${n}'`).join(', ')}, a function (name) => wireName, or null`);
 }
 
 /* rename as given -> a Map field -> wire name, or undefined (not given). */
-function renameOption(value, what) {
+function renameOption(value, label) {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw invalid(`${what}: rename must be an object { field: 'wireName' }`);
+    throw invalid(`${label} must be an object { field: 'wireName' }`);
   }
   const map = new Map();
   const wires = new Map();
   for (const field of Object.keys(value)) {
     const wire = value[field];
-    if (typeof wire !== 'string') throw invalid(`${what}: rename.${field} must be a string`);
-    if (wires.has(wire)) throw invalid(`${what}: rename gives "${wire}" to both ${wires.get(wire)} and ${field}`);
+    if (typeof wire !== 'string') throw invalid(`${label}.${field} must be a string`);
+    if (wires.has(wire)) throw invalid(`${label} gives "${wire}" to both ${wires.get(wire)} and ${field}`);
     wires.set(wire, field);
     map.set(field, wire);
   }
@@ -160,7 +156,7 @@ class Naming {
  * The Naming of a class, or null when every field keeps its name. own: the
  * class's { transformKeys, rename } (transformOption/renameOption);
  * inherited: those of its registered superclasses, nearest first;
- * defaults: configure()'s. transformKeys: the nearest given one wins (own,
+ * defaults: the registry's. transformKeys: the nearest given one wins (own,
  * then superclasses, then the default). rename: all are merged, the
  * default's first, then the superclasses' from the farthest, then the
  * class's own, each entry replacing one for the same field. A `fields`

@@ -6,7 +6,7 @@ export type {
   Class, FieldData, SerializableOptions, SerializableDecorator, EncodeOptions, DecodeOptions,
   SerializableFunction, Registry, Format, Encoded, CodecOptions, Codec, TranscodeOptions, DarmokErrorCode,
   Bytes, ResponseLike, URLLike, WasmModule, WasmSource,
-  KeyTransform, ConfigureOptions, FieldSelection, ToPlainOptions, FromPlainOptions, PlainValue, DecodedCollection
+  KeyTransform, RegistryOptions, ConfigureOptions, FieldSelection, ToPlainOptions, FromPlainOptions, PlainValue, DecodedCollection
 } from './index';
 export {
   serializable, createRegistry, createCodec, transcode, init, DarmokError, toPlain, fromPlain, configure,

@@ -24,6 +24,8 @@
  * entry without tags has the header readers before tags knew.
  */
 
+const { FORMAT_NAMES } = require('./options.cjs');
+
 const MAGIC = 'darmok/1 ';
 const NEWLINE = 0x0a;
 /*
@@ -65,7 +67,7 @@ function fields(text) {
 }
 
 const MAGIC_BYTES = Buffer.from(MAGIC, 'latin1');
-const FORMAT_BYTES = [['json', Buffer.from('json ')], ['protobuf', Buffer.from('protobuf ')]];
+const FORMAT_BYTES = FORMAT_NAMES.map((format) => [format, Buffer.from(`${format} `, 'latin1')]);
 const SPACE = 0x20;
 const ZERO = 0x30;
 
@@ -141,7 +143,7 @@ function unpackText(raw) {
   }
   const parts = head.slice(MAGIC.length).split(' ');
   const format = parts[0];
-  if ((format !== 'json' && format !== 'protobuf') || !/^[0-9]{1,16}$/.test(parts[1])) {
+  if (!FORMAT_NAMES.includes(format) || !/^[0-9]{1,16}$/.test(parts[1])) {
     return 'a malformed darmok/redis header';
   }
   const f = fields(parts.slice(2).join(' '));

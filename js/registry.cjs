@@ -19,21 +19,11 @@
  */
 
 const { DarmokError, pathError, shorten } = require('./errors.cjs');
-const { checkNames, unknownOption } = require('./options.cjs');
+const { readOptions, checkNames, without, option, invalid, limit, any } = require('./options.cjs');
 const { namingOf, transformOption, renameOption } = require('./naming.cjs');
 
-const U32_MAX = 0xffffffff;
 const defineProperty = Object.defineProperty;
 const hasOwn = Object.prototype.hasOwnProperty;
-
-/* Option names serializable(Class, options) accepts. */
-const OPTIONS = new Set([
-  'key', 'nested', 'version', 'migrate', 'aliases', 'exclude', 'fields', 'toData', 'fromData',
-  'transformKeys', 'rename'
-]);
-/* The options that change how a class is written or rebuilt. */
-const PLAN_OPTIONS = ['version', 'migrate', 'aliases', 'exclude', 'fields', 'toData', 'fromData',
-  'transformKeys', 'rename'];
 
 /*
  * Class names a minifier or a compiler makes (`n`, `t2`, `_a`, Babel's
@@ -58,24 +48,50 @@ const proxies = new WeakMap();
  */
 const handles = new WeakMap();
 
-function invalid(message) {
-  return new DarmokError('ERR_INVALID_OPTION', message);
-}
-
-function stringList(value, what, name) {
-  if (value === undefined || value === null) return null;
+/* Checks of serializable()'s options (options.cjs), null meaning not given. */
+function stringList(value, label) {
+  if (value === null) return null;
   if (!Array.isArray(value) || !value.every((s) => typeof s === 'string' && s !== '')) {
-    throw invalid(`${what}: ${name} must be an array of non-empty strings`);
+    throw invalid(`${label} must be an array of non-empty strings`);
   }
-  if (new Set(value).size !== value.length) throw invalid(`${what}: ${name} lists a name twice`);
+  if (new Set(value).size !== value.length) throw invalid(`${label} lists a name twice`);
   return value.slice();
 }
 
-function optionalFunction(value, what, name) {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'function') throw invalid(`${what}: ${name} must be a function`);
+function optionalFunction(value, label) {
+  if (value === null) return null;
+  if (typeof value !== 'function') throw invalid(`${label} must be a function`);
   return value;
 }
+
+/*
+ * The options of createRegistry() (and of createCodec(), which then makes
+ * its own registry): defaults for the registry's classes that do not set
+ * these options themselves (naming.cjs namingOf says how they combine).
+ */
+const REGISTRY = {
+  transformKeys: option(transformOption, undefined,
+    "the wire names of fields: 'camel', 'pascal', 'snake', 'kebab', (name, classKey) => wireName, or null (none)"),
+  rename: option(renameOption, undefined, "{ field: 'wireName' }, over transformKeys")
+};
+
+/* The options of serializable(Class, options) (docs/VERSIONING.md, docs/SHAPING.md). */
+const SERIALIZABLE = {
+  key: option(any, undefined, "the class key (default: the class's name); checked by register"),
+  nested: option(any, undefined, 'classes to register with this one; checked by register'),
+  version: option(limit, 1, 'the version of the class its instances are written at'),
+  migrate: option(any, null, '{ [fromVersion]: (data) => data }; checked against version by migrationSteps'),
+  aliases: option(stringList, null, 'other class keys that decode to this class'),
+  exclude: option(stringList, null, 'fields not written'),
+  fields: option(stringList, null, 'the only fields written, in this order'),
+  toData: option(optionalFunction, null, '(instance) => the data written for it'),
+  fromData: option(optionalFunction, null, '(data) => the instance made of it'),
+  transformKeys: REGISTRY.transformKeys,
+  rename: REGISTRY.rename
+};
+const SERIALIZABLE_OPTIONS = new Set(Object.keys(SERIALIZABLE));
+/* The options that change how a class is written or rebuilt. */
+const PLAN_OPTIONS = Object.keys(without(SERIALIZABLE, ['key', 'nested']));
 
 /*
  * The migration steps as an array indexed by the version they upgrade from
@@ -154,24 +170,16 @@ function slotBase(Class) {
  *   naming        the wire names of the fields (naming.cjs), or null when
  *                 they are the fields' own; set by Registry#reshape from
  *   shaping       the class's own { transformKeys, rename }, its
- *                 superclasses' and configure()'s defaults.
+ *                 superclasses' and the registry's defaults.
  */
 function makePlan(Class, key, options, old) {
   const what = `serializable(${key})`;
-  let version = 1;
-  if (options.version !== undefined) {
-    version = options.version;
-    if (typeof version !== 'number' || !Number.isInteger(version) || version < 1 || version > U32_MAX) {
-      throw invalid(`${what}: version must be an integer from 1 to ${U32_MAX}`);
-    }
-  }
-  const { steps, oldest } = migrationSteps(options.migrate, version, what);
-  const aliases = stringList(options.aliases, what, 'aliases') || [];
+  const o = readOptions(SERIALIZABLE, options, 'serializable()', (name) => `${what}: ${name}`);
+  const version = o.version;
+  const { steps, oldest } = migrationSteps(o.migrate, version, what);
+  const aliases = o.aliases || [];
   if (aliases.includes(key)) throw invalid(`${what}: an alias repeats the key`);
-  const fields = stringList(options.fields, what, 'fields');
-  const exclude = stringList(options.exclude, what, 'exclude');
-  const toData = optionalFunction(options.toData, what, 'toData');
-  const fromData = optionalFunction(options.fromData, what, 'fromData');
+  const { fields, exclude, toData, fromData } = o;
   // Every name that decodes to the class: its key, its aliases, and the
   // names of its earlier plan (repointed to this one by register()).
   const names = new Set(old === undefined ? [] : old.names);
@@ -196,10 +204,7 @@ function makePlan(Class, key, options, old) {
     decodeShape: null,
     encodeSeen: 0,
     decodeSeen: 0,
-    shaping: {
-      transformKeys: transformOption(options.transformKeys, what),
-      rename: renameOption(options.rename, what)
-    },
+    shaping: { transformKeys: o.transformKeys, rename: o.rename },
     naming: null
   };
 }
@@ -251,10 +256,14 @@ function warn(message, code) {
 
 /*
  * Registry: keys and prototypes to plans. Not shared: each has its own
- * maps and caches, so two registries may give one key to two classes.
+ * maps, caches and defaults, so two registries may give one key to two
+ * classes, or one field two names. naming: the registry's defaults, the
+ * checked { transformKeys, rename } of REGISTRY.
  */
 class Registry {
-  constructor() {
+  constructor(naming = { transformKeys: undefined, rename: undefined }) {
+    /* The defaults of REGISTRY for the classes that do not set them. */
+    this.defaults = naming;
     /* key -> plan: what decode looks up. The latest registration of a key wins. */
     this.byKey = new Map();
     /* alias -> plan, looked up when no class has the key itself. */
@@ -273,7 +282,6 @@ class Registry {
     /* What createRegistry() and codec.registry hand out (registryOf). */
     this.handle = Object.freeze({ serializable: this.serializable });
     handles.set(this.handle, this);
-    remember(this);
   }
 
   /*
@@ -300,7 +308,7 @@ class Registry {
         `which darmok writes only for ${base} itself; register a class that holds a ${base} in a field instead`);
     }
     if (options === undefined || options === null) options = {};
-    checkNames(options, OPTIONS, 'serializable()');
+    checkNames(options, SERIALIZABLE_OPTIONS, 'serializable()');
     const old = this.byProto.get(Class.prototype);
     let key = options.key;
     if (key === undefined) key = old === undefined ? Class.name : old.key;
@@ -325,7 +333,7 @@ class Registry {
       if (shapes(plan.shaping) || (old !== undefined && shapes(old.shaping))) {
         for (const p of this.byProto.values()) if (p !== plan && plan.proto.isPrototypeOf(p.proto)) plans.push(p);
       }
-      this.reshape(this.namings(defaults, plans));
+      this.reshape(this.namings(this.defaults, plans));
       try {
         defineProperty(Class, '_serializationKey', {
           value: key, writable: true, enumerable: false, configurable: true
@@ -354,7 +362,7 @@ class Registry {
 
   /*
    * The Naming each of plans (default: every plan) would have under the
-   * global defaults d, as [plan, naming] pairs (naming.cjs namingOf);
+   * registry defaults d, as [plan, naming] pairs (naming.cjs namingOf);
    * throws ERR_INVALID_OPTION when one cannot be made (two fields given
    * one wire name), before anything changed.
    */
@@ -369,6 +377,17 @@ class Registry {
       out.push([plan, namingOf(plan.key, plan.shaping, inherited, d, plan.fields, plan.naming)]);
     }
     return out;
+  }
+
+  /*
+   * Make d (REGISTRY's options, checked) the registry's defaults: every
+   * class's names first, so that one that fails (two fields given one
+   * wire name) leaves all as they were.
+   */
+  setDefaults(d) {
+    const pairs = this.namings(d);
+    this.defaults = d;
+    this.reshape(pairs);
   }
 
   /*
@@ -583,7 +602,7 @@ function makeSerializable(registry) {
     else if (typeof options !== 'object') {
       throw new DarmokError('ERR_UNSUPPORTED_TYPE', 'serializable() takes a class, a key or an options object');
     }
-    checkNames(options, OPTIONS, 'serializable()');
+    checkNames(options, SERIALIZABLE_OPTIONS, 'serializable()');
     return function decorate(value, context) {
       if (context !== undefined && context !== null && typeof context === 'object' && 'kind' in context) {
         if (context.kind !== 'class') {
@@ -691,73 +710,29 @@ function unexpectedClass(expected, key, plan) {
   return err;
 }
 
-/* Every registry made, held weakly, for configure(). */
-const registries = [];
-/* registries.length at which remember() drops the refs of collected registries. */
-let pruneAt = 16;
-
 /*
- * Add r to registries; when the list has doubled since it was last
- * pruned, drop the refs whose registry is gone first: a process that
- * makes registries all along keeps a list as long as the live ones, twice
- * at most, in linear time.
+ * createRegistry({ transformKeys?, rename? }): a new, empty registry for
+ * createCodec({ registry }), as users hold it (registryOf), with these
+ * defaults for its classes.
  */
-function remember(r) {
-  if (registries.length >= pruneAt) {
-    let n = 0;
-    for (let i = 0; i < registries.length; i++) {
-      if (registries[i].deref() !== undefined) registries[n++] = registries[i];
-    }
-    registries.length = n;
-    pruneAt = Math.max(16, 2 * n);
-  }
-  registries.push(new WeakRef(r));
+function createRegistry(options) {
+  const o = readOptions(REGISTRY, options, 'createRegistry', (name) => `createRegistry(): ${name}`);
+  return new Registry({ transformKeys: o.transformKeys, rename: o.rename }).handle;
 }
-
-/* How many refs the list holds now, to registries live or collected (for tests). */
-function registryRefCount() {
-  return registries.length;
-}
-
-/* configure()'s defaults for the options of every class. */
-let defaults = { transformKeys: undefined, rename: undefined };
-
-/* The option names configure() takes. */
-const CONFIGURE_OPTIONS = ['transformKeys', 'rename'];
 
 /*
- * configure({ transformKeys?, rename? }): defaults for the classes of
- * every registry that do not set these options themselves (see namingOf
- * in naming.cjs for how they combine); null clears one. Every class whose
- * names change drops its shapes at once.
+ * configure({ transformKeys?, rename? }), deprecated: changes the defaults
+ * of the default registry's classes (createRegistry's options), those
+ * already registered included; a call replaces only the options it names,
+ * null clears one. Other registries keep their own: give them their
+ * defaults in createRegistry() or createCodec().
  */
 function configure(options) {
   if (options === null || typeof options !== 'object') throw invalid('configure() takes an options object');
-  for (const name of Object.keys(options)) {
-    if (!CONFIGURE_OPTIONS.includes(name)) throw unknownOption('configure', name, CONFIGURE_OPTIONS);
-  }
-  const next = { ...defaults };
-  if (options.transformKeys !== undefined) next.transformKeys = transformOption(options.transformKeys, 'configure()');
-  if (options.rename !== undefined) next.rename = renameOption(options.rename, 'configure()');
-  const live = [];
-  for (let i = 0; i < registries.length; i++) {
-    const r = registries[i].deref();
-    if (r !== undefined) live.push(r);
-  }
-  // Every registry's names first: one that fails leaves all as they were.
-  const all = live.map((r) => [r, r.namings(next)]);
-  defaults = next;
-  registries.length = 0;
-  for (const [r, pairs] of all) {
-    registries.push(new WeakRef(r));
-    r.reshape(pairs);
-  }
-  pruneAt = Math.max(16, 2 * registries.length);
-}
-
-/* A new, empty registry for createCodec({ registry }), as users hold it (registryOf). */
-function createRegistry() {
-  return new Registry().handle;
+  const o = readOptions(REGISTRY, options, 'configure', (name) => `configure(): ${name}`);
+  const next = { ...defaultRegistry.defaults };
+  for (const name of Object.keys(REGISTRY)) if (options[name] !== undefined) next[name] = o[name];
+  defaultRegistry.setDefaults(next);
 }
 
 /* The registry serializable() fills. */
@@ -776,5 +751,5 @@ module.exports = {
   setOwn,
   unexpectedClass,
   configure,
-  registryRefCount
+  REGISTRY
 };

@@ -8,26 +8,17 @@
  * field names and kept in a WeakMap under that object, so a caller who
  * passes the same object on every call (a constant) pays for it once. The
  * object is read at its first use only: change a selection by passing a
- * new object. A call with none of these options gets null from shaping()
- * and the encoder does none of this work.
+ * new object. The options themselves are declared in codec.cjs's tables.
  */
 
-const { DarmokError } = require('./errors.cjs');
-
-/* The per-call option names this file reads. */
-const SHAPING_OPTIONS = ['sortKeys', 'only', 'except'];
+const { invalid } = require('./options.cjs');
 
 /* selection object -> Map class key -> Set of field names. */
 const compiled = new WeakMap();
 
-function invalid(message) {
-  return new DarmokError('ERR_INVALID_OPTION', message);
-}
-
-/* options[name] (only or except) as a compiled Map, or null when not given. */
-function selection(options, name) {
-  const sel = options[name];
-  if (sel === undefined || sel === null) return null;
+/* The check of only and except (options.cjs): the selection sel as a compiled Map. */
+function selection(sel, name) {
+  if (sel === null) return null;
   if (typeof sel !== 'object' || Array.isArray(sel)) {
     throw invalid(`${name} must be an object { ClassKey: ['field', ...] }`);
   }
@@ -47,17 +38,14 @@ function selection(options, name) {
 }
 
 /*
- * The encoder's shaping for these call options (encode.cjs Encoder#run):
- * { sortKeys, only, except }, or null when the call asks for none.
+ * The encoder's shaping for the checked call options sortKeys (a boolean)
+ * and only, except (compiled selections or null): { sortKeys, only,
+ * except } for encode.cjs Encoder#run, or null when the call asks for none
+ * and the encoder does none of this work.
  */
-function shaping(options) {
-  const sortKeys = options.sortKeys;
-  if (sortKeys === undefined && options.only === undefined && options.except === undefined) return null;
-  if (sortKeys !== undefined && typeof sortKeys !== 'boolean') throw invalid('sortKeys must be true or false');
-  const only = selection(options, 'only');
-  const except = selection(options, 'except');
+function shaping(sortKeys, only, except) {
   if (sortKeys !== true && only === null && except === null) return null;
   return { sortKeys: sortKeys === true, only, except };
 }
 
-module.exports = { shaping, SHAPING_OPTIONS };
+module.exports = { shaping, selection };

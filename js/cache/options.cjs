@@ -3,20 +3,20 @@
  * cache/options.cjs - every option of darmok/redis, declared once: its
  * name, unit, default and check. createCache() reads the cache's options
  * through CACHE, set()/mset() theirs through SET and getOrSet() through
- * GET_OR_SET; a name in none of them is ERR_INVALID_OPTION naming the
- * closest (options.cjs, as the codec does). docs/CACHE.md's table says the
- * same in prose: change both.
+ * GET_OR_SET, all read by options.cjs readOptions, as the codec's are: a
+ * name in none of them is ERR_INVALID_OPTION naming the closest.
+ * docs/CACHE.md's table says the same in prose: change both.
  *
  * An entry: { unit, default, check(value, what) -> the value to use }.
  * `default` undefined means "derived" (nullTtl: ttl) or "absent"; a check
  * is only called on a value that is not undefined.
  */
 
-const { DarmokError } = require('../errors.cjs');
-const { checkNames } = require('../options.cjs');
+const options = require('../options.cjs');
 
+/* options.cjs's invalid, for a message of createCache's. */
 function invalid(message) {
-  return new DarmokError('ERR_INVALID_OPTION', `createCache: ${message}`);
+  return options.invalid(`createCache: ${message}`);
 }
 
 const finite = (min, max = Infinity) => (v, what) => {
@@ -58,21 +58,16 @@ const FROM_OTHERS = {
 };
 
 /* Reads an options object of one of the tables: every name checked, defaults filled. */
-function read(table, options, what) {
-  if (options === undefined || options === null) options = {};
-  else if (typeof options !== 'object' || Array.isArray(options)) throw invalid(`${what} must be an object`);
-  for (const name in options) {
-    if (!Object.prototype.hasOwnProperty.call(table, name) && Object.prototype.hasOwnProperty.call(FROM_OTHERS, name)) {
-      throw new DarmokError('ERR_INVALID_OPTION', `${what}: unknown option '${name}' (BentoCache's or cache-manager's): darmok/redis has ${FROM_OTHERS[name]}`);
+function read(table, given, what) {
+  if (given !== undefined && given !== null) {
+    if (typeof given !== 'object' || Array.isArray(given)) throw invalid(`${what} must be an object`);
+    for (const name in given) {
+      if (!Object.prototype.hasOwnProperty.call(table, name) && Object.prototype.hasOwnProperty.call(FROM_OTHERS, name)) {
+        throw options.invalid(`${what}: unknown option '${name}' (BentoCache's or cache-manager's): darmok/redis has ${FROM_OTHERS[name]}`);
+      }
     }
   }
-  checkNames(options, new Set(Object.keys(table)), what);
-  const out = {};
-  for (const name of Object.keys(table)) {
-    const v = options[name];
-    out[name] = v === undefined ? table[name].default : table[name].check(v, `${what === 'createCache' ? '' : `${what}: `}${name}`);
-  }
-  return out;
+  return options.readOptions(table, given, what, what === 'createCache' ? undefined : (name) => `${what}: ${name}`);
 }
 
 const LOCK = {

@@ -1,8 +1,10 @@
 'use strict';
 /*
- * Unknown option names: every options object of the API (encodeEntity,
- * decodeEntity, createCodec, transcode, serializable) refuses them with
- * ERR_INVALID_OPTION naming the closest valid one, in both formats.
+ * Options: every options object of the API (encodeEntity, decodeEntity,
+ * createCodec, createRegistry, transcode, serializable) refuses an unknown
+ * name with ERR_INVALID_OPTION naming the closest valid one, in both
+ * formats, and a bad value with ERR_INVALID_OPTION; an object passed again
+ * is read again.
  */
 const { test } = require('node:test');
 const { assert, throwsCode, FORMATS, isolatedCodec } = require('./helpers.cjs');
@@ -57,4 +59,39 @@ test('fromPlain takes decodeEntity\'s options but format and legacy', () => {
   throwsCode(() => c.fromPlain(plain), 'ERR_FORMAT');
   assert.strictEqual(c.fromPlain(plain, { regExpProperties: 'accept' })[0].source, '\\p{L}');
   throwsCode(() => c.fromPlain(plain, { regExpProperties: 'accept', maxRegExpLength: 2 }), 'ERR_TOO_LARGE');
+});
+
+test('createRegistry() and createCodec() check their options as the calls do', () => {
+  const did = (fn, re) => throwsCode(fn, 'ERR_INVALID_OPTION', (err) => assert.match(err.message, re));
+  did(() => createRegistry({ transformkeys: 'snake' }), /createRegistry: unknown option 'transformkeys': did you mean 'transformKeys'\?/);
+  did(() => createRegistry({ rename: ['a'] }), /createRegistry\(\): rename must be an object/);
+  did(() => createRegistry('snake'), /createRegistry: options must be an object, not string/);
+  did(() => createCodec({ renam: {} }), /did you mean 'rename'\?/);
+  did(() => createCodec({ transformKeys: 'shout' }), /createCodec\(\): transformKeys must be 'camel', 'pascal', 'snake', 'kebab'/);
+  did(() => createCodec({ registry: createRegistry(), rename: { a: 'b' } }), /give them to createRegistry\(\)/);
+  did(() => createCodec('json'), /createCodec takes \{ format, registry, transformKeys, rename \}/);
+  for (const format of FORMATS) assert.strictEqual(createCodec({ format }).format, format);
+});
+
+test('an options object passed again is read again: a changed value counts, a refused one stays refused', () => {
+  const c = isolatedCodec('json');
+  const deep = [[[[[[1]]]]]];
+  const o = { maxDepth: 5 };
+  throwsCode(() => c.encodeEntity(deep, o), 'ERR_DEPTH');
+  o.maxDepth = 50;
+  assert.strictEqual(c.encodeEntity(deep, o), '[[[[[[1]]]]]]');
+  o.maxDepth = 0;
+  throwsCode(() => c.encodeEntity(deep, o), 'ERR_INVALID_OPTION');
+  throwsCode(() => c.encodeEntity(deep, o), 'ERR_INVALID_OPTION');
+  delete o.maxDepth;
+  o.stict = true;
+  throwsCode(() => c.encodeEntity(deep, o), 'ERR_INVALID_OPTION');
+  delete o.stict;
+  o.strict = true;
+  throwsCode(() => c.encodeEntity([() => 1], o), 'ERR_UNSUPPORTED_TYPE');
+  const d = { unknownClass: 'plain' };
+  const doc = '{"$":"Nobody","a":1}';
+  assert.deepStrictEqual(c.decodeEntity(doc, d), { a: 1 });
+  d.unknownClass = 'throw';
+  throwsCode(() => c.decodeEntity(doc, d), 'ERR_UNKNOWN_CLASS');
 });

@@ -1,13 +1,14 @@
 'use strict';
 /*
  * Shaping the output (docs/SHAPING.md): the class options transformKeys and
- * rename and their configure() defaults, the per-call sortKeys, only and
+ * rename and their defaults (createRegistry, createCodec, configure), the per-call sortKeys, only and
  * except, and toPlain / fromPlain. Each in both formats, alone and
  * combined, through shapes (every class is encoded past SHAPE_AFTER
  * instances) and the generic loops.
  */
 const { test } = require('node:test');
-const { assert, haveWasm, sameGraph, throwsCode, xorshift, inspectedCodec } = require('./helpers.cjs');
+const { assert, haveWasm, sameGraph, throwsCode, xorshift, inspectedCodec, isolatedCodec } = require('./helpers.cjs');
+const { defaultRegistry } = require('../../js/internal.cjs');
 const { formats, fixtures, invalid } = require('./fixtures.cjs');
 const darmok = require('../../js/index.cjs');
 const { configure } = darmok;
@@ -135,26 +136,59 @@ for (const format of formats) {
       ['baseField', 'keptName', 'ownField'], ['baseField', 'keptName'], ['baseField', 'keptName']]);
   });
 
-  test(`${format}: configure() sets defaults, classes override them, and a change reaches classes with shapes`, { skip }, () => {
-    const { c, registry } = inspectedCodec(format);
+  test(`${format}: createRegistry() and createCodec() set defaults for their classes, which override them`, { skip }, () => {
+    const registry = darmok.createRegistry({ transformKeys: 'snake', rename: { createdBy: 'author' } });
+    const viaRegistry = darmok.createCodec({ format, registry });
+    const viaCodec = darmok.createCodec({ format, transformKeys: 'snake', rename: { createdBy: 'author' } });
+    const plain = isolatedCodec(format);
+    for (const c of [viaRegistry, viaCodec, plain]) {
+      class Row { constructor(i) { this.rowId = i; this.createdBy = 'me'; } }
+      class Own { constructor() { this.rowId = 1; } }
+      c.serializable(Row);
+      c.serializable(Own, { transformKeys: 'pascal', rename: { rowId: 'RID' } });
+      const value = [new Row(1), new Own()];
+      const doc = primed(c, value);
+      assert.strictEqual(jsonOf(c, doc), c === plain
+        ? '[{"$":"Row","rowId":1,"createdBy":"me"},{"$":"Own","RID":1}]'
+        : '[{"$":"Row","row_id":1,"author":"me"},{"$":"Own","RID":1}]');
+      sameGraph(c.decodeEntity(doc), value);
+    }
+    assert.notStrictEqual(viaCodec.registry, darmok.createCodec().registry, 'the codec has a registry of its own');
+    throwsCode(() => darmok.createRegistry({ transformKeys: 'snakes' }), 'ERR_INVALID_OPTION',
+      (err) => assert.match(err.message, /createRegistry\(\): transformKeys must be/));
+    throwsCode(() => darmok.createRegistry({ tranformKeys: 'snake' }), 'ERR_INVALID_OPTION',
+      (err) => assert.match(err.message, /did you mean 'transformKeys'\?/));
+    throwsCode(() => darmok.createCodec({ format, rename: { a: 'x', b: 'x' } }), 'ERR_INVALID_OPTION');
+    throwsCode(() => darmok.createCodec({ format, registry, transformKeys: 'kebab' }), 'ERR_INVALID_OPTION',
+      (err) => assert.match(err.message, /createRegistry/));
+  });
+
+  test(`${format}: configure() sets the default registry's defaults alone, and a change reaches classes with shapes`, { skip }, () => {
+    const c = darmok.createCodec({ format });
+    const isolated = isolatedCodec(format);
     class Row { constructor(i) { this.rowId = i; this.createdBy = 'me'; } }
     class Own { constructor() { this.rowId = 1; } }
-    c.serializable(Row);
-    c.serializable(Own, { transformKeys: 'pascal', rename: { rowId: 'RID' } });
+    c.serializable(Row, { key: `configure.Row.${format}` });
+    c.serializable(Own, { key: `configure.Own.${format}`, transformKeys: 'pascal', rename: { rowId: 'RID' } });
+    isolated.serializable(Row, { key: `configure.Row.${format}` });
     const value = [new Row(1), new Own()];
     const before = primed(c, value);
-    assert.ok(registry.planByKey('Row').encodeShape.write, 'Row has an encode shape');
-    assert.strictEqual(jsonOf(c, before), '[{"$":"Row","rowId":1,"createdBy":"me"},{"$":"Own","RID":1}]');
+    const isolatedBefore = primed(isolated, [new Row(1)]);
+    assert.ok(defaultRegistry.planByKey(`configure.Row.${format}`).encodeShape.write, 'Row has an encode shape');
+    const K = `configure.Row.${format}`;
+    const O = `configure.Own.${format}`;
+    assert.strictEqual(jsonOf(c, before), `[{"$":"${K}","rowId":1,"createdBy":"me"},{"$":"${O}","RID":1}]`);
     try {
       configure({ transformKeys: 'snake', rename: { createdBy: 'author' } });
       const after = primed(c, value);
-      assert.strictEqual(jsonOf(c, after), '[{"$":"Row","row_id":1,"author":"me"},{"$":"Own","RID":1}]');
+      assert.strictEqual(jsonOf(c, after), `[{"$":"${K}","row_id":1,"author":"me"},{"$":"${O}","RID":1}]`);
       sameGraph(c.decodeEntity(after), value);
       // The old document's names are kept as they are (not in the table): the default bytes decode too.
       sameGraph(c.decodeEntity(before), value);
+      assert.ok(same(primed(isolated, [new Row(1)]), isolatedBefore), 'another registry keeps its own defaults');
       throwsCode(() => configure({ transformKeys: 'snakes' }), 'ERR_INVALID_OPTION');
       throwsCode(() => configure({ tranformKeys: 'snake' }), 'ERR_INVALID_OPTION', (err) => assert.match(err.message, /tranformKeys/));
-      assert.strictEqual(jsonOf(c, c.encodeEntity(value)), '[{"$":"Row","row_id":1,"author":"me"},{"$":"Own","RID":1}]',
+      assert.strictEqual(jsonOf(c, c.encodeEntity(value)), `[{"$":"${K}","row_id":1,"author":"me"},{"$":"${O}","RID":1}]`,
         'a refused configure() changes nothing');
     } finally {
       configure({ transformKeys: null, rename: null });

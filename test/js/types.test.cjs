@@ -72,6 +72,13 @@ const viaTranscode: Bytes = darmok.transcode(bytes, { from: 'protobuf', to: 'jso
 const stored: Buffer = createSerializer({ bytes: true }).serialize(post);
 // @ts-expect-error: without bytes, JSON is a string
 const notBytes: Bytes = encodeEntity(post);
+// A registry's defaults are given where it is made; createCodec may make one of its own.
+class Row { constructor(public rowId: number) {} }
+const snake = darmok.createCodec({ format: 'protobuf', transformKeys: 'snake' });
+snake.serializable(Row, { key: 'Row' });
+const renamed = darmok.createCodec({ registry: darmok.createRegistry({ rename: { rowId: 'id' } }) });
+renamed.serializable(Row, { key: 'Row' });
+const wireNames = [snake.toPlain(new Row(1)), renamed.toPlain(new Row(1))].map((p) => Object.keys(p as object).join());
 
 let code = 'none';
 try {
@@ -94,12 +101,12 @@ async function main(): Promise<void> {
     back?.age(new Date(10)), again?.tags.get('views') === 12n, viaInline instanceof Post,
     (fromKeyv.value as Post) instanceof Post, fromKeyv.expires, fromBento instanceof Post, code,
     Buffer.compare(jsonBytes, Buffer.from(encodeEntity(post))), Buffer.compare(viaPb, jsonBytes),
-    Buffer.compare(viaTranscode, jsonBytes), Buffer.compare(stored, jsonBytes), typeof notBytes]));
+    Buffer.compare(viaTranscode, jsonBytes), Buffer.compare(stored, jsonBytes), typeof notBytes, wireNames]));
 }
 main();
 `;
 
-const EXPECTED = [true, true, 0, 10, true, true, true, 5, true, 'ERR_SYNTAX@5', 0, 0, 0, 0, 'string'];
+const EXPECTED = [true, true, 0, 10, true, true, true, 5, true, 'ERR_SYNTAX@5', 0, 0, 0, 0, 'string', ['$,row_id', '$,id']];
 
 /* mode -> [tsconfig compilerOptions, sample file name, imports, package.json type] */
 const MODES = {
