@@ -9,12 +9,12 @@
  * ("files"); nothing in js/ requires it.
  */
 
-const { registryOf, defaultRegistry, registryRefCount } = require('./registry.cjs');
+const { registryOf, defaultRegistry } = require('./registry.cjs');
 const { wasmMemory, exportsForTest, useExportsForTest, instantiationsForTest } = require('./instance.cjs');
 const { ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS } = require('./codec.cjs');
 
 module.exports = {
-  registryOf, defaultRegistry, registryRefCount,
+  registryOf, defaultRegistry,
   ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS,
   wasmMemory, exportsForTest, useExportsForTest, instantiationsForTest
 };
