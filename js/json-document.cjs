@@ -7,6 +7,7 @@
  * where in it the core stopped.
  */
 
+// META: the meta keys of an object, { CLASS: "$", VERSION: "$v", ESCAPE: "$$" }.
 const { TAGS, META, BYTES_NAMES } = require('./dk_abi.cjs');
 
 /* A tag is written as the class key's "$" and its name ({"$Date": ...}). */
@@ -243,4 +244,4 @@ function pathAt(bytes, end) {
   return path(NONE);
 }
 
-module.exports = { TAG, BYTES_TAG, escapeKey, unescapeKey, numberTagText, UNDEFINED_VALUE, pathAt };
+module.exports = { TAG, BYTES_TAG, META, escapeKey, unescapeKey, numberTagText, UNDEFINED_VALUE, pathAt };
