@@ -8,85 +8,27 @@
  *                 (fromPlain: the tree goes through the same reader,
  *                 checks, limits and errors as a document)
  *
- * The tag names and the `$` escape are the core's (dk_json_write.c): they
- * are taken once, at the first toPlain, from the core's own JSON of one
- * probe value holding every kind of value (coreTags), so this file has no
+ * The tag names, meta keys and the `$` escape are darmok JSON's, from
+ * json-document.cjs (generated from wasm/dk_tags.h), so this file has no
  * copy of them to drift.
  */
 
 const T = require('./tape.cjs');
 const { TapeReader } = require('./tape-reader.cjs');
-const core = require('./core.cjs');
-const { encodeTape } = require('./encode.cjs');
 const { DarmokError, addSegment, finishPath, pathError, stackDepthError, shorten } = require('./errors.cjs');
 // setOwn sets a key as JSON.parse does: an own data property, also for
 // `__proto__` and for names with a setter on Object.prototype.
-const { setOwn, Registry } = require('./registry.cjs');
+const { setOwn } = require('./registry.cjs');
 const { isIndex } = require('./builtins.cjs');
-
-/* The core's tag names (coreTags), made at the first toPlain. */
-let tags = null;
-
-/*
- * Ask the core how it writes each kind of value: encode a probe array
- * (one value of each kind, in PROBE order) with a private registry, parse
- * its JSON, and read each element's first key (and, for numbers, its
- * value). The registry is private so that the probe's class stays out of
- * the default one.
- */
-function coreTags() {
-  const registry = new Registry();
-  class Probe {}
-  registry.serializable(Probe, { key: 'p', version: 2 });
-  const bytes = [];
-  for (let k = 0; k < T.BYTES_KIND_COUNT; k++) bytes.push(probeBytes(k));
-  const shared = {};
-  const probe = [
-    undefined, NaN, Infinity, -Infinity, -0, 0n, new Date(0), /x/, new Map(), new Set(),
-    Object.create(null), new Error('e'), [, ], [shared, shared], { $x: 0 }, // eslint-disable-line no-sparse-arrays
-    Object.assign(new Probe(), { $y: 0 }), ...bytes
-  ];
-  const tape = encodeTape(probe, { registry });
-  const doc = JSON.parse(core.jsonEncode(tape, tape.length, 16));
-  const first = (o) => Object.keys(o)[0];
-  const instance = Object.keys(doc[15]); // ["$", "$v", "$$y"]
-  return {
-    undef: first(doc[0]),
-    undefValue: doc[0][first(doc[0])],
-    number: first(doc[1]),
-    nan: doc[1][first(doc[1])],
-    inf: doc[2][first(doc[2])],
-    ninf: doc[3][first(doc[3])],
-    nzero: doc[4][first(doc[4])],
-    bigint: first(doc[5]),
-    date: first(doc[6]),
-    regexp: first(doc[7]),
-    map: first(doc[8]),
-    set: first(doc[9]),
-    nullProto: first(doc[10]),
-    error: first(doc[11]),
-    hole: first(doc[12][0]),
-    ref: first(doc[13][1]),
-    escape: first(doc[14]).slice(0, -2), // what "$x" gained
-    classKey: instance[0],
-    version: instance[1],
-    bytes: doc.slice(16).map((d) => (d === null ? null : first(d)))
-  };
-}
-
-/* A value of BYTES kind k, or null where there is none (Buffer outside Node). */
-function probeBytes(k) {
-  switch (k) {
-    case T.BYTES_BUFFER: return typeof Buffer === 'function' ? Buffer.alloc(0) : null;
-    case T.BYTES_ARRAYBUFFER: return new ArrayBuffer(0);
-    case T.BYTES_DATAVIEW: return new DataView(new ArrayBuffer(0));
-    default: return new T.TYPED_ARRAYS[k](0);
-  }
-}
+const { TAG, BYTES_TAG, META, escapeKey, numberTagText, UNDEFINED_VALUE } = require('./json-document.cjs');
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
-/* Standard base64 with padding of u8[at..at+len). */
+/*
+ * Standard base64 with padding of u8[at..at+len), as the core writes a
+ * binary value: the core writes it only inside a whole document, and
+ * toPlain reads the tape without making one.
+ */
 function base64(r, at, len) {
   if (r.nb !== null && typeof r.nb.base64Slice === 'function') return r.nb.base64Slice(at, at + len);
   const b = r.buf;
@@ -159,12 +101,10 @@ function tagged(tag, x) {
 class PlainReader {
   constructor(r) {
     this.r = r;
-    this.t = tags;
   }
 
   value() {
     const r = this.r;
-    const t = this.t;
     const op = r.buf[r.pos++];
     switch (op) {
       case T.T_STR: return r.str();
@@ -173,28 +113,28 @@ class PlainReader {
       case T.T_F64: {
         const x = r.f64();
         if (x === x && x !== Infinity && x !== -Infinity && (x !== 0 || 1 / x > 0)) return x;
-        return tagged(t.number, x !== x ? t.nan : x === Infinity ? t.inf : x === -Infinity ? t.ninf : t.nzero);
+        return tagged(TAG.Number, numberTagText(x));
       }
       case T.T_TRUE: return true;
       case T.T_FALSE: return false;
       case T.T_NULL: return null;
-      case T.T_UNDEF: return tagged(t.undef, t.undefValue);
+      case T.T_UNDEF: return tagged(TAG.undefined, UNDEFINED_VALUE);
       case T.T_OBJECT: return this.object({}, r.u32(), false);
       case T.T_ARRAY: return this.array();
       case T.T_INSTANCE: {
         const o = {};
-        setOwn(o, t.classKey, r.key());
+        setOwn(o, META.CLASS, r.key());
         const version = r.u32();
-        if (version !== 1) setOwn(o, t.version, version);
+        if (version !== 1) setOwn(o, META.VERSION, version);
         return this.object(o, r.u32(), true);
       }
-      case T.T_NULLPROTO: return tagged(t.nullProto, this.object({}, r.u32(), true));
-      case T.T_ERROR: return tagged(t.error, this.object({}, r.u32(), true));
-      case T.T_REF: return tagged(t.ref, r.u32());
-      case T.T_BIGINT: return tagged(t.bigint, r.str());
+      case T.T_NULLPROTO: return tagged(TAG.NullProto, this.object({}, r.u32(), true));
+      case T.T_ERROR: return tagged(TAG.Error, this.object({}, r.u32(), true));
+      case T.T_REF: return tagged(TAG.ref, r.u32());
+      case T.T_BIGINT: return tagged(TAG.BigInt, r.str());
       case T.T_DATE: {
         const ms = r.f64();
-        return tagged(t.date, ms === ms ? isoString(ms) : null);
+        return tagged(TAG.Date, ms === ms ? isoString(ms) : null);
       }
       case T.T_MAP: {
         const n = r.u32();
@@ -203,24 +143,24 @@ class PlainReader {
           const k = this.value();
           pairs[i] = [k, this.value()];
         }
-        return tagged(t.map, pairs);
+        return tagged(TAG.Map, pairs);
       }
       case T.T_SET: {
         const n = r.u32();
         const items = new Array(n);
         for (let i = 0; i < n; i++) items[i] = this.value();
-        return tagged(t.set, items);
+        return tagged(TAG.Set, items);
       }
       case T.T_REGEXP: {
         const source = r.str();
-        return tagged(t.regexp, [source, r.str()]);
+        return tagged(TAG.RegExp, [source, r.str()]);
       }
       case T.T_BYTES: {
         const kind = r.u8();
         const len = r.u32();
         const at = r.pos;
         r.pos = at + len;
-        return tagged(t.bytes[kind], base64(r, at, len));
+        return tagged(BYTES_TAG[kind], base64(r, at, len));
       }
       default:
         throw new DarmokError('ERR_INTERNAL', `bad tape op ${op} at tape byte ${r.pos - 1}`);
@@ -234,11 +174,9 @@ class PlainReader {
    */
   object(o, n, fields) {
     const r = this.r;
-    const esc = this.t.escape;
     for (let i = 0; i < n; i++) {
-      let key = r.key();
-      if (key.charCodeAt(0) === 36 && (fields || i === 0)) key = esc + key; // '$'
-      setOwn(o, key, this.value());
+      const key = r.key();
+      setOwn(o, fields || i === 0 ? escapeKey(key) : key, this.value());
     }
     return o;
   }
@@ -251,7 +189,7 @@ class PlainReader {
       if (r.buf[r.pos] === T.T_HOLE) {
         r.pos++;
         const k = r.u32();
-        out.push(tagged(this.t.hole, k));
+        out.push(tagged(TAG.hole, k));
         i += k;
       } else {
         out.push(this.value());
@@ -272,7 +210,6 @@ let plainReader = null;
 
 /* The plain tree of the JSON document of the tape u8[0..len). */
 function plainOfTape(u8, len) {
-  if (tags === null) tags = coreTags();
   const view = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
   if (reader === null) {
     reader = new TapeReader(u8, view, 0, len);
