@@ -42,6 +42,7 @@
 const { randomUUID } = require('node:crypto');
 const { createCodec } = require('./codec.cjs');
 const { DarmokError } = require('./errors.cjs');
+const { registryOf } = require('./registry.cjs');
 const { adapt, evictsLock } = require('./redis-clients.cjs');
 const { createBreaker } = require('./cache/breaker.cjs');
 const { pack, unpack, isRevision1 } = require('./redis-entry.cjs');
@@ -89,6 +90,9 @@ function createCache(options) {
     throw invalid(`format ${JSON.stringify(opts.format)} differs from the codec's (${codec.format})`);
   }
   const format = codec.format;
+  const registry = registryOf(codec.registry);
+  /* ERR_UNEXPECTED_CLASS for value, not a Class, named in the codec's registry. */
+  const wrongClass = (Class, value, what) => unexpectedClass(registry, Class, value, what);
   // The lock's times, for calls that ask for the lock when the cache does not.
   const lockTimes = opts.lock === false ? CACHE.lock.check(true, 'lock') : opts.lock;
   const base = {
@@ -255,7 +259,7 @@ function createCache(options) {
     try {
       v = codec.decodeEntity(e.doc, Class);
       if (Class === undefined || v === null || v instanceof Class) return v;
-      problem = unexpectedClass(Class, v, `the entry of ${JSON.stringify(key)}`);
+      problem = wrongClass(Class, v, `the entry of ${JSON.stringify(key)}`);
     } catch (err) {
       problem = err;
     }
@@ -418,7 +422,7 @@ function createCache(options) {
 
   const getOrSetOf = createGetOrSet({
     counts, emit, report, failed, command, redis, lockTimes, l1, l1Entry, l1Value, checkClass, callOptions,
-    readFresh, readExamined, write, ttlOf, beforeLock
+    readFresh, readExamined, write, ttlOf, beforeLock, wrongClass
   });
 
   function makeView(prefix) {

@@ -59,12 +59,38 @@ function badEntry(reason, cause) {
   return err;
 }
 
-/* ERR_UNEXPECTED_CLASS for value, which is not a Class (what: where it came from). */
-function unexpectedClass(Class, value, what) {
-  const actual = value !== null && typeof value === 'object'
-    ? (Object.getPrototypeOf(value) === null ? 'a null-prototype object' : `an instance of ${(value.constructor && value.constructor.name) || 'Object'}`)
-    : `a ${typeof value}`;
-  const err = new DarmokError('ERR_UNEXPECTED_CLASS', `${what} is ${actual}, not a ${Class.name || 'Class'} (nor null)`);
+/*
+ * What value is, for ERR_UNEXPECTED_CLASS's `actual`, named as the codec
+ * names it: the class key of an instance of a registered class, else its
+ * kind ('plain object', 'Array', 'number', a constructor's name).
+ */
+function kindOf(registry, value) {
+  if (value === null) return 'null';
+  if (typeof value !== 'object' && typeof value !== 'function') return typeof value;
+  if (Array.isArray(value)) return 'Array';
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return 'null-prototype object';
+  if (proto === Object.prototype) return 'plain object';
+  const plan = registry === undefined ? null : registry.planOf(proto);
+  if (plan !== null) return plan.key;
+  return (typeof value.constructor === 'function' && value.constructor.name) || 'object';
+}
+
+/*
+ * ERR_UNEXPECTED_CLASS for value, which is not a Class (what: where it
+ * came from). registry: the codec's Registry (registry.cjs), in which
+ * Class's key is looked up; `expected` and `actual` are class keys or
+ * kinds, as decodeEntity(blob, Class)'s error has them.
+ */
+function unexpectedClass(registry, Class, value, what) {
+  const plan = registry === undefined ? null : registry.ensure(Class);
+  const expected = plan === null ? Class.name || 'Class' : plan.key;
+  const actual = kindOf(registry, value);
+  const article = /^[aeiou]/i.test(actual) ? 'an' : 'a';
+  const err = new DarmokError('ERR_UNEXPECTED_CLASS',
+    `${what} is ${article} ${actual}, not an instance of "${expected}" (${Class.name || 'an anonymous class'}) nor null`);
+  err.expected = expected;
+  err.actual = actual;
   return err;
 }
 
