@@ -116,24 +116,23 @@ function createCache(options) {
       emit('breaker', state);
     }
   });
-  const bound = createDeadlines(timeout, (what) => {
-    breaker.failure();
-    return redisError(timeoutCause(timeout), what);
-  });
+  const bound = createDeadlines(timeout, () => timeoutCause(timeout));
+  /* The breaker of the bus's commands: none, so that a failing bus cannot stop the cache's own commands. */
+  const unwatched = createBreaker(false);
 
   /*
    * One Redis command, bounded by `timeout`: send() makes it. Rejects with
    * ERR_REDIS; a client that says it is disconnected is not sent anything,
    * so nothing piles up in its offline queue, and while the breaker is
-   * open nothing is sent either. Every outcome is told to the breaker: an
-   * error reply (WRONGTYPE) is an answer, not a failure of Redis.
+   * open nothing is sent either. Every outcome is told to the breaker
+   * (the cache's, or `unwatched` for the bus): an error reply (WRONGTYPE)
+   * is an answer, not a failure of Redis.
    */
-  const answered = () => breaker.success();
-  function command(what, send) {
-    if (!breaker.allow()) return Promise.reject(redisError(breakerOpen(), what));
+  function command(what, send, watch = breaker) {
+    if (!watch.allow()) return Promise.reject(redisError(breakerOpen(), what));
     const failure = (err) => {
-      if (isWrongType(err)) breaker.success();
-      else breaker.failure();
+      if (isWrongType(err)) watch.success();
+      else watch.failure();
       return redisError(err, what);
     };
     if (!redis.ready()) return Promise.reject(failure(new Error(`the ${redis.name} client is not connected`)));
@@ -143,7 +142,7 @@ function createCache(options) {
     } catch (err) {
       return Promise.reject(failure(err));
     }
-    return bound(sent, what, failure, answered);
+    return bound(sent, failure, watch.success);
   }
 
   /* A Redis failure: reported, then a miss (failOpen) or thrown. */
@@ -161,7 +160,7 @@ function createCache(options) {
     channel: BUS_PREFIX + opts.prefix,
     origin: randomUUID(),
     window: Math.max(300, l1TtlMs),
-    publish: (text) => command('PUBLISH', () => more.publish(BUS_PREFIX + opts.prefix, text)),
+    publish: (text) => command('PUBLISH', () => more.publish(BUS_PREFIX + opts.prefix, text), unwatched),
     onUp: () => l1.invalidateAll(),
     onMessage: applyMessage,
     log: obs.log

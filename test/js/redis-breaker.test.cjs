@@ -13,7 +13,7 @@ const { assert } = require('./helpers.cjs');
 const { createBreaker, BREAKER_DEFAULTS } = require('../../js/cache/breaker.cjs');
 const { createCache } = require('darmok/redis');
 const { DarmokError } = require('../../js/index.cjs');
-const { startRedis, commandStats } = require('./redis-servers.cjs');
+const { startRedis, commandStats, send } = require('./redis-servers.cjs');
 const { CLIENTS, connect, close, makeFoo, Foo } = require('./redis-matrix.cjs');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -201,5 +201,35 @@ test('breaker: false: every command pays its timeout, as before', async () => {
     assert.ok(performance.now() - t0 >= 8 * 90, 'each get waited for its timeout');
   } finally {
     process.kill(server.pid, 'SIGCONT');
+  }
+});
+
+test('the bus failing (PUBLISH refused by an ACL) while the data commands answer: the breaker stays closed', async () => {
+  // An ACL user that may do everything but PUBLISH: every heartbeat of the bus fails, every GET and SET answers.
+  const auth = { username: 'nopublish', password: 'nopublish-pw' };
+  await send(server.port, 'ACL', 'SETUSER', auth.username, 'on', `>${auth.password}`, '~*', '&*', '+@all', '-publish');
+  const combos = [];
+  try {
+    for (const spec of CLIENTS) {
+      const client = await connect(spec, 'standalone', [server.port], auth);
+      const states = [];
+      // Heartbeats every 100 ms; two failures in a row would open the breaker.
+      const cache = createCache({ client, prefix: `busfail:${spec.id}:`, l1: { ttl: 0.3 }, breaker: { threshold: 2 }, onError() {} });
+      cache.on('breaker', (state) => states.push(state));
+      combos.push({ name: spec.id, client, cache, states });
+    }
+    await sleep(800);
+    for (const c of combos) {
+      assert.strictEqual(c.cache.stats().bus, 'down', `${c.name}: the bus never heard a heartbeat`);
+      assert.deepStrictEqual(c.states, [], `${c.name}: the breaker never changed state`);
+      assert.strictEqual(await c.cache.set('k', makeFoo('sent')), true, c.name);
+      assert.strictEqual((await c.cache.get('k', Foo)).name, 'sent', c.name);
+    }
+  } finally {
+    for (const c of combos) {
+      await c.cache.close();
+      close(c.client);
+    }
+    await send(server.port, 'ACL', 'DELUSER', auth.username);
   }
 });
