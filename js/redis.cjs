@@ -55,7 +55,7 @@ const { createBus } = require('./cache/bus.cjs');
 const { tagFields, tagKey, invalidatedBy } = require('./cache/tags.cjs');
 const { createGetOrSet, LOCK_SUFFIX } = require('./cache/get-or-set.cjs');
 const {
-  CORRUPT, UNREADABLE, WRONG_CLASS, NONE, THROWN, redisError, timeoutCause, breakerOpen, badEntry, unexpectedClass, isRedisFailure
+  CORRUPT, UNREADABLE, WRONG_CLASS, NONE, THROWN, redisError, timeoutCause, breakerOpen, breakerOpened, isRefused, badEntry, unexpectedClass, isRedisFailure
 } = require('./cache/outcomes.cjs');
 
 /* The bus channel of a cache: BUS_PREFIX + its prefix. */
@@ -109,13 +109,25 @@ function createCache(options) {
   const timeout = opts.timeout;
   const failOpen = opts.failOpen;
   const obs = createObserver({ onError: opts.onError, logger: opts.logger });
-  const { counts, emit, report } = obs;
+  const { counts, emit } = obs;
+  // The failure that the breaker last heard of, and its state before the change it tells.
+  let lastFailure;
+  let breakerWas = 'closed';
   const breaker = createBreaker(opts.breaker, {
     onChange(state) {
-      obs.log(state === 'closed' ? 'debug' : 'warn', `darmok/redis: the breaker is ${state}`);
+      // onError hears of the opening, once; a probe that failed, or half-opening, is the breaker at work.
+      if (state === 'open' && breakerWas === 'closed') obs.report(breakerOpened(lastFailure));
+      else if (state === 'closed') obs.log('warn', 'darmok/redis: the circuit breaker closed: Redis answered its probe');
+      else obs.log('debug', `darmok/redis: the circuit breaker is ${state}`);
+      breakerWas = state;
       emit('breaker', state);
     }
   });
+
+  /* Every problem not thrown at a caller, but a command the open breaker refused: counted instead. */
+  function report(err, key) {
+    if (!isRefused(err)) obs.report(err, key);
+  }
   const bound = createDeadlines(timeout, () => timeoutCause(timeout));
   /* The breaker of the bus's commands: none, so that a failing bus cannot stop the cache's own commands. */
   const unwatched = createBreaker(false);
@@ -129,10 +141,17 @@ function createCache(options) {
    * is an answer, not a failure of Redis.
    */
   function command(what, send, watch = breaker) {
-    if (!watch.allow()) return Promise.reject(redisError(breakerOpen(), what));
+    if (!watch.allow()) {
+      counts.breakerRefusals++;
+      return Promise.reject(redisError(breakerOpen(), what));
+    }
     const failure = (err) => {
-      if (isWrongType(err)) watch.success();
-      else watch.failure();
+      if (isWrongType(err)) {
+        watch.success();
+      } else {
+        if (watch === breaker) lastFailure = err;
+        watch.failure();
+      }
       return redisError(err, what);
     };
     if (!redis.ready()) return Promise.reject(failure(new Error(`the ${redis.name} client is not connected`)));

@@ -43,9 +43,29 @@ function timeoutCause(ms) {
   return err;
 }
 
+/* The cause of the ERR_REDIS of a command that the open circuit breaker did not send. */
+class BreakerOpenError extends Error {
+  constructor() {
+    super('the circuit breaker is open: Redis failed repeatedly, commands are not sent until a probe succeeds');
+    this.name = 'BreakerOpenError';
+  }
+}
+
 function breakerOpen() {
-  const err = new Error('the circuit breaker is open: Redis failed repeatedly, commands are not sent until a probe succeeds');
-  err.name = 'BreakerOpenError';
+  return new BreakerOpenError();
+}
+
+/* Whether err is the ERR_REDIS of a command the open breaker refused (counted, not reported: its opening was). */
+function isRefused(err) {
+  return err instanceof DarmokError && err.cause instanceof BreakerOpenError;
+}
+
+/* What onError hears, once, when the breaker opens: its cause is the failure that opened it. */
+function breakerOpened(last) {
+  const err = new DarmokError('ERR_REDIS',
+    `Redis failed repeatedly (the last time: ${last && last.message}), so the circuit breaker opened: until a probe ` +
+    'is answered no command is sent, and each one refused is counted in stats().breakerRefusals, not reported');
+  err.cause = last;
   return err;
 }
 
@@ -98,5 +118,5 @@ const isRedisFailure = (err) => err instanceof DarmokError && err.code === 'ERR_
 
 module.exports = {
   CORRUPT, UNREADABLE, WRONG_CLASS, NONE, NO_VALUE, NOT_LOCKED, STORE, NO_STORE, THROWN,
-  redisError, timeoutCause, breakerOpen, loadTimeout, badEntry, unexpectedClass, isRedisFailure
+  redisError, timeoutCause, breakerOpen, isRefused, breakerOpened, loadTimeout, badEntry, unexpectedClass, isRedisFailure
 };

@@ -133,12 +133,14 @@ test('Redis stopped (SIGSTOP): the breaker opens, get answers a miss without sen
   const caches = clients.map(({ spec, client }) => {
     const errors = [];
     const states = [];
+    const warnings = [];
+    const logger = { debug() {}, warn: (msg) => warnings.push(String(msg)), error() {} };
     const cache = createCache({
       client, prefix: `breaker:${spec.id}:`, timeout: TIMEOUT, breaker: { threshold: 3, cooldown: COOLDOWN },
-      onError: (err) => errors.push(err)
+      onError: (err) => errors.push(err), logger
     });
     cache.on('breaker', (state) => states.push(state));
-    return { name: spec.id, cache, errors, states };
+    return { name: spec.id, cache, errors, states, warnings };
   });
   for (const c of caches) assert.strictEqual(await c.cache.set('k', makeFoo('before')), true, c.name);
   const getsBefore = (await commandStats(server.port)).get?.calls || 0;
@@ -166,8 +168,12 @@ test('Redis stopped (SIGSTOP): the breaker opens, get answers a miss without sen
       const loaded = performance.now() - t0;
       assert.strictEqual(v.name, 'from the loader', c.name);
       figures[c.name].getOrSet = loaded;
-      const last = c.errors[c.errors.length - 1];
-      assert.ok(last instanceof DarmokError && last.code === 'ERR_REDIS' && /circuit breaker is open/.test(last.cause.message), c.name);
+      // onError heard the three timeouts and the opening, once; the refused calls are counted instead.
+      const opened = c.errors.filter((err) => /circuit breaker opened/.test(err.message));
+      assert.strictEqual(opened.length, 1, c.name);
+      assert.ok(opened[0] instanceof DarmokError && opened[0].code === 'ERR_REDIS' && opened[0].cause.name === 'TimeoutError', c.name);
+      assert.strictEqual(c.errors.length, 4, `${c.name}: ${c.errors.length} reports`);
+      assert.ok(c.cache.stats().breakerRefusals >= 201, `${c.name}: ${c.cache.stats().breakerRefusals} refusals counted`);
       // A command that was sent would pay the 150 ms timeout; the GETs that
       // reached the server are counted below, once it runs again.
       assert.ok(figures[c.name].max < TIMEOUT / 2, `${c.name}: a get took ${figures[c.name].max.toFixed(1)} ms: it waited for Redis`);
@@ -184,6 +190,8 @@ test('Redis stopped (SIGSTOP): the breaker opens, get answers a miss without sen
     const back = await c.cache.get('k', Foo);
     assert.ok(back instanceof Foo && back.name === 'before', `${c.name}: the probe read the entry`);
     assert.deepStrictEqual(c.states, ['open', 'half-open', 'closed'], c.name);
+    assert.strictEqual(c.errors.length, 4, `${c.name}: nothing more reported`);
+    assert.ok(c.warnings.some((w) => /circuit breaker closed/.test(w)), `${c.name}: the closing is logged`);
     assert.strictEqual(await c.cache.set('k2', 1), true, c.name);
   }));
   // Per client: the probe's GET, and at most the three that timed out; none of the 200 refused.
