@@ -106,7 +106,7 @@ function defineChecks(topology) {
     assert.strictEqual(await cache.get('absent', Foo), null);
     assert.deepStrictEqual(cache.stats(), {
       hits: 1, l1Hits: 0, redisHits: 1, staleHits: 0, misses: 1, loads: 0, loadErrors: 0, lockWaits: 0, errors: 0,
-      busMessages: 0, hitRate: 0.5, bus: 'off', breaker: 'closed', l1Entries: 0
+      busMessages: 0, breakerRefusals: 0, hitRate: 0.5, bus: 'off', breaker: 'closed', l1Entries: 0
     });
     assert.deepStrictEqual(events, ['hit foo', 'miss absent']);
   });
