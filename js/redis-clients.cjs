@@ -33,6 +33,27 @@
  *                               can evict the lock, else noeviction), or
  *                               null when CONFIG is refused (managed
  *                               Redis, ACL, rename-command); never rejects
+ *   setIf(key, holds, value, px)
+ *                            -> SET key value PX px only while key holds
+ *                               `holds` (Lua); 1 or 0
+ *   setMany(pairs)           -> SET of each [key, value], together
+ *   mgetText(keys)           -> values as strings, in order
+ *   publish(channel, message)-> PUBLISH; on a cluster, always to the master
+ *                               of the channel's slot (which forwards it to
+ *                               every node), so one process's messages
+ *                               keep their order
+ *   masters()                -> a client per master (the client itself on
+ *                               a single node)
+ *   scan(node, cursor, match, n)
+ *                            -> [cursor, keys] of SCAN on one node
+ *   unlink(keys)             -> UNLINK: one command on a single node, one
+ *                               per key on a cluster (keys of a SCAN page
+ *                               span slots)
+ *   duplicate()              -> a new connection like the client's, for
+ *                               the subscriber (cache/bus.cjs); a
+ *                               node-redis Sentinel has none, and
+ *                               subscribes on its own pub/sub connection
+ *                               (sentinelSubscriber)
  * binary: read the reply as raw bytes through the client's own buffer API
  * (node-redis 5/6 type mapping, node-redis 4 returnBuffers, ioredis
  * getBuffer/mgetBuffer), never through a string.
@@ -48,6 +69,48 @@ const AS_BUFFER_4 = { returnBuffers: true };
 
 /* Deletes KEYS[1] only while its value is ARGV[1]: releasing a lock we still hold. */
 const DEL_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+/* SET KEYS[1] ARGV[2] PX ARGV[3] only while KEYS[1] holds ARGV[1]: a compare-and-set. */
+const SET_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 else return 0 end";
+
+/*
+ * PUBLISH ARGV[1] ARGV[2], sent as a script with the channel as its key:
+ * the cluster clients send a PUBLISH to any node (ioredis; node-redis 6
+ * even when given a key), and one process's messages through two nodes
+ * may arrive out of order (cache/bus.cjs numbers them).
+ */
+const PUBLISH_BY_KEY = "return redis.call('PUBLISH', ARGV[1], ARGV[2])";
+
+/*
+ * Whether err is Redis's WRONGTYPE reply: the key holds a hash, list or
+ * other non-string. An error reply's first word is its code (RESP).
+ */
+function isWrongType(err) {
+  return err !== null && typeof err === 'object' && typeof err.message === 'string' && err.message.startsWith('WRONGTYPE');
+}
+
+/*
+ * A node-redis Sentinel (createSentinel) has no duplicate(): it keeps a
+ * pub/sub connection of its own to the primary, followed over failovers.
+ * This stands for the subscriber connection the bus would make: it
+ * subscribes there, and "closing" it unsubscribes this listener only.
+ * Connection events are not taken from the user's client (an 'error'
+ * listener there would hide its errors from the user).
+ */
+function sentinelSubscriber(c) {
+  let channel = null;
+  let listener = null;
+  return {
+    on() {},
+    connect: async () => {},
+    subscribe(ch, fn) {
+      channel = ch;
+      listener = fn;
+      return c.subscribe(ch, fn);
+    },
+    destroy: () => (channel === null ? undefined : c.unsubscribe(channel, listener))
+  };
+}
 
 /* keys grouped by hash slot: Map slot -> indexes into keys. */
 function bySlot(keys) {
@@ -202,9 +265,6 @@ function nodeRedis(c) {
   return {
     name: v4 ? 'node-redis 4' : sentinel ? 'node-redis Sentinel' : 'node-redis',
     cluster,
-    // The client's own sendCommand, in this one argument order, for cache/commands.cjs.
-    send,
-    sentinel,
     // node-redis queues a command while it is disconnected, without bound;
     // its cluster (before 6) has no isReady.
     ready: () => c.isReady !== false,
@@ -219,9 +279,28 @@ function nodeRedis(c) {
       const ask = (client) => client.sendCommand(config).then((r) => configValue(r, 'maxmemory-policy'));
       if (cluster) return worstPolicy(c.masters.map((m) => async () => ask(await c.nodeClient(m))));
       return worstPolicy([() => send(undefined, false, config).then((r) => configValue(r, 'maxmemory-policy'))]);
-    }
+    },
+    setIf: (key, holds, value, px) => send(key, false, ['EVAL', SET_IF, '1', key, holds, value, String(px)]),
+    setMany: (pairs) => Promise.all(pairs.map(([k, v]) => send(k, false, ['SET', k, v]))),
+    mgetText: async (keys) => (cluster
+      ? Promise.all(keys.map(async (k) => text(await send(k, true, ['GET', k]))))
+      : (await send(keys[0], true, ['MGET', ...keys])).map(text)),
+    publish: cluster
+      ? (channel, message) => send(channel, false, ['EVAL', PUBLISH_BY_KEY, '1', channel, channel, message])
+      : (channel, message) => send(channel, false, ['PUBLISH', channel, message]),
+    masters: async () => (cluster ? Promise.all(c.masters.map((m) => c.nodeClient(m))) : [c]),
+    scan: async (node, cursor, match, count) => {
+      const args = ['SCAN', String(cursor), 'MATCH', match, 'COUNT', String(count)];
+      // A cluster's node is a plain client; otherwise the node is c itself (a Sentinel's takes other arguments).
+      const [next, keys] = await (node === c ? send(undefined, true, args) : node.sendCommand(args));
+      return [String(next), keys.map(String)];
+    },
+    unlink: (keys) => (cluster ? Promise.all(keys.map((k) => send(k, false, ['UNLINK', k]))) : send(keys[0], false, ['UNLINK', ...keys])),
+    duplicate: () => (sentinel ? sentinelSubscriber(c) : c.duplicate())
   };
 }
+
+const text = (v) => (v === null || v === undefined ? null : String(v));
 
 /* ioredis 5 and 6: Redis or Cluster. */
 function ioredis(c) {
@@ -242,7 +321,17 @@ function ioredis(c) {
     evictionPolicy: () => {
       const ask = (node) => () => node.config('GET', 'maxmemory-policy').then((r) => configValue(r, 'maxmemory-policy'));
       return worstPolicy(cluster ? c.nodes('master').map(ask) : [ask(c)]);
-    }
+    },
+    setIf: (key, holds, value, px) => c.eval(SET_IF, 1, key, holds, value, String(px)),
+    setMany: (pairs) => Promise.all(pairs.map(([k, v]) => c.set(k, v))),
+    mgetText: (keys) => (cluster ? Promise.all(keys.map((k) => c.get(k))) : c.mget(keys)),
+    publish: cluster
+      ? (channel, message) => c.eval(PUBLISH_BY_KEY, 1, channel, channel, message)
+      : (channel, message) => c.publish(channel, message),
+    masters: async () => (cluster ? c.nodes('master') : [c]),
+    scan: (node, cursor, match, count) => node.scan(cursor, 'MATCH', match, 'COUNT', count),
+    unlink: (keys) => (cluster ? Promise.all(keys.map((k) => c.unlink(k))) : c.unlink(keys)),
+    duplicate: () => c.duplicate()
   };
 }
 
@@ -266,4 +355,4 @@ function adapt(client) {
     'createCache: client must be a node-redis (redis 4-6) or ioredis (5-6) client or cluster');
 }
 
-module.exports = { adapt, evictsLock };
+module.exports = { adapt, evictsLock, isWrongType };

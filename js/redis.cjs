@@ -5,8 +5,7 @@
  * (4, 5, 6) or ioredis (5, 6) client, with an optional in-process tier.
  * docs/CACHE.md is the reference. The parts:
  *   cache/options.cjs    every option: name, unit, default, check
- *   redis-clients.cjs    reads and writes of entries, per client
- *   cache/commands.cjs   the other commands (pub/sub, SCAN, UNLINK, CAS)
+ *   redis-clients.cjs    every Redis command of the cache, per client
  *   redis-entry.cjs      the bytes of an entry (envelope + document)
  *   cache/l1.cjs         the in-process LRU tier
  *   cache/bus.cjs        invalidations between processes (pub/sub)
@@ -43,11 +42,10 @@ const { randomUUID } = require('node:crypto');
 const { createCodec } = require('./codec.cjs');
 const { DarmokError } = require('./errors.cjs');
 const { registryOf } = require('./registry.cjs');
-const { adapt, evictsLock } = require('./redis-clients.cjs');
+const { adapt, evictsLock, isWrongType } = require('./redis-clients.cjs');
 const { createBreaker } = require('./cache/breaker.cjs');
 const { pack, unpack, isRevision1 } = require('./redis-entry.cjs');
 const { CACHE, SET, DEFAULTS, read, invalid, tagsOption } = require('./cache/options.cjs');
-const { commandsFor, isWrongType } = require('./cache/commands.cjs');
 const { createDeadlines } = require('./cache/deadlines.cjs');
 const { createObserver } = require('./cache/observe.cjs');
 const { L1 } = require('./cache/l1.cjs');
@@ -80,7 +78,6 @@ function createCache(options) {
   if (options === null || typeof options !== 'object') throw invalid('takes { client, ... }');
   const opts = read(CACHE, options, 'createCache');
   const redis = adapt(opts.client);
-  const more = commandsFor(opts.client, redis);
   let codec = opts.codec;
   if (codec === undefined) {
     codec = createCodec({ format: opts.format === undefined ? 'json' : opts.format, registry: opts.registry });
@@ -175,11 +172,11 @@ function createCache(options) {
   const l1 = opts.l1 === false ? null : new L1(opts.l1);
   const l1TtlMs = opts.l1 === false ? 0 : opts.l1.ttl * 1000;
   const bus = l1 === null ? null : createBus({
-    commands: more,
+    redis,
     channel: BUS_PREFIX + opts.prefix,
     origin: randomUUID(),
     window: Math.max(300, l1TtlMs),
-    publish: (text) => command('PUBLISH', () => more.publish(BUS_PREFIX + opts.prefix, text), unwatched),
+    publish: (text) => command('PUBLISH', () => redis.publish(BUS_PREFIX + opts.prefix, text), unwatched),
     onUp: () => l1.invalidateAll(),
     onMessage: applyMessage,
     log: obs.log
@@ -305,7 +302,7 @@ function createCache(options) {
 
   /* Whether the entry in envelope e (with tags) was not invalidated by one of them (read from Redis). */
   async function untagged(prefix, e) {
-    const times = await command('MGET (tags)', () => more.mgetText(e.tags.map((t) => tagKey(prefix, t))));
+    const times = await command('MGET (tags)', () => redis.mgetText(e.tags.map((t) => tagKey(prefix, t))));
     return !invalidatedBy(e.createdAt, times);
   }
 
@@ -401,7 +398,7 @@ function createCache(options) {
     }
     const written = ifHolds === undefined
       ? await command('SET', () => redis.set(full, entry, px))
-      : Number(await command('EVAL (compare-and-set)', () => more.setIf(full, ifHolds, entry, px))) === 1;
+      : Number(await command('EVAL (compare-and-set)', () => redis.setIf(full, ifHolds, entry, px))) === 1;
     if (l1 !== null && written) {
       l1.put(full, { doc, staleAt, createdAt: now, tags: tags === undefined || tags.length === 0 ? null : tags }, ticket);
       publish({ k: [full] }, key);
@@ -605,7 +602,7 @@ function createCache(options) {
       if (l1 !== null) l1.invalidateWhere((full, e) => full.startsWith(prefix) && e.tags !== null && e.tags.some((t) => wanted.has(t)));
       const now = String(Date.now());
       try {
-        await command('SET (tags)', () => more.setMany(list.map((t) => [tagKey(prefix, t), now])));
+        await command('SET (tags)', () => redis.setMany(list.map((t) => [tagKey(prefix, t), now])));
       } catch (err) {
         failed(err, list.join(' '));
         return false;
@@ -627,12 +624,12 @@ function createCache(options) {
       const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
       let removed = 0;
       try {
-        const nodes = await command('CLUSTER NODES', () => more.masters());
+        const nodes = await command('CLUSTER NODES', () => redis.masters());
         await Promise.all(nodes.map(async (node) => {
           let cursor = '0';
           do {
-            const [next, keys] = await command('SCAN', () => more.scan(node, cursor, match, 1000));
-            if (keys.length > 0) await command('UNLINK', () => more.unlink(keys));
+            const [next, keys] = await command('SCAN', () => redis.scan(node, cursor, match, 1000));
+            if (keys.length > 0) await command('UNLINK', () => redis.unlink(keys));
             removed += keys.length;
             cursor = String(next);
           } while (cursor !== '0');
