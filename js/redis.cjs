@@ -104,6 +104,9 @@ function createCache(options) {
     tags: undefined
   };
   const timeout = opts.timeout;
+  // On a cluster the adapter answers for the slots that did a little
+  // before command()'s timeout, so one slow node does not fail them all.
+  const slotTime = timeout * 0.9;
   const failOpen = opts.failOpen;
   const obs = createObserver({ onError: opts.onError, logger: opts.logger });
   const { counts, emit } = obs;
@@ -165,6 +168,21 @@ function createCache(options) {
   function failed(err, key) {
     report(err, key);
     if (!failOpen) throw err;
+  }
+
+  /*
+   * A write of many keys (list, the caller's) whose result r has failed
+   * cluster slots: failed() once, as mget's are, naming their keys.
+   */
+  function partlyFailed(r, what, list) {
+    if (r.error !== undefined) failed(redisError(r.error, what), r.failed.map((i) => list[i]).join(' '));
+  }
+
+  /* The items of list whose keys were written in r (a result of del, unlink, setMany). */
+  function written(r, list) {
+    if (r.failed.length === 0) return list;
+    const lost = new Set(r.failed);
+    return list.filter((_, i) => !lost.has(i));
   }
 
   /* ---- the L1 tier and the bus ------------------------------------------ */
@@ -302,7 +320,9 @@ function createCache(options) {
 
   /* Whether the entry in envelope e (with tags) was not invalidated by one of them (read from Redis). */
   async function untagged(prefix, e) {
-    const times = await command('MGET (tags)', () => redis.mgetText(e.tags.map((t) => tagKey(prefix, t))));
+    const times = await command('MGET (tags)', () => redis.mget(e.tags.map((t) => tagKey(prefix, t)), false, slotTime));
+    const lost = times.find((t) => t instanceof Error);
+    if (lost !== undefined) throw redisError(lost, 'MGET (tags)');
     return !invalidatedBy(e.createdAt, times);
   }
 
@@ -518,9 +538,7 @@ function createCache(options) {
       let raws;
       try {
         const asked = todo.length === keys.length ? full : todo.map((i) => full[i]);
-        // On a cluster the adapter answers for the slots that did a little
-        // before command()'s timeout, so one slow node does not null them all.
-        raws = await command('MGET', () => redis.mget(asked, true, timeout * 0.9));
+        raws = await command('MGET', () => redis.mget(asked, true, slotTime));
       } catch (err) {
         failed(err, todo.map((i) => keys[i]).join(' '));
         raws = new Array(todo.length).fill(null);
@@ -580,14 +598,16 @@ function createCache(options) {
       const full = list.map(checkKey);
       if (full.length === 0) return 0;
       if (l1 !== null) for (const f of full) l1.invalidate(f);
+      let r;
       try {
-        const n = Number(await command('DEL', () => redis.del(full)));
-        publish({ k: full }, list.join(' '));
-        return n;
+        r = await command('DEL', () => redis.del(full, slotTime));
       } catch (err) {
         failed(err, list.join(' '));
         return 0;
       }
+      publish({ k: written(r, full) }, list.join(' '));
+      partlyFailed(r, 'DEL', list);
+      return r.n;
     }
 
     /*
@@ -601,14 +621,16 @@ function createCache(options) {
       const wanted = new Set(list);
       if (l1 !== null) l1.invalidateWhere((full, e) => full.startsWith(prefix) && e.tags !== null && e.tags.some((t) => wanted.has(t)));
       const now = String(Date.now());
+      let r;
       try {
-        await command('SET (tags)', () => redis.setMany(list.map((t) => [tagKey(prefix, t), now])));
+        r = await command('MSET (tags)', () => redis.setMany(list.map((t) => [tagKey(prefix, t), now]), slotTime));
       } catch (err) {
         failed(err, list.join(' '));
         return false;
       }
-      publish({ t: list, p: prefix }, list.join(' '));
-      return true;
+      publish({ t: written(r, list), p: prefix }, list.join(' '));
+      partlyFailed(r, 'MSET (tags)', list);
+      return r.error === undefined;
     }
 
     /*
@@ -623,21 +645,38 @@ function createCache(options) {
       if (l1 !== null) l1.invalidateWhere((full) => full.startsWith(prefix));
       const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
       let removed = 0;
+      let nodes;
       try {
-        const nodes = await command('CLUSTER NODES', () => redis.masters());
-        await Promise.all(nodes.map(async (node) => {
-          let cursor = '0';
-          do {
-            const [next, keys] = await command('SCAN', () => redis.scan(node, cursor, match, 1000));
-            if (keys.length > 0) await command('UNLINK', () => redis.unlink(keys));
-            removed += keys.length;
-            cursor = String(next);
-          } while (cursor !== '0');
-        }));
+        nodes = await command('CLUSTER NODES', () => redis.masters());
       } catch (err) {
         failed(err, prefix);
+        return 0;
       }
+      // Each master alone: one that fails leaves the others' keys removed.
+      const problems = [];
+      await Promise.all(nodes.map(async (node) => {
+        if (node instanceof Error) {
+          problems.push(redisError(node, 'CLUSTER NODES'));
+          return;
+        }
+        let cursor = '0';
+        try {
+          do {
+            const [next, keys] = await command('SCAN', () => redis.scan(node, cursor, match, 1000));
+            if (keys.length > 0) {
+              const r = await command('UNLINK', () => redis.unlink(keys, slotTime));
+              removed += r.n;
+              if (r.error !== undefined) problems.push(redisError(r.error, 'UNLINK'));
+            }
+            cursor = String(next);
+          } while (cursor !== '0');
+        } catch (err) {
+          problems.push(err);
+        }
+      }));
       publish({ p: prefix }, prefix);
+      for (const err of problems) report(err, prefix);
+      if (!failOpen && problems.length > 0) throw problems[0];
       return removed;
     }
 
