@@ -6,6 +6,7 @@
  * docs/CACHE.md is the reference. The parts:
  *   cache/options.cjs    every option: name, unit, default, check
  *   redis-clients.cjs    every Redis command of the cache, per client
+ *   cache/slots.cjs      multi-key commands on a cluster, one per hash slot
  *   redis-entry.cjs      the bytes of an entry (envelope + document)
  *   cache/l1.cjs         the in-process LRU tier
  *   cache/bus.cjs        invalidations between processes (pub/sub)
