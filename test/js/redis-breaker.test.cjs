@@ -174,9 +174,10 @@ test('Redis stopped (SIGSTOP): the breaker opens, get answers a miss without sen
       assert.ok(opened[0] instanceof DarmokError && opened[0].code === 'ERR_REDIS' && opened[0].cause.name === 'TimeoutError', c.name);
       assert.strictEqual(c.errors.length, 4, `${c.name}: ${c.errors.length} reports`);
       assert.ok(c.cache.stats().breakerRefusals >= 201, `${c.name}: ${c.cache.stats().breakerRefusals} refusals counted`);
-      // A command that was sent would pay the 150 ms timeout; the GETs that
-      // reached the server are counted below, once it runs again.
-      assert.ok(figures[c.name].max < TIMEOUT / 2, `${c.name}: a get took ${figures[c.name].max.toFixed(1)} ms: it waited for Redis`);
+      // A command that was sent would pay the timeout; the GETs that reached
+      // the server are counted below, once it runs again. p99, not the
+      // slowest: a loaded machine may stall the process for one get.
+      assert.ok(figures[c.name].p99 < TIMEOUT / 2, `${c.name}: gets took ${figures[c.name].p99.toFixed(1)} ms at p99: they waited for Redis`);
       assert.ok(loaded < TIMEOUT / 2, `${c.name}: getOrSet took ${loaded.toFixed(1)} ms: it sent its GET or SET`);
     }
   } finally {
