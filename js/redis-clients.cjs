@@ -13,18 +13,22 @@
  *   get(key, binary)         -> string | Buffer | null
  *   mget(keys, binary, withinMs)
  *                            -> array in the order of keys; on a cluster,
- *                               one MGET per hash slot, all sent at once
- *                               (each node's connection pipelines them).
- *                               There a slot that failed, or did not answer
- *                               within withinMs, gives each of its keys
- *                               an Error (one Error shared by every failed
- *                               key of the call) while the other slots'
- *                               values are kept; it rejects only when
- *                               every slot failed. TRYAGAIN, MOVED and ASK
- *                               are retried within withinMs.
+ *                               one MGET per hash slot (cache/slots.cjs's
+ *                               readPerSlot): a slot that failed, or did
+ *                               not answer within withinMs, gives each of
+ *                               its keys an Error while the other slots'
+ *                               values are kept
  *   set(key, value, px)      -> SET key value PX px
  *   setNx(key, value, px)    -> true when SET key value NX PX px set it
- *   del(keys)                -> DEL, one per slot on a cluster
+ *   del(keys, withinMs)      -> DEL
+ *   unlink(keys, withinMs)   -> UNLINK
+ *   setMany(pairs, withinMs) -> MSET of the [key, value] pairs (no expiry)
+ *                               del, unlink and setMany resolve to
+ *                               { n, error, failed }: n the count (of keys
+ *                               that existed; set); on a cluster, one
+ *                               command per slot (writePerSlot): error, the
+ *                               failed slots' Error (else undefined), and
+ *                               failed, the indexes of their keys
  *   delIf(key, value)        -> deletes key only while it holds value (Lua)
  *   ready()                  -> false when the client says it is not
  *                               connected (its commands would only queue)
@@ -33,13 +37,30 @@
  *                               can evict the lock, else noeviction), or
  *                               null when CONFIG is refused (managed
  *                               Redis, ACL, rename-command); never rejects
+ *   setIf(key, holds, value, px)
+ *                            -> SET key value PX px only while key holds
+ *                               `holds` (Lua); 1 or 0
+ *   publish(channel, message)-> PUBLISH; on a cluster, always to the master
+ *                               of the channel's slot (which forwards it to
+ *                               every node), so one process's messages
+ *                               keep their order
+ *   masters()                -> a client per master (the client itself on
+ *                               a single node), or the Error of one that
+ *                               could not be had
+ *   scan(node, cursor, match, n)
+ *                            -> [cursor, keys] of SCAN on one node
+ *   duplicate()              -> a new connection like the client's, for
+ *                               the subscriber (cache/bus.cjs); a
+ *                               node-redis Sentinel has none, and
+ *                               subscribes on its own pub/sub connection
+ *                               (sentinelSubscriber)
  * binary: read the reply as raw bytes through the client's own buffer API
  * (node-redis 5/6 type mapping, node-redis 4 returnBuffers, ioredis
  * getBuffer/mgetBuffer), never through a string.
  */
 
-const calculateSlot = require('cluster-key-slot');
 const { DarmokError } = require('./errors.cjs');
+const { readPerSlot, writePerSlot } = require('./cache/slots.cjs');
 
 /* RESP's type byte of a bulk string, `$`: node-redis 5+'s RESP_TYPES.BLOB_STRING. */
 const BLOB_STRING = 36;
@@ -49,108 +70,46 @@ const AS_BUFFER_4 = { returnBuffers: true };
 /* Deletes KEYS[1] only while its value is ARGV[1]: releasing a lock we still hold. */
 const DEL_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
 
-/* keys grouped by hash slot: Map slot -> indexes into keys. */
-function bySlot(keys) {
-  const groups = new Map();
-  for (let i = 0; i < keys.length; i++) {
-    const slot = calculateSlot(keys[i]);
-    const group = groups.get(slot);
-    if (group === undefined) groups.set(slot, [i]);
-    else group.push(i);
-  }
-  return groups;
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+/* SET KEYS[1] ARGV[2] PX ARGV[3] only while KEYS[1] holds ARGV[1]: a compare-and-set. */
+const SET_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 else return 0 end";
 
 /*
- * The cluster replies that mean "this slot is moving, ask again": the
- * first word of an error reply is its code (RESP), so reading it is the
- * protocol, not guessing from a message. node-redis follows MOVED and ASK
- * itself but fails at once on TRYAGAIN (a multi-key command in a slot
- * being migrated, its keys split between two nodes), also when an ASK
- * target answers it; ioredis retries all three, up to its
- * maxRedirections. Retrying the whole MGET from the start, within the
- * cache's time, covers both.
+ * PUBLISH ARGV[1] ARGV[2], sent as a script with the channel as its key:
+ * the cluster clients send a PUBLISH to any node (ioredis; node-redis 6
+ * even when given a key), and one process's messages through two nodes
+ * may arrive out of order (cache/bus.cjs numbers them).
  */
-function isSlotMoving(err) {
-  return err instanceof Error && /^(TRYAGAIN|MOVED|ASK)\b/.test(err.message);
-}
+const PUBLISH_BY_KEY = "return redis.call('PUBLISH', ARGV[1], ARGV[2])";
 
-/* send(), again after TRYAGAIN / MOVED / ASK with a short backoff, until deadline (Date.now() ms). */
-async function retryingMoves(send, deadline) {
-  for (let backoff = 5; ; backoff = Math.min(backoff * 2, 50)) {
-    try {
-      return await send();
-    } catch (err) {
-      const left = deadline - Date.now();
-      if (!isSlotMoving(err) || left <= backoff) throw err;
-      await sleep(backoff);
-    }
-  }
-}
-
-function slotTimeout(ms) {
-  const err = new Error(`no answer from this slot's node within ${ms} ms`);
-  err.name = 'TimeoutError';
-  return err;
+/*
+ * Whether err is Redis's WRONGTYPE reply: the key holds a hash, list or
+ * other non-string. An error reply's first word is its code (RESP).
+ */
+function isWrongType(err) {
+  return err !== null && typeof err === 'object' && typeof err.message === 'string' && err.message.startsWith('WRONGTYPE');
 }
 
 /*
- * One Error for every failed key of one mget: the slot's own when one
- * slot failed, an AggregateError of the distinct ones when several did.
+ * A node-redis Sentinel (createSentinel) has no duplicate(): it keeps a
+ * pub/sub connection of its own to the primary, followed over failovers.
+ * This stands for the subscriber connection the bus would make: it
+ * subscribes there, and "closing" it unsubscribes this listener only.
+ * Connection events are not taken from the user's client (an 'error'
+ * listener there would hide its errors from the user).
  */
-function failureOf(errors, slots) {
-  const distinct = [...new Set(errors)];
-  if (distinct.length === 1) return distinct[0];
-  return new AggregateError(distinct, `${errors.length} of ${slots} hash slots failed: ${distinct[0].message}`);
-}
-
-/*
- * On a cluster: one MGET per slot, sent together, answers put back in
- * order. A failed slot nulls only its own keys (they hold its Error):
- * with one master down, the keys on the live ones still come back.
- */
-function mgetPerSlot(keys, binary, mgetOne, withinMs = Infinity) {
-  const deadline = Date.now() + withinMs;
-  const groups = [...bySlot(keys).values()];
-  if (groups.length === 1) return retryingMoves(() => mgetOne(keys, binary), deadline);
-  return new Promise((resolve, reject) => {
-    const out = new Array(keys.length);
-    const settled = new Array(groups.length).fill(false);
-    const failed = []; // [indexes, error] of each slot that failed
-    let left = groups.length;
-    let timer = null;
-    const finish = () => {
-      clearTimeout(timer);
-      left = -1; // answers that come later are dropped
-      if (failed.length === groups.length) return reject(failureOf(failed.map((f) => f[1]), groups.length));
-      if (failed.length > 0) {
-        const err = failureOf(failed.map((f) => f[1]), groups.length);
-        for (const [indexes] of failed) for (const i of indexes) out[i] = err;
-      }
-      return resolve(out);
-    };
-    groups.forEach((indexes, g) => {
-      const settle = (values, err) => {
-        if (left < 0) return;
-        settled[g] = true;
-        if (err === undefined) for (let j = 0; j < indexes.length; j++) out[indexes[j]] = values[j];
-        else failed.push([indexes, err]);
-        if (--left === 0) finish();
-      };
-      retryingMoves(() => mgetOne(indexes.map((i) => keys[i]), binary), deadline)
-        .then((values) => settle(values), (err) => settle(undefined, err || new Error('MGET failed')));
-    });
-    if (Number.isFinite(withinMs)) {
-      timer = setTimeout(() => {
-        const late = slotTimeout(withinMs);
-        groups.forEach((indexes, g) => { if (!settled[g]) failed.push([indexes, late]); });
-        finish();
-      }, Math.max(1, deadline - Date.now()));
-      timer.unref();
-    }
-  });
+function sentinelSubscriber(c) {
+  let channel = null;
+  let listener = null;
+  return {
+    on() {},
+    connect: async () => {},
+    subscribe(ch, fn) {
+      channel = ch;
+      listener = fn;
+      return c.subscribe(ch, fn);
+    },
+    destroy: () => (channel === null ? undefined : c.unsubscribe(channel, listener))
+  };
 }
 
 /*
@@ -176,10 +135,29 @@ async function worstPolicy(asks) {
   return policies.find(evictsLock) || (policies.length > 0 ? policies[0] : null);
 }
 
-function delPerSlot(keys, delOne) {
-  const pending = [];
-  for (const indexes of bySlot(keys).values()) pending.push(delOne(indexes.map((i) => keys[i])));
-  return Promise.all(pending).then((counts) => counts.reduce((a, b) => a + Number(b), 0));
+/* A single node's answer to a write of many keys, in writePerSlot's form: its reply is the count. */
+function whole(reply) {
+  return reply.then((n) => ({ n: Number(n), error: undefined, failed: [] }));
+}
+
+/*
+ * The writes of many keys, from a client's command for the keys of one
+ * slot: on a cluster, one per slot, each slot failing alone.
+ * msetOne(pairs) resolves to how many it set.
+ */
+function manyKeys(cluster, delOne, unlinkOne, msetOne) {
+  if (!cluster) {
+    return {
+      del: (keys) => whole(delOne(keys)),
+      unlink: (keys) => whole(unlinkOne(keys)),
+      setMany: (pairs) => whole(msetOne(pairs))
+    };
+  }
+  return {
+    del: (keys, withinMs) => writePerSlot(keys, delOne, withinMs),
+    unlink: (keys, withinMs) => writePerSlot(keys, unlinkOne, withinMs),
+    setMany: (pairs, withinMs) => writePerSlot(pairs.map((p) => p[0]), (ks, indexes) => msetOne(indexes.map((i) => pairs[i])), withinMs)
+  };
 }
 
 /* node-redis (the `redis` package, @redis/client) 4, 5 and 6; client, cluster or Sentinel (5+). */
@@ -199,50 +177,72 @@ function nodeRedis(c) {
       : (key, readonly, args, options) => c.sendCommand(args, options);
   const mgetOne = (keys, binary) => send(keys[0], true, ['MGET', ...keys], binary ? asBuffer : undefined);
   const delOne = (keys) => send(keys[0], false, ['DEL', ...keys]);
+  const unlinkOne = (keys) => send(keys[0], false, ['UNLINK', ...keys]);
+  const msetOne = (pairs) => send(pairs[0][0], false, ['MSET', ...pairs.flat()]).then(() => pairs.length);
   return {
     name: v4 ? 'node-redis 4' : sentinel ? 'node-redis Sentinel' : 'node-redis',
     cluster,
-    // The client's own sendCommand, in this one argument order, for cache/commands.cjs.
-    send,
-    sentinel,
     // node-redis queues a command while it is disconnected, without bound;
     // its cluster (before 6) has no isReady.
     ready: () => c.isReady !== false,
     get: (key, binary) => send(key, true, ['GET', key], binary ? asBuffer : undefined),
-    mget: cluster ? (keys, binary, withinMs) => mgetPerSlot(keys, binary, mgetOne, withinMs) : mgetOne,
+    mget: cluster ? (keys, binary, withinMs) => readPerSlot(keys, (ks) => mgetOne(ks, binary), withinMs) : mgetOne,
     set: (key, value, px) => send(key, false, ['SET', key, value, 'PX', String(px)]),
     setNx: (key, value, px) => send(key, false, ['SET', key, value, 'NX', 'PX', String(px)]).then((r) => r !== null),
-    del: cluster ? (keys) => delPerSlot(keys, delOne) : delOne,
+    ...manyKeys(cluster, delOne, unlinkOne, msetOne),
     delIf: (key, value) => send(key, false, ['EVAL', DEL_IF, '1', key, value]),
     evictionPolicy: () => {
       const config = ['CONFIG', 'GET', 'maxmemory-policy'];
       const ask = (client) => client.sendCommand(config).then((r) => configValue(r, 'maxmemory-policy'));
       if (cluster) return worstPolicy(c.masters.map((m) => async () => ask(await c.nodeClient(m))));
       return worstPolicy([() => send(undefined, false, config).then((r) => configValue(r, 'maxmemory-policy'))]);
-    }
+    },
+    setIf: (key, holds, value, px) => send(key, false, ['EVAL', SET_IF, '1', key, holds, value, String(px)]),
+    publish: cluster
+      ? (channel, message) => send(channel, false, ['EVAL', PUBLISH_BY_KEY, '1', channel, channel, message])
+      : (channel, message) => send(channel, false, ['PUBLISH', channel, message]),
+    // A master whose client cannot be had is its Error, so that clear() goes on with the others.
+    masters: async () => (cluster ? Promise.all(c.masters.map((m) => Promise.resolve().then(() => c.nodeClient(m)).catch((err) => err))) : [c]),
+    scan: async (node, cursor, match, count) => {
+      const args = ['SCAN', String(cursor), 'MATCH', match, 'COUNT', String(count)];
+      // A cluster's node is a plain client; otherwise the node is c itself (a Sentinel's takes other arguments).
+      const [next, keys] = await (node === c ? send(undefined, true, args) : node.sendCommand(args));
+      return [String(next), keys.map(String)];
+    },
+    duplicate: () => (sentinel ? sentinelSubscriber(c) : c.duplicate())
   };
 }
+
 
 /* ioredis 5 and 6: Redis or Cluster. */
 function ioredis(c) {
   const cluster = c.isCluster === true;
   const mgetOne = (keys, binary) => (binary ? c.mgetBuffer(keys) : c.mget(keys));
   const delOne = (keys) => c.del(keys);
+  const unlinkOne = (keys) => c.unlink(keys);
+  const msetOne = (pairs) => c.mset(pairs.flat()).then(() => pairs.length);
   return {
     name: 'ioredis',
     cluster,
     // ioredis queues commands while it reconnects (enableOfflineQueue).
     ready: () => c.status === 'ready',
     get: (key, binary) => (binary ? c.getBuffer(key) : c.get(key)),
-    mget: cluster ? (keys, binary, withinMs) => mgetPerSlot(keys, binary, mgetOne, withinMs) : mgetOne,
+    mget: cluster ? (keys, binary, withinMs) => readPerSlot(keys, (ks) => mgetOne(ks, binary), withinMs) : mgetOne,
     set: (key, value, px) => c.set(key, value, 'PX', px),
     setNx: (key, value, px) => c.set(key, value, 'PX', px, 'NX').then((r) => r !== null),
-    del: cluster ? (keys) => delPerSlot(keys, delOne) : delOne,
+    ...manyKeys(cluster, delOne, unlinkOne, msetOne),
     delIf: (key, value) => c.eval(DEL_IF, 1, key, value),
     evictionPolicy: () => {
       const ask = (node) => () => node.config('GET', 'maxmemory-policy').then((r) => configValue(r, 'maxmemory-policy'));
       return worstPolicy(cluster ? c.nodes('master').map(ask) : [ask(c)]);
-    }
+    },
+    setIf: (key, holds, value, px) => c.eval(SET_IF, 1, key, holds, value, String(px)),
+    publish: cluster
+      ? (channel, message) => c.eval(PUBLISH_BY_KEY, 1, channel, channel, message)
+      : (channel, message) => c.publish(channel, message),
+    masters: async () => (cluster ? c.nodes('master') : [c]),
+    scan: (node, cursor, match, count) => node.scan(cursor, 'MATCH', match, 'COUNT', count),
+    duplicate: () => c.duplicate()
   };
 }
 
@@ -266,4 +266,4 @@ function adapt(client) {
     'createCache: client must be a node-redis (redis 4-6) or ioredis (5-6) client or cluster');
 }
 
-module.exports = { adapt, evictsLock };
+module.exports = { adapt, evictsLock, isWrongType };

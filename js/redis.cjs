@@ -5,8 +5,8 @@
  * (4, 5, 6) or ioredis (5, 6) client, with an optional in-process tier.
  * docs/CACHE.md is the reference. The parts:
  *   cache/options.cjs    every option: name, unit, default, check
- *   redis-clients.cjs    reads and writes of entries, per client
- *   cache/commands.cjs   the other commands (pub/sub, SCAN, UNLINK, CAS)
+ *   redis-clients.cjs    every Redis command of the cache, per client
+ *   cache/slots.cjs      multi-key commands on a cluster, one per hash slot
  *   redis-entry.cjs      the bytes of an entry (envelope + document)
  *   cache/l1.cjs         the in-process LRU tier
  *   cache/bus.cjs        invalidations between processes (pub/sub)
@@ -42,11 +42,11 @@
 const { randomUUID } = require('node:crypto');
 const { createCodec } = require('./codec.cjs');
 const { DarmokError } = require('./errors.cjs');
-const { adapt, evictsLock } = require('./redis-clients.cjs');
+const { registryOf } = require('./registry.cjs');
+const { adapt, evictsLock, isWrongType } = require('./redis-clients.cjs');
 const { createBreaker } = require('./cache/breaker.cjs');
 const { pack, unpack, isRevision1 } = require('./redis-entry.cjs');
 const { CACHE, SET, DEFAULTS, read, invalid, tagsOption } = require('./cache/options.cjs');
-const { commandsFor, isWrongType } = require('./cache/commands.cjs');
 const { createDeadlines } = require('./cache/deadlines.cjs');
 const { createObserver } = require('./cache/observe.cjs');
 const { L1 } = require('./cache/l1.cjs');
@@ -54,7 +54,7 @@ const { createBus } = require('./cache/bus.cjs');
 const { tagFields, tagKey, invalidatedBy } = require('./cache/tags.cjs');
 const { createGetOrSet, LOCK_SUFFIX } = require('./cache/get-or-set.cjs');
 const {
-  CORRUPT, UNREADABLE, WRONG_CLASS, NONE, THROWN, redisError, timeoutCause, breakerOpen, badEntry, unexpectedClass, isRedisFailure
+  CORRUPT, UNREADABLE, WRONG_CLASS, NONE, THROWN, redisError, timeoutCause, breakerOpen, breakerOpened, isRefused, badEntry, unexpectedClass, isRedisFailure
 } = require('./cache/outcomes.cjs');
 
 /* The bus channel of a cache: BUS_PREFIX + its prefix. */
@@ -79,7 +79,6 @@ function createCache(options) {
   if (options === null || typeof options !== 'object') throw invalid('takes { client, ... }');
   const opts = read(CACHE, options, 'createCache');
   const redis = adapt(opts.client);
-  const more = commandsFor(opts.client, redis);
   let codec = opts.codec;
   if (codec === undefined) {
     codec = createCodec({ format: opts.format === undefined ? 'json' : opts.format, registry: opts.registry });
@@ -89,6 +88,9 @@ function createCache(options) {
     throw invalid(`format ${JSON.stringify(opts.format)} differs from the codec's (${codec.format})`);
   }
   const format = codec.format;
+  const registry = registryOf(codec.registry);
+  /* ERR_UNEXPECTED_CLASS for value, not a Class, named in the codec's registry. */
+  const wrongClass = (Class, value, what) => unexpectedClass(registry, Class, value, what);
   // The lock's times, for calls that ask for the lock when the cache does not.
   const lockTimes = opts.lock === false ? CACHE.lock.check(true, 'lock') : opts.lock;
   const base = {
@@ -103,33 +105,54 @@ function createCache(options) {
     tags: undefined
   };
   const timeout = opts.timeout;
+  // On a cluster the adapter answers for the slots that did a little
+  // before command()'s timeout, so one slow node does not fail them all.
+  const slotTime = timeout * 0.9;
   const failOpen = opts.failOpen;
   const obs = createObserver({ onError: opts.onError, logger: opts.logger });
-  const { counts, emit, report } = obs;
+  const { counts, emit } = obs;
+  // The failure that the breaker last heard of, and its state before the change it tells.
+  let lastFailure;
+  let breakerWas = 'closed';
   const breaker = createBreaker(opts.breaker, {
     onChange(state) {
-      obs.log(state === 'closed' ? 'debug' : 'warn', `darmok/redis: the breaker is ${state}`);
+      // onError hears of the opening, once; a probe that failed, or half-opening, is the breaker at work.
+      if (state === 'open' && breakerWas === 'closed') obs.report(breakerOpened(lastFailure));
+      else if (state === 'closed') obs.log('warn', 'darmok/redis: the circuit breaker closed: Redis answered its probe');
+      else obs.log('debug', `darmok/redis: the circuit breaker is ${state}`);
+      breakerWas = state;
       emit('breaker', state);
     }
   });
-  const bound = createDeadlines(timeout, (what) => {
-    breaker.failure();
-    return redisError(timeoutCause(timeout), what);
-  });
+
+  /* Every problem not thrown at a caller, but a command the open breaker refused: counted instead. */
+  function report(err, key) {
+    if (!isRefused(err)) obs.report(err, key);
+  }
+  const bound = createDeadlines(timeout, () => timeoutCause(timeout));
+  /* The breaker of the bus's commands: none, so that a failing bus cannot stop the cache's own commands. */
+  const unwatched = createBreaker(false);
 
   /*
    * One Redis command, bounded by `timeout`: send() makes it. Rejects with
    * ERR_REDIS; a client that says it is disconnected is not sent anything,
    * so nothing piles up in its offline queue, and while the breaker is
-   * open nothing is sent either. Every outcome is told to the breaker: an
-   * error reply (WRONGTYPE) is an answer, not a failure of Redis.
+   * open nothing is sent either. Every outcome is told to the breaker
+   * (the cache's, or `unwatched` for the bus): an error reply (WRONGTYPE)
+   * is an answer, not a failure of Redis.
    */
-  const answered = () => breaker.success();
-  function command(what, send) {
-    if (!breaker.allow()) return Promise.reject(redisError(breakerOpen(), what));
+  function command(what, send, watch = breaker) {
+    if (!watch.allow()) {
+      counts.breakerRefusals++;
+      return Promise.reject(redisError(breakerOpen(), what));
+    }
     const failure = (err) => {
-      if (isWrongType(err)) breaker.success();
-      else breaker.failure();
+      if (isWrongType(err)) {
+        watch.success();
+      } else {
+        if (watch === breaker) lastFailure = err;
+        watch.failure();
+      }
       return redisError(err, what);
     };
     if (!redis.ready()) return Promise.reject(failure(new Error(`the ${redis.name} client is not connected`)));
@@ -139,7 +162,7 @@ function createCache(options) {
     } catch (err) {
       return Promise.reject(failure(err));
     }
-    return bound(sent, what, failure, answered);
+    return bound(sent, failure, watch.success);
   }
 
   /* A Redis failure: reported, then a miss (failOpen) or thrown. */
@@ -148,16 +171,31 @@ function createCache(options) {
     if (!failOpen) throw err;
   }
 
+  /*
+   * A write of many keys (list, the caller's) whose result r has failed
+   * cluster slots: failed() once, as mget's are, naming their keys.
+   */
+  function partlyFailed(r, what, list) {
+    if (r.error !== undefined) failed(redisError(r.error, what), r.failed.map((i) => list[i]).join(' '));
+  }
+
+  /* The items of list whose keys were written in r (a result of del, unlink, setMany). */
+  function written(r, list) {
+    if (r.failed.length === 0) return list;
+    const lost = new Set(r.failed);
+    return list.filter((_, i) => !lost.has(i));
+  }
+
   /* ---- the L1 tier and the bus ------------------------------------------ */
 
   const l1 = opts.l1 === false ? null : new L1(opts.l1);
   const l1TtlMs = opts.l1 === false ? 0 : opts.l1.ttl * 1000;
   const bus = l1 === null ? null : createBus({
-    commands: more,
+    redis,
     channel: BUS_PREFIX + opts.prefix,
     origin: randomUUID(),
     window: Math.max(300, l1TtlMs),
-    publish: (text) => command('PUBLISH', () => more.publish(BUS_PREFIX + opts.prefix, text)),
+    publish: (text) => command('PUBLISH', () => redis.publish(BUS_PREFIX + opts.prefix, text), unwatched),
     onUp: () => l1.invalidateAll(),
     onMessage: applyMessage,
     log: obs.log
@@ -255,7 +293,7 @@ function createCache(options) {
     try {
       v = codec.decodeEntity(e.doc, Class);
       if (Class === undefined || v === null || v instanceof Class) return v;
-      problem = unexpectedClass(Class, v, `the entry of ${JSON.stringify(key)}`);
+      problem = wrongClass(Class, v, `the entry of ${JSON.stringify(key)}`);
     } catch (err) {
       problem = err;
     }
@@ -283,7 +321,9 @@ function createCache(options) {
 
   /* Whether the entry in envelope e (with tags) was not invalidated by one of them (read from Redis). */
   async function untagged(prefix, e) {
-    const times = await command('MGET (tags)', () => more.mgetText(e.tags.map((t) => tagKey(prefix, t))));
+    const times = await command('MGET (tags)', () => redis.mget(e.tags.map((t) => tagKey(prefix, t)), false, slotTime));
+    const lost = times.find((t) => t instanceof Error);
+    if (lost !== undefined) throw redisError(lost, 'MGET (tags)');
     return !invalidatedBy(e.createdAt, times);
   }
 
@@ -379,7 +419,7 @@ function createCache(options) {
     }
     const written = ifHolds === undefined
       ? await command('SET', () => redis.set(full, entry, px))
-      : Number(await command('EVAL (compare-and-set)', () => more.setIf(full, ifHolds, entry, px))) === 1;
+      : Number(await command('EVAL (compare-and-set)', () => redis.setIf(full, ifHolds, entry, px))) === 1;
     if (l1 !== null && written) {
       l1.put(full, { doc, staleAt, createdAt: now, tags: tags === undefined || tags.length === 0 ? null : tags }, ticket);
       publish({ k: [full] }, key);
@@ -418,7 +458,7 @@ function createCache(options) {
 
   const getOrSetOf = createGetOrSet({
     counts, emit, report, failed, command, redis, lockTimes, l1, l1Entry, l1Value, checkClass, callOptions,
-    readFresh, readExamined, write, ttlOf, beforeLock
+    readFresh, readExamined, write, ttlOf, beforeLock, wrongClass
   });
 
   function makeView(prefix) {
@@ -499,9 +539,7 @@ function createCache(options) {
       let raws;
       try {
         const asked = todo.length === keys.length ? full : todo.map((i) => full[i]);
-        // On a cluster the adapter answers for the slots that did a little
-        // before command()'s timeout, so one slow node does not null them all.
-        raws = await command('MGET', () => redis.mget(asked, true, timeout * 0.9));
+        raws = await command('MGET', () => redis.mget(asked, true, slotTime));
       } catch (err) {
         failed(err, todo.map((i) => keys[i]).join(' '));
         raws = new Array(todo.length).fill(null);
@@ -561,14 +599,16 @@ function createCache(options) {
       const full = list.map(checkKey);
       if (full.length === 0) return 0;
       if (l1 !== null) for (const f of full) l1.invalidate(f);
+      let r;
       try {
-        const n = Number(await command('DEL', () => redis.del(full)));
-        publish({ k: full }, list.join(' '));
-        return n;
+        r = await command('DEL', () => redis.del(full, slotTime));
       } catch (err) {
         failed(err, list.join(' '));
         return 0;
       }
+      publish({ k: written(r, full) }, list.join(' '));
+      partlyFailed(r, 'DEL', list);
+      return r.n;
     }
 
     /*
@@ -582,14 +622,16 @@ function createCache(options) {
       const wanted = new Set(list);
       if (l1 !== null) l1.invalidateWhere((full, e) => full.startsWith(prefix) && e.tags !== null && e.tags.some((t) => wanted.has(t)));
       const now = String(Date.now());
+      let r;
       try {
-        await command('SET (tags)', () => more.setMany(list.map((t) => [tagKey(prefix, t), now])));
+        r = await command('MSET (tags)', () => redis.setMany(list.map((t) => [tagKey(prefix, t), now]), slotTime));
       } catch (err) {
         failed(err, list.join(' '));
         return false;
       }
-      publish({ t: list, p: prefix }, list.join(' '));
-      return true;
+      publish({ t: written(r, list), p: prefix }, list.join(' '));
+      partlyFailed(r, 'MSET (tags)', list);
+      return r.error === undefined;
     }
 
     /*
@@ -604,21 +646,38 @@ function createCache(options) {
       if (l1 !== null) l1.invalidateWhere((full) => full.startsWith(prefix));
       const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
       let removed = 0;
+      let nodes;
       try {
-        const nodes = await command('CLUSTER NODES', () => more.masters());
-        await Promise.all(nodes.map(async (node) => {
-          let cursor = '0';
-          do {
-            const [next, keys] = await command('SCAN', () => more.scan(node, cursor, match, 1000));
-            if (keys.length > 0) await command('UNLINK', () => more.unlink(keys));
-            removed += keys.length;
-            cursor = String(next);
-          } while (cursor !== '0');
-        }));
+        nodes = await command('CLUSTER NODES', () => redis.masters());
       } catch (err) {
         failed(err, prefix);
+        return 0;
       }
+      // Each master alone: one that fails leaves the others' keys removed.
+      const problems = [];
+      await Promise.all(nodes.map(async (node) => {
+        if (node instanceof Error) {
+          problems.push(redisError(node, 'CLUSTER NODES'));
+          return;
+        }
+        let cursor = '0';
+        try {
+          do {
+            const [next, keys] = await command('SCAN', () => redis.scan(node, cursor, match, 1000));
+            if (keys.length > 0) {
+              const r = await command('UNLINK', () => redis.unlink(keys, slotTime));
+              removed += r.n;
+              if (r.error !== undefined) problems.push(redisError(r.error, 'UNLINK'));
+            }
+            cursor = String(next);
+          } while (cursor !== '0');
+        } catch (err) {
+          problems.push(err);
+        }
+      }));
       publish({ p: prefix }, prefix);
+      for (const err of problems) report(err, prefix);
+      if (!failOpen && problems.length > 0) throw problems[0];
       return removed;
     }
 

@@ -55,7 +55,9 @@ export interface CacheOptions {
   /**
    * The circuit breaker, on by default: after `threshold` Redis failures in
    * a row it sends nothing for `cooldown` ms (each command fails at once:
-   * a miss with failOpen), then lets one probe through. false turns it off.
+   * a miss with failOpen), then lets one probe through. onError hears of
+   * the opening once; the refused commands are counted
+   * (stats().breakerRefusals), not reported. false turns it off.
    */
   breaker?: boolean | BreakerOptions;
 }
@@ -128,6 +130,8 @@ export interface CacheStats {
   bus: 'off' | 'up' | 'down';
   /** The circuit breaker's state. */
   breaker: 'closed' | 'open' | 'half-open';
+  /** Commands the open breaker did not send (not reported to onError). */
+  breakerRefusals: number;
   /** Entries in the L1. */
   l1Entries: number;
   staleHits: number;

@@ -25,11 +25,13 @@
  */
 
 /*
- * createBus({ commands, channel, origin, window, publish, onMessage, onUp,
- * log }) -> { up(), send(message), close() }. publish(text) sends PUBLISH
- * through the cache's command() (bounded, counted); log(level, message).
+ * createBus({ redis, channel, origin, window, publish, onMessage, onUp,
+ * log }) -> { up(), send(message), close() }. redis is the client's
+ * adapter (redis-clients.cjs), whose duplicate() makes the subscriber;
+ * publish(text) sends PUBLISH through the cache's command() (bounded by
+ * its timeout, not counted by its breaker); log(level, message).
  */
-function createBus({ commands, channel, origin, window, publish, onMessage, onUp, log }) {
+function createBus({ redis, channel, origin, window, publish, onMessage, onUp, log }) {
   let lastSeen = 0;
   let upSince = 0;
   let closed = false;
@@ -83,7 +85,7 @@ function createBus({ commands, channel, origin, window, publish, onMessage, onUp
 
   async function subscribe() {
     // This attempt's connection: close() may drop it (sub = null) while it connects.
-    const s = commands.duplicate();
+    const s = redis.duplicate();
     sub = s;
     const ioredis = typeof s.getBuffer === 'function';
     s.on('error', (err) => log('debug', `invalidation bus: ${err && err.message}`));

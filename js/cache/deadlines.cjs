@@ -9,9 +9,9 @@
  */
 
 /*
- * createDeadlines(timeout, late(what) -> the error of a command that did
- * not answer) -> bound(sent, what, wrap(err), onTime?()): a promise of
- * sent's answer, rejected with late(what) after timeout ms, or with
+ * createDeadlines(timeout, late() -> the error of a command that did
+ * not answer) -> bound(sent, wrap(err), onTime?()): a promise of
+ * sent's answer, rejected with wrap(late()) after timeout ms, or with
  * wrap(err) when sent rejects; onTime() is called when sent resolves in time.
  */
 function createDeadlines(timeout, late) {
@@ -39,7 +39,7 @@ function createDeadlines(timeout, late) {
       if (!op.done) {
         if (op.deadline > now) break;
         op.done = true;
-        op.reject(late(op.what));
+        op.reject(op.wrap(late()));
       }
       oldest++;
     }
@@ -58,9 +58,9 @@ function createDeadlines(timeout, late) {
     }
   }
 
-  return function bound(sent, what, wrap, onTime) {
+  return function bound(sent, wrap, onTime) {
     return new Promise((resolve, reject) => {
-      const op = { deadline: Date.now() + timeout, done: false, reject, what };
+      const op = { deadline: Date.now() + timeout, done: false, reject, wrap };
       inFlight.push(op);
       if (timer === null) arm();
       sent.then((v) => {

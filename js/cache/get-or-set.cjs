@@ -14,7 +14,7 @@
 const { randomUUID } = require('node:crypto');
 const { CACHE, GET_OR_SET, invalid, tagsOption } = require('./options.cjs');
 const {
-  UNREADABLE, WRONG_CLASS, NONE, NO_VALUE, NOT_LOCKED, STORE, NO_STORE, loadTimeout, unexpectedClass, isRedisFailure
+  UNREADABLE, WRONG_CLASS, NONE, NO_VALUE, NOT_LOCKED, STORE, NO_STORE, loadTimeout, isRedisFailure
 } = require('./outcomes.cjs');
 
 /* The suffix of a lock's Redis key: prefix + key + LOCK_SUFFIX. */
@@ -25,12 +25,12 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /*
  * env: { counts, emit, report, failed, command, redis, lockTimes, l1,
  * l1Entry, l1Value, checkClass, callOptions, readFresh, readExamined,
- * write, ttlOf, beforeLock } (redis.cjs).
+ * write, ttlOf, beforeLock, wrongClass } (redis.cjs).
  */
 function createGetOrSet(env) {
   const {
     counts, emit, report, failed, command, redis, lockTimes, l1, l1Entry, l1Value, checkClass, callOptions,
-    readFresh, readExamined, write, ttlOf, beforeLock
+    readFresh, readExamined, write, ttlOf, beforeLock, wrongClass
   } = env;
 
   /* key (a Redis key) -> Class -> a getOrSet in progress, or a background refresh. */
@@ -98,7 +98,7 @@ function createGetOrSet(env) {
         throw err;
       }
       if (Class !== undefined && value !== null && value !== undefined && !(value instanceof Class)) {
-        throw unexpectedClass(Class, value, `the loader's value for ${JSON.stringify(key)}`);
+        throw wrongClass(Class, value, `the loader's value for ${JSON.stringify(key)}`);
       }
       if (value === undefined || how === NO_STORE || said.skip) return value;
       const ttl = said.ttl !== undefined ? said.ttl : ttlOf(value, o);

@@ -14,7 +14,7 @@ const EVENTS = ['hit', 'miss', 'stale', 'load', 'lockWait', 'invalidate', 'break
 function createObserver({ onError, logger }) {
   const counts = {
     hits: 0, l1Hits: 0, redisHits: 0, staleHits: 0, misses: 0, loads: 0, loadErrors: 0, lockWaits: 0,
-    errors: 0, busMessages: 0
+    errors: 0, busMessages: 0, breakerRefusals: 0
   };
   const listeners = Object.create(null);
   for (const e of EVENTS) listeners[e] = [];

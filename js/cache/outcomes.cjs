@@ -43,9 +43,29 @@ function timeoutCause(ms) {
   return err;
 }
 
+/* The cause of the ERR_REDIS of a command that the open circuit breaker did not send. */
+class BreakerOpenError extends Error {
+  constructor() {
+    super('the circuit breaker is open: Redis failed repeatedly, commands are not sent until a probe succeeds');
+    this.name = 'BreakerOpenError';
+  }
+}
+
 function breakerOpen() {
-  const err = new Error('the circuit breaker is open: Redis failed repeatedly, commands are not sent until a probe succeeds');
-  err.name = 'BreakerOpenError';
+  return new BreakerOpenError();
+}
+
+/* Whether err is the ERR_REDIS of a command the open breaker refused (counted, not reported: its opening was). */
+function isRefused(err) {
+  return err instanceof DarmokError && err.cause instanceof BreakerOpenError;
+}
+
+/* What onError hears, once, when the breaker opens: its cause is the failure that opened it. */
+function breakerOpened(last) {
+  const err = new DarmokError('ERR_REDIS',
+    `Redis failed repeatedly (the last time: ${last && last.message}), so the circuit breaker opened: until a probe ` +
+    'is answered no command is sent, and each one refused is counted in stats().breakerRefusals, not reported');
+  err.cause = last;
   return err;
 }
 
@@ -59,12 +79,38 @@ function badEntry(reason, cause) {
   return err;
 }
 
-/* ERR_UNEXPECTED_CLASS for value, which is not a Class (what: where it came from). */
-function unexpectedClass(Class, value, what) {
-  const actual = value !== null && typeof value === 'object'
-    ? (Object.getPrototypeOf(value) === null ? 'a null-prototype object' : `an instance of ${(value.constructor && value.constructor.name) || 'Object'}`)
-    : `a ${typeof value}`;
-  const err = new DarmokError('ERR_UNEXPECTED_CLASS', `${what} is ${actual}, not a ${Class.name || 'Class'} (nor null)`);
+/*
+ * What value is, for ERR_UNEXPECTED_CLASS's `actual`, named as the codec
+ * names it: the class key of an instance of a registered class, else its
+ * kind ('plain object', 'Array', 'number', a constructor's name).
+ */
+function kindOf(registry, value) {
+  if (value === null) return 'null';
+  if (typeof value !== 'object' && typeof value !== 'function') return typeof value;
+  if (Array.isArray(value)) return 'Array';
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return 'null-prototype object';
+  if (proto === Object.prototype) return 'plain object';
+  const plan = registry === undefined ? null : registry.planOf(proto);
+  if (plan !== null) return plan.key;
+  return (typeof value.constructor === 'function' && value.constructor.name) || 'object';
+}
+
+/*
+ * ERR_UNEXPECTED_CLASS for value, which is not a Class (what: where it
+ * came from). registry: the codec's Registry (registry.cjs), in which
+ * Class's key is looked up; `expected` and `actual` are class keys or
+ * kinds, as decodeEntity(blob, Class)'s error has them.
+ */
+function unexpectedClass(registry, Class, value, what) {
+  const plan = registry === undefined ? null : registry.ensure(Class);
+  const expected = plan === null ? Class.name || 'Class' : plan.key;
+  const actual = kindOf(registry, value);
+  const article = /^[aeiou]/i.test(actual) ? 'an' : 'a';
+  const err = new DarmokError('ERR_UNEXPECTED_CLASS',
+    `${what} is ${article} ${actual}, not an instance of "${expected}" (${Class.name || 'an anonymous class'}) nor null`);
+  err.expected = expected;
+  err.actual = actual;
   return err;
 }
 
@@ -72,5 +118,5 @@ const isRedisFailure = (err) => err instanceof DarmokError && err.code === 'ERR_
 
 module.exports = {
   CORRUPT, UNREADABLE, WRONG_CLASS, NONE, NO_VALUE, NOT_LOCKED, STORE, NO_STORE, THROWN,
-  redisError, timeoutCause, breakerOpen, loadTimeout, badEntry, unexpectedClass, isRedisFailure
+  redisError, timeoutCause, breakerOpen, isRefused, breakerOpened, loadTimeout, badEntry, unexpectedClass, isRedisFailure
 };

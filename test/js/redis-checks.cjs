@@ -106,7 +106,7 @@ function defineChecks(topology) {
     assert.strictEqual(await cache.get('absent', Foo), null);
     assert.deepStrictEqual(cache.stats(), {
       hits: 1, l1Hits: 0, redisHits: 1, staleHits: 0, misses: 1, loads: 0, loadErrors: 0, lockWaits: 0, errors: 0,
-      busMessages: 0, hitRate: 0.5, bus: 'off', breaker: 'closed', l1Entries: 0
+      busMessages: 0, breakerRefusals: 0, hitRate: 0.5, bus: 'off', breaker: 'closed', l1Entries: 0
     });
     assert.deepStrictEqual(events, ['hit foo', 'miss absent']);
   });
@@ -401,6 +401,11 @@ function defineChecks(topology) {
     // A plain value where a Foo is asked for: the same, whatever decodeEntity itself checks.
     await cache.set('plain', { name: 'plain' });
     await assert.rejects(cache.get('plain', Foo), unexpected);
+    // An Array, which decodeEntity(blob, Class) lets through and the cache refuses, names both sides as the codec does.
+    await cache.set('list', [makeFoo('in a list')]);
+    for (const read of [() => cache.get('list', Foo), () => cache.mget(['list'], Foo)]) {
+      await assert.rejects(read(), (err) => unexpected(err) && err.expected === 'cache.Foo' && err.actual === 'Array');
+    }
     assert.deepStrictEqual(errors, []);
     // getOrSet: an entry of another class is unusable: reported, loaded, replaced.
     let calls = 0;
@@ -425,8 +430,13 @@ function defineChecks(topology) {
 
   each('getOrSet: a loader value of the wrong class rejects with ERR_UNEXPECTED_CLASS and stores nothing', async (combo) => {
     const { cache, errors } = cacheFor(combo);
-    for (const [name, value] of [['row', { name: 'a database row' }], ['num', 3], ['date', new Date(0)], ['bar', new Bar(new Date(0), null)]]) {
-      await assert.rejects(cache.getOrSet(name, Foo, () => value), (err) => err instanceof DarmokError && err.code === 'ERR_UNEXPECTED_CLASS', name);
+    const wrong = [
+      ['row', { name: 'a database row' }, 'plain object'], ['num', 3, 'number'], ['date', new Date(0), 'Date'],
+      ['bar', new Bar(new Date(0), null), 'cache.Bar'], ['nullproto', Object.create(null), 'null-prototype object']
+    ];
+    for (const [name, value, actual] of wrong) {
+      await assert.rejects(cache.getOrSet(name, Foo, () => value), (err) => err instanceof DarmokError && err.code === 'ERR_UNEXPECTED_CLASS' &&
+        err.expected === 'cache.Foo' && err.actual === actual, name);
       assert.strictEqual(await raw('EXISTS', `${combo.prefix}${name}`), 0, `${name}: nothing stored`);
     }
     assert.strictEqual(await cache.getOrSet('null', Foo, () => null), null);

@@ -9,6 +9,7 @@
  * serving their slots once the dead one is marked as failed.
  */
 const { test, before, after } = require('node:test');
+const net = require('node:net');
 const { assert } = require('./helpers.cjs');
 const { createCache } = require('darmok/redis');
 const { adapt } = require('../../js/redis-clients.cjs');
@@ -185,4 +186,77 @@ test('a master killed during mgets: every key on a live master comes back, the d
   assert.ok(killedAt > 0);
   assert.deepStrictEqual(lost, {}, 'no key on a live master lost');
   for (const c of combos) assert.ok(c.errors.length > 0, `${c.name}: the dead slots were reported`);
+});
+
+/* Everything published on channel, as raw RESP text, seen from the node on port (plain pub/sub reaches every node). */
+async function listen(port, channel) {
+  const sock = net.connect(port, HOST);
+  const seen = { text: '', close: () => sock.destroy() };
+  sock.on('data', (d) => { seen.text += d.toString('utf8'); });
+  sock.on('error', () => {});
+  sock.write(`SUBSCRIBE ${channel}\r\n`);
+  await new Promise((resolve) => sock.once('data', resolve));
+  return seen;
+}
+
+test('a master dead: del, deleteByTag and clear do their part on the live masters, and report the dead one\'s keys once', async () => {
+  const victim = cluster.nodes[1];
+  await victim.stop(); // stopped by the test before; stopped here too, so that this one stands alone
+  const keys = spreadKeys(30, 300);
+  const onLive = (k) => owners.get(calculateSlot(k)) !== victim.port;
+  const live = keys.filter(onLive);
+  const dead = keys.filter((k) => !onLive(k));
+  assert.ok(live.length > 0 && dead.length > 0);
+  const livePort = cluster.ports.find((p) => p !== victim.port);
+  for (const c of combos) {
+    // A prefix whose bus channel's slot is served by a live master, so that the cache can publish.
+    let prefix = `${c.prefix}w`;
+    while (!onLive(`darmok:bus:${prefix}:`)) prefix += 'x';
+    prefix += ':';
+    const errors = [];
+    // node-redis 4's cluster subscribes on a random node and, when that is the dead one, keeps
+    // reconnecting after disconnect() (it waits for the connection first): no bus for it here.
+    const l1 = c.name !== 'redis4';
+    const cache = createCache({ client: c.client, prefix, timeout: TIMEOUT, breaker: false, l1, onError: (err, key) => errors.push({ err, key }) });
+    const bus = await listen(livePort, `darmok:bus:${prefix}`);
+    try {
+      const exists = async (k) => send(owners.get(calculateSlot(k)), 'EXISTS', prefix + k);
+      const setLive = async () => {
+        for (const k of live) assert.strictEqual(await cache.set(k, makeFoo(k), { tags: [k] }), true, `${c.name} ${k}`);
+      };
+
+      await setLive();
+      errors.length = 0;
+      assert.strictEqual(await cache.del(keys), live.length, `${c.name}: del counts the live masters' keys`);
+      for (const k of live) assert.strictEqual(await exists(k), 0, `${c.name}: ${k} deleted`);
+      assert.strictEqual(errors.length, 1, `${c.name}: one report for the dead slots`);
+      assert.strictEqual(errors[0].err.code, 'ERR_REDIS');
+      assert.deepStrictEqual(errors[0].key.split(' ').sort(), [...dead].sort(), `${c.name}: the report names the dead slots' keys`);
+
+      // Tags live where their keys do ({k…} hash tags): the dead master's cannot be written.
+      await setLive();
+      errors.length = 0;
+      assert.strictEqual(await cache.deleteByTag(keys), false, `${c.name}: not every tag was deleted`);
+      assert.strictEqual(errors.length, 1, `${c.name}: one report for the dead slots' tags`);
+      for (const k of live) assert.strictEqual(await cache.get(k, Foo), null, `${c.name}: ${k}'s tag deleted`);
+      // The other processes' L1s hear of the tags that were deleted.
+      if (l1) {
+        const published = `"t":[${live.map((k) => JSON.stringify(k)).join(',')}]`;
+        const deadline = Date.now() + 2000;
+        while (!bus.text.includes(published) && Date.now() < deadline) await sleep(10);
+        assert.ok(bus.text.includes(published), `${c.name}: the live tags published`);
+      }
+
+      await setLive();
+      errors.length = 0;
+      const removed = await cache.clear();
+      assert.ok(removed >= live.length, `${c.name}: clear removed ${removed}`);
+      for (const k of live) assert.strictEqual(await exists(k), 0, `${c.name}: ${k} cleared`);
+      // A client that has already dropped the dead master from its map scans only the live ones: nothing to report then.
+      assert.ok(errors.every((e) => e.err.code === 'ERR_REDIS' && e.key === prefix), `${c.name}: a dead master is reported as ERR_REDIS`);
+    } finally {
+      bus.close();
+      await cache.close();
+    }
+  }
 });

@@ -20,21 +20,25 @@ const HOST = '127.0.0.1';
 
 const quiet = () => {};
 
-/* A connected client of one package: standalone on port, or a cluster through ports. */
-async function connect(spec, topology, ports) {
+/*
+ * A connected client of one package: standalone on port, or a cluster
+ * through ports; as the ACL user auth ({ username, password }) when given.
+ */
+async function connect(spec, topology, ports, auth) {
   const lib = require(spec.pkg);
   if (spec.kind === 'node-redis') {
+    const user = auth === undefined ? '' : `${auth.username}:${auth.password}@`;
     const c = topology === 'cluster'
-      ? lib.createCluster({ rootNodes: ports.map((p) => ({ url: `redis://${HOST}:${p}` })), defaults: { socket: { reconnectStrategy: 50 } } })
-      : lib.createClient({ url: `redis://${HOST}:${ports[0]}`, socket: { reconnectStrategy: 50 } });
+      ? lib.createCluster({ rootNodes: ports.map((p) => ({ url: `redis://${user}${HOST}:${p}` })), defaults: { socket: { reconnectStrategy: 50 } } })
+      : lib.createClient({ url: `redis://${user}${HOST}:${ports[0]}`, socket: { reconnectStrategy: 50 } });
     c.on('error', quiet);
     await c.connect();
     return c;
   }
   const Redis = lib.default || lib;
   const c = topology === 'cluster'
-    ? new Redis.Cluster(ports.map((port) => ({ host: HOST, port })), { lazyConnect: true, redisOptions: { maxRetriesPerRequest: 1 } })
-    : new Redis({ host: HOST, port: ports[0], lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    ? new Redis.Cluster(ports.map((port) => ({ host: HOST, port })), { lazyConnect: true, redisOptions: { maxRetriesPerRequest: 1, ...auth } })
+    : new Redis({ host: HOST, port: ports[0], lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 50, ...auth });
   c.on('error', quiet);
   await c.connect();
   return c;
