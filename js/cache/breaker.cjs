@@ -19,8 +19,7 @@
  * allow() after its cooldown, so `state` reads 'open' until then.
  */
 
-const { DarmokError } = require('../errors.cjs');
-const { checkNames } = require('../options.cjs');
+const { checkNames, invalid: optionError } = require('../options.cjs');
 
 const BREAKER_DEFAULTS = Object.freeze({
   threshold: 5, //     failures in a row that open the breaker
@@ -30,7 +29,7 @@ const BREAKER_DEFAULTS = Object.freeze({
 const NAMES = new Set(Object.keys(BREAKER_DEFAULTS));
 
 function invalid(message) {
-  return new DarmokError('ERR_INVALID_OPTION', `createCache: breaker: ${message}`);
+  return optionError(`createCache: breaker: ${message}`);
 }
 
 function positive(options, name, integer) {

@@ -101,7 +101,7 @@ test('npm pack --dry-run lists only what runs, and everything the entries need',
   // of the package needs none, and no other file requires it.
   assert.deepStrictEqual(Object.keys(pkg.dependencies || {}), ['cluster-key-slot']);
   const requirers = files.filter((f) => f.endsWith('.cjs') && fs.readFileSync(path.join(root, f), 'utf8').includes("require('cluster-key-slot')"));
-  assert.deepStrictEqual(requirers, ['js/redis-clients.cjs']);
+  assert.deepStrictEqual(requirers, ['js/cache/slots.cjs']);
 });
 
 test(`engines states the Node floor this run meets (tested on Node ${process.versions.node})`, () => {
