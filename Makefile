@@ -37,7 +37,7 @@ $(shell mkdir -p $(BUILD); [ "$$(cat $(DEB_LIST) 2>/dev/null)" = "$(DEB_PACKAGES
 include proto/protobuf.mk
 
 CORE_SRC := $(sort $(wildcard wasm/*.c))
-ABI_JS := js/dk_abi.cjs
+ABI_JS := js/core/dk_abi.cjs
 CORE_HDR := $(sort $(wildcard wasm/*.h))
 # The functions JS calls: one name a line in wasm/exports.txt, the only list.
 EXPORTS := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' -e 's/^[[:space:]]*/_/' wasm/exports.txt 2>/dev/null | paste -sd, -)
@@ -114,7 +114,7 @@ $(BUILD)/darmok-inline.cjs: $(BUILD)/darmok.wasm
 # The constants js/ shares with the core (wasm/dk_abi.h), generated from the
 # C headers that define them: js/ holds no copy to drift. Made inside js/
 # (never committed) so that js/ alone is the whole JavaScript layer: a copy
-# of it with darmok.wasm beside or inside it runs (js/load.cjs).
+# of it with darmok.wasm beside or inside it runs (js/core/load.cjs).
 $(ABI_JS): wasm/gen_abi.cjs $(CORE_HDR) wasm/exports.txt
 	node wasm/gen_abi.cjs wasm $@
 
@@ -191,7 +191,7 @@ test-c32-run: $(addprefix $(BUILD)/c32/,$(C_TESTS))
 	@set -e; for t in $^; do $$t; done
 
 # The test files by name: Node 21 and later take no folder, only files or globs.
-JS_TESTS := $(sort $(wildcard test/js/*.test.cjs test/js/*.test.mjs))
+JS_TESTS := $(sort $(wildcard test/js/*/*.test.cjs test/js/*/*.test.mjs))
 JS_DEPS := $(BUILD)/darmok.wasm $(BUILD)/darmok-inline.cjs $(ABI_JS) $(PROTOBUF_C_LICENSE)
 
 # The whole JS suite on the machine's Node.

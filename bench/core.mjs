@@ -14,11 +14,11 @@
  *           UTF-8 while ASCII, then UTF-16 units from the first long string
  *           that is not, or a UTF-16 copy of other UTF-8 that is not ASCII)
  *           + the JS string made from it (ucs2Slice, or latin1Slice when
- *           ASCII), as js/core.cjs does
+ *           ASCII), as js/core/core.cjs does
  *   decode  decodeEntity (all of it) = the string's UTF-16 into the input
  *           area (ucs2Write) + C read (made UTF-8 in place, JSON -> tape)
  *           + JS rebuild (tape -> objects, strings through the side table
- *           as js/tape-reader.cjs reads them)
+ *           as js/core/tape-reader.cjs reads them)
  * and the same for the protobuf format (darmok/protobuf):
  *   encode  encodeEntity = the same JS walk + copy tape in + C write
  *           (tape -> darmok.Document through protobuf-c) + the output
@@ -113,7 +113,7 @@ function loadCore(bytes) {
   const ctx = ex.dk_ctx_new() >>> 0;
   const res = ex.dk_ctx_result(ctx) >>> 0;
   // Views over the memory, taken again only when growth replaced its
-  // buffer (as js/core.cjs does): no allocation per timed call.
+  // buffer (as js/core/core.cjs does): no allocation per timed call.
   let buf = null;
   let heap = null;
   let view = null;
@@ -175,10 +175,10 @@ function main() {
     return 0;
   }
   const dk = require(path.join(ROOT, 'js', 'index.cjs'));
-  const { acquire } = require(path.join(ROOT, 'js', 'encode.cjs'));
-  const { Decoder } = require(path.join(ROOT, 'js', 'decode.cjs'));
+  const { acquire } = require(path.join(ROOT, 'js', 'codec', 'encode.cjs'));
+  const { Decoder } = require(path.join(ROOT, 'js', 'codec', 'decode.cjs'));
   const { registryOf } = require(path.join(ROOT, 'js', 'internal.cjs'));
-  const { readerOverOutput, outputText, outputBytes, PB_READ } = require(path.join(ROOT, 'js', 'core.cjs'));
+  const { readerOverOutput, outputText, outputBytes, PB_READ } = require(path.join(ROOT, 'js', 'core', 'core.cjs'));
   const wasmBytes = readFileSync(WASM);
 
   // Compile and instantiate cost, each on its own, fresh every time.
@@ -200,7 +200,7 @@ function main() {
   const core = loadCore(wasmBytes);
   const { ex, ctx, word } = core;
   /*
-   * The JS rebuild alone, as js/instance.cjs runs it after a decode call: a
+   * The JS rebuild alone, as js/core/instance.cjs runs it after a decode call: a
    * reader over the tape the last call left in the private instance, with
    * its UTF-16 side table (whose entries may point into text, the JSON
    * string decoded) and key references (protobuf). The decode call is the

@@ -15,9 +15,9 @@ const { render } = require('./cli/tree.cjs');
 const { unwrap } = require('./cli/envelope.cjs');
 const { readInput, readRedis, SourceError } = require('./cli/source.cjs');
 const { errorLines } = require('./cli/report.cjs');
-const { looksLikeProtobuf } = require('./sniff.cjs');
-const { visible } = require('./errors.cjs');
-const { FORMAT_NAMES } = require('./options.cjs');
+const { looksLikeProtobuf } = require('./codec/sniff.cjs');
+const { visible } = require('./core/errors.cjs');
+const { FORMAT_NAMES } = require('./codec/options.cjs');
 
 /*
  * Every flag, declared once: its parseArgs type, the value it takes in the

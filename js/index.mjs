@@ -1,4 +1,4 @@
 // ESM entry for darmok: darmok/json (index.cjs is json.cjs too).
-import './locate.mjs';
+import './core/locate.mjs';
 export * from './json.mjs';
 export { default } from './json.mjs';

@@ -8,9 +8,9 @@
  * compiles no WebAssembly from bytes (workerd) cannot use it: every call,
  * and init(), is an ERR_NOT_READY that says to pass init() the imported .wasm.
  */
-const load = require('./load.cjs');
+const load = require('./core/load.cjs');
 load.embed(require('../build/darmok-inline.cjs'));
-const core = require('./core.cjs');
+const core = require('./core/core.cjs');
 // When the core was already required without the bytes (and failed to load),
 // retry now; not where bytes cannot be compiled (workerd), where the first
 // call says what to do instead of a load that cannot succeed.

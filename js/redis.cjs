@@ -40,12 +40,12 @@
  */
 
 const { randomUUID } = require('node:crypto');
-const { createCodec } = require('./codec.cjs');
-const { DarmokError } = require('./errors.cjs');
-const { registryOf } = require('./registry.cjs');
-const { adapt, evictsLock, isWrongType } = require('./redis-clients.cjs');
+const { createCodec } = require('./codec/codec.cjs');
+const { DarmokError } = require('./core/errors.cjs');
+const { registryOf } = require('./codec/registry.cjs');
+const { adapt, evictsLock, isWrongType } = require('./cache/clients.cjs');
 const { createBreaker } = require('./cache/breaker.cjs');
-const { pack, unpack, isRevision1 } = require('./redis-entry.cjs');
+const { pack, unpack, isRevision1 } = require('./cache/entry.cjs');
 const { CACHE, SET, DEFAULTS, read, invalid, tagsOption } = require('./cache/options.cjs');
 const { createDeadlines } = require('./cache/deadlines.cjs');
 const { createObserver } = require('./cache/observe.cjs');

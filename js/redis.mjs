@@ -1,4 +1,4 @@
 // ESM entry for darmok/redis: re-exports the CommonJS implementation, as json.mjs does.
-import './locate.mjs';
+import './core/locate.mjs';
 export * from './redis.cjs';
 export { default } from './redis.cjs';

@@ -15,9 +15,9 @@
  * made. deserialize takes text or bytes either way.
  */
 
-const { createCodec } = require('./codec.cjs');
-const { DarmokError } = require('./errors.cjs');
-const { checkNames } = require('./options.cjs');
+const { createCodec } = require('./codec/codec.cjs');
+const { DarmokError } = require('./core/errors.cjs');
+const { checkNames } = require('./codec/options.cjs');
 
 const SERIALIZER_OPTIONS = new Set(['registry', 'decode', 'bytes']);
 

@@ -1,4 +1,4 @@
 // ESM entry for darmok/serializer: re-exports the CommonJS implementation, as json.mjs does.
-import './locate.mjs';
+import './core/locate.mjs';
 export * from './serializer.cjs';
 export { default } from './serializer.cjs';

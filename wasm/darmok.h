@@ -226,7 +226,7 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags, const dk_li
 /*
  * dk_json_read_utf16 also gives an ASCII string of at least this many
  * bytes a DK_U16_SRC entry (JS then slices it out of its text); shorter
- * ones JS makes from the tape bytes, through its cache (js/tape-reader.cjs
+ * ones JS makes from the tape bytes, through its cache (js/core/tape-reader.cjs
  * SHORT_MAX + 1). Without a JS string, an ASCII string gets no entry: JS
  * makes the long ones from the tape bytes with latin1Slice, or where they
  * come close together as slices of one Latin-1 string of a stretch of the

@@ -1,7 +1,7 @@
 /*
  * dk_abi.h - the WebAssembly ABI between js/ and the core: the one place
  * it is described. The constants both sides use are defined in C headers
- * only, and the build generates them into one JS module, js/dk_abi.cjs
+ * only, and the build generates them into one JS module, js/core/dk_abi.cjs
  * (wasm/gen_abi.cjs; its SOURCES list says which headers and names):
  *
  *   tape ops, str header flags and shift, DK_T_BYTES kinds   dk_tape.h
@@ -9,13 +9,13 @@
  *   error codes, and the JS code each maps to                 darmok.h dk_code
  *   dk_pb_decode_ctx flags, the UTF-16 side table's flag      darmok.h
  *
- * js/ takes every one of them from js/dk_abi.cjs; test/js/abi.test.cjs
+ * js/ takes every one of them from js/core/dk_abi.cjs; test/js/core/abi.test.cjs
  * fails when a copy appears in js/ or the generated module drifts.
  *
  * The .wasm is built by the Makefile (WASM_FLAGS) as a standalone module
  * exporting the functions wasm/exports.txt lists, the one list of them.
  * No Emscripten JS glue is used:
- * js/load.cjs and js/instance.cjs instantiate the module themselves and provide
+ * js/core/load.cjs and js/core/instance.cjs instantiate the module themselves and provide
  * whatever it imports (at most `emscripten_notify_memory_growth` and WASI
  * stubs; the core never prints). Exports are called directly as
  * `instance.exports.dk_xxx(...)`; memory is `instance.exports.memory`.

@@ -1,7 +1,7 @@
 /*
  * dk_tape.h - the tape: the one contract between darmok's JavaScript layer
  * and its C core. The build generates every constant here into
- * js/dk_abi.cjs for js/ (wasm/dk_abi.h): this header is their one
+ * js/core/dk_abi.cjs for js/ (wasm/dk_abi.h): this header is their one
  * definition.
  *
  * Encoding: JS walks the object graph once and writes a tape; one call into
@@ -89,8 +89,8 @@
  * distinct key once; a protobuf -> JSON transcode asks for them too, so
  * that its tape grows with the input. Only those keys; never in the tapes
  * JS writes. This is the one statement of the numbering: dk_pb_read.c
- * (dec_key) writes it; js/tape-reader.cjs (TapeReader#keyRefAt, keyRead),
- * the decode shapes js/shapes.cjs generates and dk_json_write.c
+ * (dec_key) writes it; js/core/tape-reader.cjs (TapeReader#keyRefAt, keyRead),
+ * the decode shapes js/codec/shapes.cjs generates and dk_json_write.c
  * (read_key) read it, and point here.
  */
 #ifndef DK_TAPE_H

@@ -1,6 +1,6 @@
 'use strict';
 /*
- * gen_abi.cjs - writes js/dk_abi.cjs, the constants of the JS <-> core
+ * gen_abi.cjs - writes js/core/dk_abi.cjs, the constants of the JS <-> core
  * boundary (wasm/dk_abi.h lists them), from the C headers that define them,
  * so that js/ never holds a copy. Run by make:
  *
@@ -247,7 +247,7 @@ function read(dir) {
   return { constants, codes, codeValues, tags, meta, bytesNames, exports: readExports(dir) };
 }
 
-/* The text of js/dk_abi.cjs made from the headers in dir. */
+/* The text of js/core/dk_abi.cjs made from the headers in dir. */
 function generate(dir) {
   const { constants, codes, tags, meta, bytesNames, exports } = read(dir);
   const entries = constants.map((k) => [`${k.js}: ${k.value > 0xffff ? `0x${k.value.toString(16)}` : k.value},`, k.c]);

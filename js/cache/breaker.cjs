@@ -19,7 +19,7 @@
  * allow() after its cooldown, so `state` reads 'open' until then.
  */
 
-const { checkNames, invalid: optionError } = require('../options.cjs');
+const { checkNames, invalid: optionError } = require('../codec/options.cjs');
 
 const BREAKER_DEFAULTS = Object.freeze({
   threshold: 5, //     failures in a row that open the breaker

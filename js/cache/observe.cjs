@@ -7,7 +7,7 @@
  * for Redis failures and unusable entries, error for the rest).
  */
 
-const { DarmokError } = require('../errors.cjs');
+const { DarmokError } = require('../core/errors.cjs');
 
 const EVENTS = ['hit', 'miss', 'stale', 'load', 'lockWait', 'invalidate', 'breaker', 'error'];
 

@@ -12,7 +12,7 @@
  * is only called on a value that is not undefined.
  */
 
-const options = require('../options.cjs');
+const options = require('../codec/options.cjs');
 
 /* options.cjs's invalid, for a message of createCache's. */
 function invalid(message) {

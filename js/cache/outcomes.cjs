@@ -5,7 +5,7 @@
  * pass between them, and the DarmokErrors the cache makes.
  */
 
-const { DarmokError } = require('../errors.cjs');
+const { DarmokError } = require('../core/errors.cjs');
 
 /*
  * What reading an entry gives when it holds no value to use. A CORRUPT

@@ -1,7 +1,7 @@
 'use strict';
 /*
  * envelope.cjs - the one place `darmok inspect` recognises a darmok/redis
- * cache entry (js/redis-entry.cjs, docs/CACHE.md "The stored entry") around
+ * cache entry (js/cache/entry.cjs, docs/CACHE.md "The stored entry") around
  * a darmok document.
  *
  * unwrap(bytes) -> null when bytes are a plain darmok document, or
@@ -10,8 +10,8 @@
  * document, read in the entry's format. Bytes that start like an envelope
  * but are not one of this revision throw, saying why.
  */
-const { unpack, MAGIC } = require('../redis-entry.cjs');
-const { DarmokError } = require('../errors.cjs');
+const { unpack, MAGIC } = require('../cache/entry.cjs');
+const { DarmokError } = require('../core/errors.cjs');
 
 const PREFIX = Buffer.from(MAGIC.split('/')[0] + '/', 'latin1'); // "darmok/"
 

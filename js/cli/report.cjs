@@ -5,7 +5,7 @@
  * visible() (errors.cjs), so a hostile document cannot drive the terminal
  * through an error either.
  */
-const { visible } = require('../errors.cjs');
+const { visible } = require('../core/errors.cjs');
 
 /* The lines that report err (a DarmokError) for the command called name. */
 function errorLines(name, err) {

@@ -5,7 +5,7 @@
  * optional peer dependency: only --redis needs it).
  */
 const fs = require('node:fs');
-const { adapt } = require('../redis-clients.cjs');
+const { adapt } = require('../cache/clients.cjs');
 
 function readInput(file) {
   if (file === undefined || file === '-') return fs.readFileSync(0);

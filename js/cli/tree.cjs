@@ -15,11 +15,11 @@
  * characters (ERR_TOO_LARGE), as the JSON text of a transcode is.
  */
 
-const core = require('../core.cjs');
-const T = require('../tape.cjs');
-const { BYTES_NAMES } = require('../dk_abi.cjs');
-const { DarmokError, visible } = require('../errors.cjs');
-const { MAX_DEPTH, MAX_BYTES, MAX_LENGTH } = require('../codec.cjs');
+const core = require('../core/core.cjs');
+const T = require('../core/tape.cjs');
+const { BYTES_NAMES } = require('../core/dk_abi.cjs');
+const { DarmokError, visible } = require('../core/errors.cjs');
+const { MAX_DEPTH, MAX_BYTES, MAX_LENGTH } = require('../codec/codec.cjs');
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 /* A class key shown without quotes: darmok's usual keys ("app.User", "User@2"). */

@@ -15,11 +15,12 @@ const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const root = path.join(__dirname, '..', '..');
-const { render } = require(path.join(root, 'js', 'cli', 'tree.cjs'));
-const { unwrap } = require(path.join(root, 'js', 'cli', 'envelope.cjs'));
-const { errorLines } = require(path.join(root, 'js', 'cli', 'report.cjs'));
-const { DarmokError } = require(path.join(root, 'js', 'errors.cjs'));
-const { looksLikeProtobuf } = require(path.join(root, 'js', 'sniff.cjs'));
+const internal = require(path.join(root, 'js', 'internal.cjs'));
+const { render } = internal.tree;
+const { unwrap } = internal.envelope;
+const { errorLines } = internal.report;
+const { DarmokError } = internal.errors;
+const { looksLikeProtobuf } = internal.sniff;
 
 const seconds = Number(process.argv[2] ?? process.env.FUZZ_SECONDS ?? 60);
 const CALL_MS = 2000;

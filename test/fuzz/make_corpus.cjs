@@ -5,7 +5,7 @@
  *
  *   corpus/json_read/   darmok JSON: every fixture's text, every invalid
  *                       input, and a few hand-picked edge cases
- *   corpus/json_write/  tapes: every fixture's tape (js/encode.cjs), the
+ *   corpus/json_write/  tapes: every fixture's tape (js/codec/encode.cjs), the
  *                       tapes of the JSON seeds that decode
  *   corpus/pb_read/     protobuf documents: every fixture's (js/protobuf.cjs)
  *                       and the protobuf of the JSON seeds that transcode
@@ -23,8 +23,8 @@ const crypto = require('crypto');
 const { fixtures, invalid } = require('../js/fixtures.cjs');
 const { encodeEntity, transcode } = require('../../js/index.cjs');
 const protobuf = require('../../js/protobuf.cjs');
-const { encodeTape } = require('../../js/encode.cjs');
-const core = require('../../js/core.cjs');
+const { encodeTape } = require('../../js/internal.cjs').encode;
+const core = require('../../js/internal.cjs').core;
 
 const root = path.join(__dirname, 'corpus');
 

@@ -9,8 +9,8 @@
  * same places (a bijection between their objects).
  */
 const assert = require('node:assert/strict');
-const core = require('../../js/core.cjs');
-const { DarmokError } = require('../../js/errors.cjs');
+const core = require('../../js/internal.cjs').core;
+const { DarmokError } = require('../../js/internal.cjs').errors;
 
 const haveWasm = core.isReady();
 // The suite runs against the real core. Only a deliberate JS-only run
