@@ -272,10 +272,9 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d);
 /*
  * The decode amplification bound of dk_pb_read_opts. The string table and
  * string back-references let a few bytes of protobuf name a long string
- * many times (a 6 KB document can
- * ask for ~1 GB of tape), so the tape a decode writes is bounded by
- * max_out; max_out = 0 means DK_PB_EXPANSION * len + DK_PB_EXPANSION_FLOOR
- * bytes. Real documents expand 1.5-4x (long keys over tiny values ~10x).
+ * many times, so the tape a decode writes is bounded by max_out;
+ * max_out = 0 means DK_PB_EXPANSION * len + DK_PB_EXPANSION_FLOOR bytes,
+ * well above what documents darmok writes expand to.
  */
 #define DK_PB_EXPANSION 64u
 #define DK_PB_EXPANSION_FLOOR (1u << 20)
@@ -357,7 +356,7 @@ int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags, const 
  * copy, and those of texts over 64 bytes (which darmok's encoder never
  * shares) may not take more than the default max_out bound
  * (DK_ERR_TOO_LARGE). The whole text has no bound here: a document of
- * short texts named many times can write ~190 bytes of JSON per byte;
+ * short texts named many times writes many bytes of JSON per byte;
  * dk_pb_to_json_ex (below) takes one. */
 int dk_pb_to_json_opts(const uint8_t *pb, size_t len, const dk_limits *lim, dk_arena *scratch,
                        dk_buf *tape, dk_buf *out, dk_err *err);

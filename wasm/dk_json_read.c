@@ -375,7 +375,7 @@ static int find_tag(const uint8_t *s, size_t n)
  * (whose JS name says "the largest string, array, Map, Set or binary")
  * does not apply to them, as the protobuf format has no string there. They
  * are read with room for any valid one (an ISO date has at most 27
- * characters) whatever max_length; a longer one fails as before.
+ * characters) whatever max_length; a longer one fails as any bad value.
  */
 #define DK_TAG_TEXT_ROOM 32u
 #define TAG_TEXT_MAX(r) ((r)->max_str > DK_TAG_TEXT_ROOM ? (r)->max_str : DK_TAG_TEXT_ROOM)

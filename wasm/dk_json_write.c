@@ -163,8 +163,8 @@ DK_MUST static int read_key(writer *w, const uint8_t **s, size_t *n, size_t *at)
     w->pos = w->keys[h >> DK_STR_SHIFT];
     DK_TRY(read_str(w, s, n, at));
     w->pos = back;
-    /* a long key named again counts as a long text does: its copies were
-     * the tape's, bounded by the input, before keys were references */
+    /* a long key named again counts as a long text does: its copies are
+     * not in the tape, so the input does not bound them */
     if (*n > DK_PB_REF_MAX_BYTES) {
         if (*n > w->max_out - w->copied) return ref_too_large(w, back - 4);
         w->copied += *n;
@@ -1002,7 +1002,7 @@ DK_MUST static int write_all(writer *w)
 /*
  * The one run of the writer over tape[0..len) into out, for both entry
  * points: with write_all called from one place only, the compiler keeps
- * the writer's walk inlined here, as it was before dk_json_write_refs.
+ * the writer's walk inlined here.
  * strrefs, max_out, max_json: as for dk_json_write_refs (0, SIZE_MAX,
  * SIZE_MAX for an ordinary tape).
  */
