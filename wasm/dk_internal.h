@@ -510,22 +510,6 @@ DK_MUST static inline int dk_str16_check(size_t avail, uint32_t u, size_t at, dk
 DK_MUST int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at, dk_arena *a,
                           dk_scratch *s, const uint8_t **out, size_t *n, dk_err *err);
 
-/*
- * dk_json_read_ex flag: the text is valid UTF-8 because the core made it
- * (dk_utf16_to_utf8 of a JS string), so the non-ASCII bytes of strings are
- * copied without a check. Never for text from outside.
- */
-#define DK_READ_VALID_UTF8 4u
-
-/*
- * dk_json_read_ex flag: the text is the WTF-8 of a JS string that has a
- * lone surrogate (dk_utf16_to_wtf8_lone), which a string keeps: its 3-byte
- * form (ED A0..BF xx) is read as such in strings and the str is flagged
- * DK_STR_WTF8, as for a \uD800 escape. Never for text from outside, which
- * must be UTF-8.
- */
-#define DK_READ_RAW_WTF8 8u
-
 #ifdef DK_CHECK_PB_BOUND
 /* Test and fuzz builds: how many times a protobuf string table picked a
  * new seed after a long probe, so that test/c/test_hash.c can see that its

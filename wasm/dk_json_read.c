@@ -884,7 +884,7 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
     return rc;
 }
 
-/* See darmok.h. */
+/* See dk_abi.h. */
 int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
                     dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out, uint32_t *keep_out,
                     dk_err *err)
@@ -892,7 +892,7 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags, const dk_li
     return json_read(json, len, flags, lim, scratch, tape_out, u16_out, NULL, keep_out, err);
 }
 
-/* See darmok.h. */
+/* See dk_abi.h. */
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
                        dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, uint32_t *keep_out,
                        dk_err *err)

@@ -183,7 +183,7 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
  * input offset qat and whose closing quote was the last byte read: its
  * source units when it has no escapes (escapes only ever shorten a string)
  * and they are intact (dk_json_read_utf16), a DK_U16_SRC entry; else an
- * entry with its units (the layout: darmok.h DK_U16_SRC). An ASCII str (ascii set: one byte, one unit) only ever
+ * entry with its units (the layout: dk_abi.h DK_U16_SRC). An ASCII str (ascii set: one byte, one unit) only ever
  * gets the first kind, from DK_U16_SRC_ASCII_MIN bytes on; JS makes it from
  * its bytes otherwise (units would make it a two-byte string).
  */

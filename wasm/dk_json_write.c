@@ -11,7 +11,7 @@
  * and are not relied on here: the bytes themselves are checked as WTF-8
  * and every encoded surrogate is written as a \udxxx escape.
  *
- * Output is UTF-8, or with DK_WRITE_MAY_WIDE (darmok.h) UTF-16 units
+ * Output is UTF-8, or with DK_WRITE_MAY_WIDE (dk_abi.h) UTF-16 units
  * from the first DK_T_STR16 that is not ASCII on: go_wide() makes what
  * was written units, and every output function has a units form.
  */
@@ -1033,7 +1033,7 @@ static int json_write(const uint8_t *tape, size_t len, const dk_limits *lim, uin
     return rc;
 }
 
-/* See darmok.h. */
+/* See dk_abi.h. */
 int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
                      dk_arena *scratch, dk_buf *out, int *form, dk_err *err)
 {

@@ -614,7 +614,7 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim, size_t 
     return dk_pb_read_ex(pb, len, lim, max_out, 0, scratch, tape_out, NULL, NULL, err);
 }
 
-/* The same, with the UTF-16 side table; see darmok.h. */
+/* The same, with the UTF-16 side table; see dk_abi.h. */
 int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_out,
                   uint32_t flags, dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out,
                   uint32_t *keep_out, dk_err *err)

@@ -889,7 +889,7 @@ int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim, dk_a
     return dk_pb_write_ex(tape, len, lim, 0, scratch, out, err);
 }
 
-/* See darmok.h. */
+/* See dk_abi.h. */
 int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
                    dk_arena *scratch, dk_buf *out, dk_err *err)
 {

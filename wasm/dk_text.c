@@ -297,7 +297,7 @@ size_t dk_utf8_units(const uint8_t *s, size_t n)
     return units;
 }
 
-/* See darmok.h. */
+/* See dk_abi.h. */
 size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
 {
     uint8_t *d0 = d;
