@@ -52,16 +52,22 @@ typedef enum dk_code {
 } dk_code;
 
 /*
- * The outcome of a call. Filled by the first failure only (later ones do
- * not overwrite it); all zero on success. msg is a static ASCII string
- * literal: nothing to free, valid forever. pos is the byte offset into the
- * call's input (JSON text or tape) where the failure was found.
+ * The outcome of a call. Cleared when the call starts (dk_err_clear),
+ * then filled by the first failure only (later ones do not overwrite it):
+ * all zero on success. msg is a static ASCII string literal: nothing to
+ * free, valid forever. pos is the byte offset into the call's input (JSON
+ * text or tape) where the failure was found. Every function that takes a
+ * dk_err * accepts NULL: a failure is then only its returned code.
  */
 typedef struct dk_err {
     dk_code code;
     const char *msg;
     size_t pos;
 } dk_err;
+
+/* Makes *err the outcome of a success: DK_OK, no message, offset 0. NULL
+ * is allowed (and nothing happens). */
+void dk_err_clear(dk_err *err);
 
 /*
  * Limits of one call. A zero field means its default. Nesting depth: the
@@ -141,7 +147,9 @@ void dk_buf_free(dk_buf *b);
 /*
  * Makes room for n more bytes after b->len (b->data may move). Fails with
  * DK_ERR_TOO_LARGE when the size overflows, DK_ERR_MEMORY when realloc
- * fails; pos is the input offset reported then.
+ * fails; pos is the input offset reported then. Unlike the codec's calls
+ * it does not clear err first: the core calls it within a call, whose
+ * first failure err keeps.
  */
 DK_MUST int dk_buf_reserve(dk_buf *b, size_t n, dk_err *err, size_t pos);
 

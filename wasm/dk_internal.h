@@ -43,8 +43,16 @@
 /*
  * Records a failure unless one is recorded already (first failure wins) and
  * returns the error now held in err, so callers can `return dk_fail(...)`.
+ * err NULL: returns code.
  */
 int dk_fail(dk_err *err, dk_code code, const char *msg, size_t pos);
+
+/*
+ * The start of every public call that takes a dk_err: returns the error
+ * the call fills, err or, when the caller passed NULL, own, cleared
+ * (dk_err_clear). The core below it then always has one to read.
+ */
+dk_err *dk_err_start(dk_err *err, dk_err *own);
 
 /*
  * Returns n bytes, 8-byte aligned, from the arena; NULL when out of memory.

@@ -1327,9 +1327,10 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
                      uint32_t *keep_out, dk_err *err)
 {
     reader r;
+    dk_err own;
     int rc;
 
-    memset(err, 0, sizeof *err);
+    err = dk_err_start(err, &own);
     memset(&r, 0, sizeof r);
     tape_out->len = 0;
     if (u16_out) u16_out->len = 0;

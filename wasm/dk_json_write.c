@@ -1011,9 +1011,10 @@ static int json_write(const uint8_t *tape, size_t len, const dk_limits *lim, uin
                       int *form, dk_err *err)
 {
     writer w;
+    dk_err own;
     int rc;
 
-    memset(err, 0, sizeof *err);
+    err = dk_err_start(err, &own);
     memset(&w, 0, sizeof w);
     w.tape = tape;
     w.len = len;

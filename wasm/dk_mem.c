@@ -26,9 +26,24 @@ struct dk_chunk {
  */
 #define DK_CHUNK_MAX ((size_t)1 << 20)
 
+/* See darmok.h. */
+void dk_err_clear(dk_err *err)
+{
+    if (err != NULL) *err = (dk_err){DK_OK, NULL, 0};
+}
+
+/* See dk_internal.h. */
+dk_err *dk_err_start(dk_err *err, dk_err *own)
+{
+    if (err == NULL) err = own;
+    dk_err_clear(err);
+    return err;
+}
+
 /* Records the first failure in err; returns the code held in err. */
 int dk_fail(dk_err *err, dk_code code, const char *msg, size_t pos)
 {
+    if (err == NULL) return (int)code;
     if (err->code == DK_OK) {
         err->code = code;
         err->msg = msg;

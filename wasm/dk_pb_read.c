@@ -623,11 +623,9 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t ma
     pb_alloc_ctx ac;
     ProtobufCAllocator alloc;
     Darmok__Document *doc;
+    dk_err own;
 
-    err->code = DK_OK; /* zeroed now; the first failure fills it */
-    err->msg = NULL;
-    err->pos = 0;
-
+    err = dk_err_start(err, &own);
     tape_out->len = 0;
     if (u16_out) u16_out->len = 0;
     if (keep_out) *keep_out = 0;

@@ -897,11 +897,9 @@ int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32
     Darmok__Document doc = DARMOK__DOCUMENT__INIT;
     uint64_t bound;
     size_t size, packed;
+    dk_err own;
 
-    err->code = DK_OK; /* zeroed now; the first failure fills it */
-    err->msg = NULL;
-    err->pos = 0;
-
+    err = dk_err_start(err, &own);
     out->len = 0;
     memset(&e, 0, sizeof e);
     e.a = scratch;

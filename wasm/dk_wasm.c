@@ -55,11 +55,9 @@ EXPORT void dk_ctx_seed(dk_ctx *c, uint32_t lo, uint32_t hi)
  */
 EXPORT uint8_t *dk_ctx_input(dk_ctx *c, uint32_t n)
 {
-    dk_err err = {DK_OK, NULL, 0};
-
     if ((size_t)n + DK_JSON_PADDING < (size_t)n) return NULL; /* wasm32 */
     c->in.len = 0;
-    if (dk_buf_reserve(&c->in, (size_t)n + DK_JSON_PADDING, &err, 0) != DK_OK) return NULL;
+    if (dk_buf_reserve(&c->in, (size_t)n + DK_JSON_PADDING, NULL, 0) != DK_OK) return NULL;
     return c->in.data;
 }
 
@@ -69,9 +67,11 @@ EXPORT uint32_t *dk_ctx_result(dk_ctx *c)
     return c->res;
 }
 
-/* Starts a call: scratch and output are forgotten, result words zeroed. */
-static void begin(dk_ctx *c)
+/* Starts a call: scratch and output are forgotten, result words and err
+ * cleared. */
+static void begin(dk_ctx *c, dk_err *err)
 {
+    dk_err_clear(err);
     dk_arena_reset(&c->arena);
     c->out.len = 0;
     memset(c->res, 0, sizeof c->res);
@@ -106,7 +106,7 @@ static int reject(dk_ctx *c, dk_err *err)
  */
 static int start(dk_ctx *c, uint32_t len, dk_err *err)
 {
-    begin(c);
+    begin(c, err);
     if (!c->in.data || len > c->in.cap - DK_JSON_PADDING) return reject(c, err);
     return 0;
 }
@@ -133,7 +133,7 @@ static int finish_decode(dk_ctx *c, const dk_err *err)
 EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 {
     dk_limits lim = {max_depth, 0, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
     int form = DK_FORM_ASCII;
 
     if (start(c, tape_len, &err) != 0) return (int)err.code;
@@ -174,13 +174,13 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth, 
                               uint32_t units)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
 
     if (units != 0) {
         size_t n = 0;
 
         if (units > (UINT32_MAX - 1) / 3) {
-            begin(c);
+            begin(c, &err);
             return reject(c, &err);
         }
         if (start(c, DK_U16_AREA(units), &err) != 0) return (int)err.code;
@@ -201,7 +201,7 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth, 
 EXPORT int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 {
     dk_limits lim = {max_depth, 0, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
 
     if (start(c, tape_len, &err) != 0) return (int)err.code;
     /* The tape comes from the JS layer's TapeWriter: its strings are
@@ -221,7 +221,7 @@ EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth, uint
                             uint32_t flags)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
     (void)dk_pb_read_ex(c->in.data, pb_len, &lim, 0, flags & (DK_READ_KEYREFS | DK_READ_STRREFS),
@@ -235,7 +235,7 @@ EXPORT int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
                                uint32_t max_length)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
 
     if (start(c, json_len, &err) != 0) return (int)err.code;
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
@@ -251,7 +251,7 @@ EXPORT int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth, uin
                              uint32_t max_json)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
     (void)dk_pb_to_json_ex(c->in.data, pb_len, &lim, max_json != 0 ? max_json : SIZE_MAX, &c->arena,
