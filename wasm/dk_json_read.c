@@ -512,6 +512,13 @@ static void strip_key_dollar(reader *r, size_t at)
     }
 }
 
+/*
+ * The key s[0..n) is the meta key lit (dk_tags.h), or starts with it: a
+ * compare of a constant length, which the compiler makes a load or two.
+ */
+#define KEY_IS(s, n, lit) ((n) == sizeof(lit) - 1 && memcmp((s), (lit), sizeof(lit) - 1) == 0)
+#define KEY_STARTS(s, n, lit) ((n) >= sizeof(lit) - 1 && memcmp((s), (lit), sizeof(lit) - 1) == 0)
+
 /* A scanned number token. */
 typedef struct numtok {
     const uint8_t *start, *end;
@@ -807,12 +814,12 @@ DK_MUST static int member_key(reader *r, rframe *f, int *state, uint64_t *slots)
     if (*r->p != ':') return unexpected(r, "expected ':'");
     r->p++;
     skip_ws(r);
-    if (f->kind == F_FIELDS && n > 0 && key[0] == '$') {
-        if (n >= 2 && key[1] == '$') {
+    if (f->kind == F_FIELDS && KEY_STARTS(key, n, DK_META_CLASS_S)) {
+        if (KEY_STARTS(key, n, DK_META_ESCAPE_S)) {
             strip_key_dollar(r, mark);
             n--;
             key = r->tape->data + mark + 4;
-        } else if (f->meta && n == 2 && key[1] == 'v') {
+        } else if (f->meta && KEY_IS(key, n, DK_META_VERSION_S)) {
             uint32_t v;
 
             r->tape->len = mark;
@@ -1129,13 +1136,15 @@ DK_MUST static int read_object(reader *r, int *state, uint64_t *slots)
         return close_top(r);
     }
     if (*r->p != '"') return unexpected(r, "expected a key or '}'");
-    if (r->p[1] == '$') {
+    /* the '$' the class key, an escaped key and every tag start with */
+    if (r->p[1] == DK_META_CLASS_S[0]) {
         int done = 0;
 
         /* an instance, {"$":..., as the writer writes it: the key "$"
-         * needs no reading onto the tape and dropping again */
-        if (r->p[2] == '"' && r->p[3] == ':') {
-            r->p += 4;
+         * needs no reading onto the tape and dropping again (the 4 bytes
+         * are in the text or its padding, as p[1] is not its zero) */
+        if (memcmp(r->p, "\"" DK_META_CLASS_S "\":", sizeof DK_META_CLASS_S + 2) == 0) {
+            r->p += sizeof DK_META_CLASS_S + 2;
             skip_ws(r);
             return read_instance(r, open, state, slots);
         }
@@ -1172,15 +1181,15 @@ DK_MUST static int read_object(reader *r, int *state, uint64_t *slots)
     skip_ws(r);
     n = dk_rd32(r->tape->data + mark + 5) >> DK_STR_SHIFT;
     key = r->tape->data + mark + 9;
-    if (n >= 1 && key[0] == '$') {
-        if (n == 1) {
+    if (KEY_STARTS(key, n, DK_META_CLASS_S)) {
+        if (KEY_IS(key, n, DK_META_CLASS_S)) {
             r->tape->len = mark;
             return read_instance(r, open, state, slots);
         }
-        if (key[1] == '$') {
+        if (KEY_STARTS(key, n, DK_META_ESCAPE_S)) {
             strip_key_dollar(r, mark + 5);
             n--;
-        } else if ((tag = find_tag(key + 1, n - 1)) >= 0) {
+        } else if ((tag = find_tag(key + 1, n - 1)) >= 0) { /* "$" and the tag's name */
             r->tape->len = mark;
             return read_tag(r, tag, open, state, slots);
         }

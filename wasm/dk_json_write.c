@@ -417,7 +417,8 @@ DK_MUST static int put_str_units(writer *w, const uint8_t *s, size_t n, size_t i
 /*
  * Writes s[0..n) (tape offset at) as a JSON string escaped exactly as
  * JSON.stringify does; with dollar, one extra '$' goes first (the key
- * escaping rule). Lone surrogates become \udxxx; other bytes >= 0x80 are
+ * escaping rule: a key "$x" is written DK_META_ESCAPE_S "x", so the '$'
+ * written is DK_META_ESCAPE_S[0]). Lone surrogates become \udxxx; other bytes >= 0x80 are
  * copied after WTF-8 validation.
  *
  * Room: n + 1 bytes stay reserved for the unflushed rest plus the closing
@@ -448,7 +449,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, si
             dk_put_u16(d, '"');
             d += 2;
             if (dollar) {
-                dk_put_u16(d, '$');
+                dk_put_u16(d, (uint8_t)DK_META_ESCAPE_S[0]);
                 d += 2;
             }
             for (k = 0; k < 16; k += DK_PLAIN_RUN) dk_widen_run(s + k, d + 2 * k);
@@ -459,7 +460,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, si
         if (k >= n) {
             if (o->cap - o->len < 19) DK_TRY(grow(w, 19, at));
             o->data[o->len++] = '"';
-            if (dollar) o->data[o->len++] = '$';
+            if (dollar) o->data[o->len++] = (uint8_t)DK_META_ESCAPE_S[0];
             /* a fixed copy: dk_put_short's checks are all true here, and
              * short keys are written on every record */
             memcpy(o->data + o->len, s, 16);
@@ -469,13 +470,13 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, si
         }
     }
     if (w->wide) {
-        DK_TRY(put(w, dollar ? "\"$" : "\"", dollar ? 2 : 1));
+        DK_TRY(put(w, dollar ? "\"" DK_META_ESCAPE_S : "\"", dollar ? 2 : 1));
         return put_str_units(w, s, n, 0, at);
     }
     if (n > SIZE_MAX - 3) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
     DK_TRY(grow(w, n + 3, at));
     o->data[o->len++] = '"';
-    if (dollar) o->data[o->len++] = '$';
+    if (dollar) o->data[o->len++] = (uint8_t)DK_META_ESCAPE_S[0];
     while (i < n) {
         uint8_t c;
         size_t len = 1;
@@ -883,10 +884,10 @@ DK_MUST static int write_value(writer *w)
         DK_TRY(read_u32(w, &u));
         DK_TRY(push(w, op, u, at));
         w->stack[w->sp - 1].comma = 1;
-        DK_TRY(PUT_LIT(w, "{\"$\":"));
+        DK_TRY(PUT_LIT(w, "{\"" DK_META_CLASS_S "\":"));
         DK_TRY(put_str(w, s, n, 0, sat));
         if (ver == 1) return DK_OK;
-        DK_TRY(PUT_LIT(w, ",\"$v\":"));
+        DK_TRY(PUT_LIT(w, ",\"" DK_META_VERSION_S "\":"));
         return put_int(w, ver);
     default: return bad_tape(w, "unknown op", at);
     }
@@ -909,7 +910,8 @@ DK_MUST static int write_key(writer *w, wframe *f)
         if (n != strlen(want) || memcmp(s, want, n) != 0)
             return bad_tape(w, "error fields must start with name, message", sat);
     }
-    dollar = n > 0 && s[0] == '$' && (f->op != DK_T_OBJECT || f->seen == 0);
+    /* a key that starts as the meta keys do, with DK_META_CLASS_S's '$' */
+    dollar = n > 0 && s[0] == DK_META_CLASS_S[0] && (f->op != DK_T_OBJECT || f->seen == 0);
     f->seen++;
     /* The key tanagra's documents are known by (docs/VERSIONING.md), with
      * its first character escaped: the same key to any JSON reader, but
