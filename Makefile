@@ -39,7 +39,8 @@ include proto/protobuf.mk
 CORE_SRC := $(sort $(wildcard wasm/*.c))
 ABI_JS := js/core/dk_abi.cjs
 CORE_HDR := $(sort $(wildcard wasm/*.h))
-# The functions JS calls: one name a line in wasm/exports.txt, the only list.
+# The functions JS calls: one name a line in wasm/exports.txt, the only list
+# (wasm/gen_abi.cjs checks wasm/dk_wasm.c against it).
 EXPORTS := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' -e 's/^[[:space:]]*/_/' wasm/exports.txt 2>/dev/null | paste -sd, -)
 
 WASM_FLAGS := -O3 -mbulk-memory -msimd128 -std=c11 -sSTANDALONE_WASM --no-entry -sALLOW_MEMORY_GROWTH=1 \
@@ -114,8 +115,10 @@ $(BUILD)/darmok-inline.cjs: $(BUILD)/darmok.wasm
 # The constants js/ shares with the core (wasm/dk_abi.h), generated from the
 # C headers that define them: js/ holds no copy to drift. Made inside js/
 # (never committed) so that js/ alone is the whole JavaScript layer: a copy
-# of it with darmok.wasm beside or inside it runs (js/core/load.cjs).
-$(ABI_JS): wasm/gen_abi.cjs $(CORE_HDR) wasm/exports.txt
+# of it with darmok.wasm beside or inside it runs (js/core/load.cjs). The
+# generator also fails when dk_wasm.c's EXPORT functions are not exactly
+# the ones of exports.txt.
+$(ABI_JS): wasm/gen_abi.cjs $(CORE_HDR) wasm/exports.txt wasm/dk_wasm.c
 	node wasm/gen_abi.cjs wasm $@
 
 # --- tests -----------------------------------------------------------------

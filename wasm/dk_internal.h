@@ -43,8 +43,16 @@
 /*
  * Records a failure unless one is recorded already (first failure wins) and
  * returns the error now held in err, so callers can `return dk_fail(...)`.
+ * err NULL: returns code.
  */
 int dk_fail(dk_err *err, dk_code code, const char *msg, size_t pos);
+
+/*
+ * The start of every public call that takes a dk_err: returns the error
+ * the call fills, err or, when the caller passed NULL, own, cleared
+ * (dk_err_clear). The core below it then always has one to read.
+ */
+dk_err *dk_err_start(dk_err *err, dk_err *own);
 
 /*
  * Returns n bytes, 8-byte aligned, from the arena; NULL when out of memory.
@@ -458,8 +466,7 @@ size_t dk_utf8_units(const uint8_t *s, size_t n);
  * surrogate pair becomes one 4-byte sequence, a lone surrogate its 3-byte
  * form (ED A0..BF xx): the bytes JS's TapeWriter writes for the same
  * string. For DK_T_STR16 values, which JS copies out of a string with one
- * Buffer#ucs2Write where String#isWellFormed plus Buffer#utf8Write cost
- * about 3 ns a character on two-byte strings.
+ * Buffer#ucs2Write, the copy of a two-byte string that costs V8 least.
  */
 size_t dk_utf16_to_wtf8(const uint8_t *s, size_t n, uint8_t *d);
 
@@ -510,22 +517,6 @@ DK_MUST static inline int dk_str16_check(size_t avail, uint32_t u, size_t at, dk
  */
 DK_MUST int dk_str16_wtf8(const uint8_t *p, size_t avail, uint32_t u, size_t at, dk_arena *a,
                           dk_scratch *s, const uint8_t **out, size_t *n, dk_err *err);
-
-/*
- * dk_json_read_ex flag: the text is valid UTF-8 because the core made it
- * (dk_utf16_to_utf8 of a JS string), so the non-ASCII bytes of strings are
- * copied without a check. Never for text from outside.
- */
-#define DK_READ_VALID_UTF8 4u
-
-/*
- * dk_json_read_ex flag: the text is the WTF-8 of a JS string that has a
- * lone surrogate (dk_utf16_to_wtf8_lone), which a string keeps: its 3-byte
- * form (ED A0..BF xx) is read as such in strings and the str is flagged
- * DK_STR_WTF8, as for a \uD800 escape. Never for text from outside, which
- * must be UTF-8.
- */
-#define DK_READ_RAW_WTF8 8u
 
 #ifdef DK_CHECK_PB_BOUND
 /* Test and fuzz builds: how many times a protobuf string table picked a

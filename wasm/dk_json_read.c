@@ -18,15 +18,506 @@
  *    bytes they announce are stored;
  *  - the first failure is reported with the byte offset where it was found.
  *
- * The reader's state is in dk_json_reader.h, its strings in dk_json_str.h:
- * headers of static functions this file alone includes, so that the calls
- * made per value stay inlinable.
+ * The reader's state, its helpers and its strings are static functions of
+ * this one file, so that the calls made per value stay inlinable.
  */
 #include <math.h>
 #include <stdlib.h>
 
-#include "dk_json_str.h"
+#include "dk_internal.h"
 #include "dk_tags.h"
+#include "dk_u16.h"
+
+/*
+ * The reader's state: its explicit stack of open containers and its cursor
+ * over the padded text; then the helpers every part of it uses to fail and
+ * to append ops.
+ */
+
+/* Open containers. F_PAIR is a Map entry [k, v]: not a value of its own. */
+enum { F_ARRAY, F_SET, F_MAP, F_PAIR, F_OBJECT, F_FIELDS };
+
+/* What the main loop does next. */
+enum { S_VALUE, S_AFTER };
+
+typedef struct rframe {
+    uint8_t kind;     /* F_* */
+    uint8_t wrap;     /* a tag wrapper: '}' must follow the closing bracket */
+    uint8_t is_error; /* $Error fields: "name", "message" come first */
+    uint8_t meta;     /* instance: 1 while "$v" may come, else 0 */
+    size_t open;      /* input offset of the '[' or '{' */
+    size_t count_at;  /* tape offset of the u32 count to patch */
+    size_t ver_at;    /* instance: tape offset of the u32 version */
+    uint64_t count;   /* array slots, entries or members so far */
+} rframe;
+
+typedef struct reader {
+    const uint8_t *in; /* the text, zero-padded */
+    size_t len;
+    const uint8_t *p; /* cursor */
+    dk_buf *tape;
+    dk_err *err;
+    dk_arena *arena;
+    rframe *stack;
+    uint32_t sp, cap; /* frames in use; capacity */
+    uint32_t depth;   /* open frames that are values (all but F_PAIR) */
+    uint32_t max_depth;
+    uint32_t max_len; /* counts and binary lengths */
+    uint32_t max_str; /* string bytes: max_len, capped by the tape */
+    uint64_t refs;    /* referenceable values opened so far */
+    uint64_t keep;    /* the highest $ref index so far + 1; 0: none */
+    char *num;        /* scratch copy of a long number token */
+    size_t num_cap;
+    dk_buf *u16;     /* UTF-16 side table (dk_json_read_ex), or NULL */
+    size_t u16_last; /* offset of its last entry */
+    int valid_utf8;  /* DK_READ_VALID_UTF8 */
+    int raw_wtf8;    /* DK_READ_RAW_WTF8 */
+    /* The UTF-16 source (dk_json_read_utf16), or NULL. Input offsets before
+     * src_at hold src_delta more bytes than units: the non-ASCII strings
+     * before it were counted (nothing else in a JSON text is non-ASCII). */
+    const dk_src16 *src;
+    size_t src_at, src_delta;
+} reader;
+
+/* The cursor's input offset. */
+#define POS(r) ((size_t)((r)->p - (r)->in))
+
+/* Fails with code at input offset pos. */
+static int fail(reader *r, dk_code code, const char *msg, size_t pos)
+{
+    return dk_fail(r->err, code, msg, pos);
+}
+
+/*
+ * Fails with DK_ERR_SYNTAX at the cursor, or at the input length when the
+ * cursor is past the text (the padding): msg says what was expected there,
+ * and an offset equal to the input length means the input ended.
+ */
+static int unexpected(reader *r, const char *msg)
+{
+    if (POS(r) >= r->len) return fail(r, DK_ERR_SYNTAX, msg, r->len);
+    return fail(r, DK_ERR_SYNTAX, msg, POS(r));
+}
+
+/* 1 when c can start a JSON value. */
+static int value_start(uint8_t c)
+{
+    return c == '{' || c == '[' || c == '"' || c == '-' || c == 't' || c == 'f' || c == 'n' ||
+           (c >= '0' && c <= '9');
+}
+
+/*
+ * A tag got a value of the wrong kind: DK_ERR_FORMAT when a JSON value
+ * starts at the cursor (the text may be fine, the document is not), else
+ * the syntax error it really is.
+ */
+static int bad_value(reader *r, const char *msg)
+{
+    if (value_start(*r->p)) return fail(r, DK_ERR_FORMAT, msg, POS(r));
+    return unexpected(r, "expected a value");
+}
+
+/*
+ * Skips JSON whitespace; the padding's zero stops it. Compact text has
+ * none between most tokens: one compare rules out every whitespace byte.
+ */
+static inline void skip_ws(reader *r)
+{
+    const uint8_t *p = r->p;
+
+    if (*p > ' ') return;
+    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
+    r->p = p;
+}
+
+/* Makes room for n more tape bytes. */
+DK_MUST static int room(reader *r, size_t n)
+{
+    if (r->tape->cap - r->tape->len >= n) return DK_OK;
+    return dk_buf_reserve(r->tape, n, r->err, POS(r));
+}
+
+/* Appends an op byte and a u32 (reserved by the caller). */
+static void put_op_u32_unsafe(dk_buf *t, uint8_t op, uint32_t v)
+{
+    t->data[t->len] = op;
+    dk_wr32(t->data + t->len + 1, v);
+    t->len += 5;
+}
+
+/* Appends an op and a u32. */
+DK_MUST static int emit_op_u32(reader *r, uint8_t op, uint32_t v)
+{
+    DK_TRY(room(r, 5));
+    put_op_u32_unsafe(r->tape, op, v);
+    return DK_OK;
+}
+
+/* Appends an op and an f64. */
+DK_MUST static int emit_op_f64(reader *r, uint8_t op, double d)
+{
+    DK_TRY(room(r, 9));
+    r->tape->data[r->tape->len] = op;
+    dk_wrf64(r->tape->data + r->tape->len + 1, d);
+    r->tape->len += 9;
+    return DK_OK;
+}
+
+/* Appends a bare op. */
+DK_MUST static int emit_op(reader *r, uint8_t op)
+{
+    DK_TRY(room(r, 1));
+    r->tape->data[r->tape->len++] = op;
+    return DK_OK;
+}
+
+/*
+ * Strings: scanning and validating a string's bytes, unescaping, the
+ * entries of the UTF-16 side table, the "$" of escaped keys. read_str is
+ * called for every string value and key, hence static here, where it
+ * inlines.
+ */
+
+/* Reads 4 hex digits at p into *v; returns how many were hex (4 = ok). */
+static int hex4(const uint8_t *p, uint32_t *v)
+{
+    uint32_t x = 0;
+
+    for (int i = 0; i < 4; i++) {
+        uint8_t c = p[i];
+        uint32_t d;
+
+        if (c >= '0' && c <= '9')
+            d = (uint32_t)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (uint32_t)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (uint32_t)(c - 'A' + 10);
+        else
+            return i;
+        x = x << 4 | d;
+    }
+    *v = x;
+    return 4;
+}
+
+/*
+ * Decodes the escape at *pp (a backslash) onto the tape. A \uD800-\uDBFF
+ * followed by a \uDC00-\uDFFF escape makes one 4-byte UTF-8 sequence; any
+ * other surrogate escape is stored as WTF-8 (ED A0..BF xx) and flagged.
+ * base is the tape offset where the string's bytes begin, qat the input
+ * offset of its opening quote (for DK_ERR_TOO_LARGE).
+ */
+DK_MUST static int unescape(reader *r, const uint8_t **pp, uint32_t *flags, uint64_t limit,
+                            size_t base, size_t qat)
+{
+    const uint8_t *p = *pp;
+    dk_buf *t = r->tape;
+    uint8_t b[4];
+    uint32_t cp, lo;
+    size_t n = 1;
+    int k;
+
+    switch (p[1]) {
+    case '"': b[0] = '"'; break;
+    case '\\': b[0] = '\\'; break;
+    case '/': b[0] = '/'; break;
+    case 'b': b[0] = '\b'; break;
+    case 'f': b[0] = '\f'; break;
+    case 'n': b[0] = '\n'; break;
+    case 'r': b[0] = '\r'; break;
+    case 't': b[0] = '\t'; break;
+    case 'u':
+        k = hex4(p + 2, &cp);
+        if (k < 4) {
+            r->p = p + 2 + k;
+            return unexpected(r, "expected 4 hex digits after \\u");
+        }
+        p += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF && p[2] == '\\' && p[3] == 'u' && hex4(p + 4, &lo) == 4 &&
+            lo >= 0xDC00 && lo <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            p += 6;
+        } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+            *flags |= DK_STR_WTF8;
+        }
+        n = dk_put_utf8(b, cp);
+        if (cp >= 0x80) *flags &= ~DK_STR_ASCII;
+        break;
+    default: r->p = p + 1; return unexpected(r, "expected an escape: \\\" \\\\ / b f n r t u");
+    }
+    if (t->len - base + n > limit) return fail(r, DK_ERR_TOO_LARGE, "string too long", qat);
+    DK_TRY(room(r, n));
+    dk_put_unsafe(t, b, n);
+    *pp = p + 2;
+    return DK_OK;
+}
+
+/*
+ * Reads the JSON string at the cursor (its opening quote) and appends its
+ * unescaped bytes, without a header, to the tape; at most limit bytes,
+ * else DK_ERR_TOO_LARGE at the quote (checked before each append). Sets
+ * *flags to the tape's str flags. The hot loop runs over bytes that need
+ * no work and stops at '"', '\\', a control byte (the padding's zero
+ * included) or a non-ASCII lead byte, whose sequence it validates.
+ */
+DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
+{
+    const uint8_t *p = r->p + 1;
+    size_t qat = POS(r), base = r->tape->len;
+
+    *flags = DK_STR_ASCII;
+    for (;;) {
+        const uint8_t *run = p;
+        size_t n;
+
+        if (r->valid_utf8) {
+            /* bytes >= 0x80 are plain too: only whether there was one */
+            dk_runmask high = 0, h, m;
+
+            for (;;) {
+                m = dk_quote_mask(p, &h);
+                if (m == 0) {
+                    high |= h;
+                    p += DK_PLAIN_RUN;
+                    continue;
+                }
+                break;
+            }
+            high |= dk_mask_before(h, dk_mask_first(m));
+            p += dk_mask_first(m);
+            if (high != 0) *flags &= ~DK_STR_ASCII;
+        } else
+            for (;;) {
+                uint8_t c;
+                size_t len, bad;
+                int sur;
+                /* plain bytes a run at a time; the load stays in the padding */
+                dk_runmask m = dk_plain_mask(p);
+
+                if (m == 0) {
+                    p += DK_PLAIN_RUN;
+                    continue;
+                }
+                p += dk_mask_first(m);
+                /* the mask stops only at a byte that needs work: '"',
+             * '\\', a control byte (all handled below), or >= 0x80 */
+                c = *p;
+                if (c < 0x80) break;
+                /* 4 bytes at most, and the padding's zero ends the check;
+                 * an encoded surrogate passes only with DK_READ_RAW_WTF8 */
+                len = dk_wtf8_seq(p, 4, r->raw_wtf8, &bad, &sur);
+                if (sur) {
+                    /* a JS string's lone surrogate, kept (DK_READ_RAW_WTF8).
+                     * Beside an escape of the other half it makes two 3-byte
+                     * forms in the str (not WTF-8, which joins a pair), that
+                     * the JS rebuild joins, as JSON.parse does: a tape only
+                     * the rebuild reads (both writers refuse it) */
+                    *flags |= DK_STR_WTF8;
+                }
+                if (len == 0) {
+                    r->p = p + bad;
+                    return unexpected(r, "expected well-formed UTF-8");
+                }
+                *flags &= ~DK_STR_ASCII;
+                p += len;
+            }
+        n = (size_t)(p - run);
+        if (n) {
+            if (r->tape->len - base + n > limit)
+                return fail(r, DK_ERR_TOO_LARGE, "string too long", qat);
+            DK_TRY(room(r, n));
+            /* the input is padded: a short run may be read as 16 bytes */
+            dk_put_short(r->tape, run, n, DK_JSON_PADDING);
+        }
+        if (*p == '"') {
+            r->p = p + 1;
+            return DK_OK;
+        }
+        if (*p == '\\') {
+            DK_TRY(unescape(r, &p, flags, limit, base, qat));
+            continue;
+        }
+        r->p = p;
+        return unexpected(r, "expected a control character to be escaped");
+    }
+}
+
+/*
+ * Appends to the side table r->u16 the entry of the str at tape offset at,
+ * whose bytes are WTF-8 that read_str_bytes validated or wrote itself
+ * (hence no checks), read from the JSON string whose opening quote is at
+ * input offset qat and whose closing quote was the last byte read: its
+ * source units when it has no escapes (escapes only ever shorten a string)
+ * and they are intact (dk_json_read_utf16), a DK_U16_SRC entry; else an
+ * entry with its units (the layout: dk_abi.h DK_U16_SRC). An ASCII str (ascii set: one byte, one unit) only ever
+ * gets the first kind, from DK_U16_SRC_ASCII_MIN bytes on; JS makes it from
+ * its bytes otherwise (units would make it a two-byte string).
+ */
+DK_MUST static int put_utf16(reader *r, size_t at, size_t qat, int ascii)
+{
+    size_t n = dk_rd32(r->tape->data + at) >> DK_STR_SHIFT;
+    dk_buf *u = r->u16;
+
+    r->u16_last = u->len;
+    if (r->src != NULL && qat >= r->src_at) {
+        size_t from = qat + 1, span = POS(r) - 1 - from;
+        size_t units = ascii ? span : dk_utf8_units(r->in + from, span);
+        size_t first = from - r->src_delta;
+
+        r->src_delta += span - units;
+        r->src_at = from + span;
+        if (n == span && first >= r->src->intact && units <= r->src->n - first &&
+            at <= UINT32_MAX) {
+            return dk_u16_put_src(u, at, units, first, r->err, POS(r));
+        }
+    }
+    if (ascii) return DK_OK;
+    return dk_utf16_entry(u, at, r->tape->data + at + 4, n, r->err, POS(r));
+}
+
+/* Strings shorter than this may take the fast path of read_str_op. */
+#define DK_SHORT_STR 16u
+_Static_assert(DK_SHORT_STR <= DK_JSON_PADDING && DK_SHORT_STR <= DK_U16_SRC_ASCII_MIN,
+               "a short string's copy stays in the padding and needs no ASCII entry");
+
+/*
+ * The length of the JSON string at p (its opening quote) when its closing
+ * quote comes within its first DK_SHORT_STR bytes with nothing before it
+ * to unescape or (unless valid_utf8) validate; else DK_SHORT_STR. Clears
+ * DK_STR_ASCII in *flags when a byte before the quote is >= 0x80 (only
+ * with valid_utf8). Reads p[1 .. 1 + DK_SHORT_STR): each run is read only
+ * when the one before it had no zero byte, so it stays in the padding.
+ */
+static inline size_t short_str_len(const uint8_t *p, int valid_utf8, uint32_t *flags)
+{
+    const uint8_t *s = p + 1;
+    dk_runmask seen = 0;
+
+    for (size_t i = 0; i < DK_SHORT_STR; i += DK_PLAIN_RUN) {
+        dk_runmask h, m = dk_quote_mask(s + i, &h);
+        unsigned k;
+
+        if (!valid_utf8) m |= h; /* a byte >= 0x80 needs checking */
+        if (m == 0) {
+            seen |= h;
+            continue;
+        }
+        k = dk_mask_first(m);
+        if (s[i + k] != '"') break;
+        if (valid_utf8 && (seen | dk_mask_before(h, k)) != 0) *flags &= ~DK_STR_ASCII;
+        return i + k;
+    }
+    return DK_SHORT_STR;
+}
+
+/*
+ * read_str_op's general path: the str whose header goes at tape offset at
+ * (reserved), its bytes after it.
+ */
+DK_MUST static int read_str_long(reader *r, uint64_t limit, size_t at)
+{
+    size_t qat = POS(r);
+    uint32_t flags;
+
+    r->tape->len = at + 4;
+    DK_TRY(read_str_bytes(r, limit, &flags));
+    dk_wr32(r->tape->data + at, (uint32_t)(r->tape->len - at - 4) << DK_STR_SHIFT | flags);
+    /* a long ASCII str only has an entry pointing at a JS string's units */
+    if (r->u16 != NULL && (!(flags & DK_STR_ASCII) ||
+                           (r->src != NULL && r->tape->len - at - 4 >= DK_U16_SRC_ASCII_MIN)))
+        DK_TRY(put_utf16(r, at, qat, (flags & DK_STR_ASCII) != 0));
+    return DK_OK;
+}
+
+/*
+ * Reads the string at the cursor onto the tape as a str (header, bytes) of
+ * at most limit bytes, after the op byte op unless op is 0. Most strings
+ * of a document (keys, class names, short values) are short and plain:
+ * one reservation, one fixed-size copy and no scan loop for those.
+ */
+DK_MUST static DK_INLINE int read_str_op(reader *r, uint64_t limit, uint8_t op)
+{
+    size_t at, qat = POS(r), n;
+    uint32_t flags = DK_STR_ASCII;
+
+    DK_TRY(room(r, 1 + 4 + DK_SHORT_STR));
+    if (op != 0) r->tape->data[r->tape->len++] = op;
+    at = r->tape->len;
+    n = short_str_len(r->p, r->valid_utf8, &flags);
+    if (n >= DK_SHORT_STR || n > limit) return read_str_long(r, limit, at);
+    /* the text is padded: the copy's bytes past the quote exist (a fixed
+     * copy: dk_put_short's checks are all true here) */
+    memcpy(r->tape->data + at + 4, r->p + 1, DK_SHORT_STR);
+    dk_wr32(r->tape->data + at, (uint32_t)n << DK_STR_SHIFT | flags);
+    r->tape->len = at + 4 + n;
+    r->p += n + 2;
+    /* shorter than DK_U16_SRC_ASCII_MIN: an entry only when not ASCII */
+    if (r->u16 != NULL && !(flags & DK_STR_ASCII)) return put_utf16(r, at, qat, 0);
+    return DK_OK;
+}
+
+/* read_str_op without an op. */
+DK_MUST static int read_str_max(reader *r, uint64_t limit)
+{
+    return read_str_op(r, limit, 0);
+}
+
+/* Reads a str of at most max_length bytes. */
+DK_MUST static int read_str(reader *r)
+{
+    return read_str_max(r, r->max_str);
+}
+
+/* Drops the first byte (a '$') of the str at tape offset at. */
+static void strip_dollar(dk_buf *t, size_t at)
+{
+    uint32_t h = dk_rd32(t->data + at);
+    size_t n = h >> DK_STR_SHIFT;
+
+    memmove(t->data + at + 4, t->data + at + 5, n - 1);
+    dk_wr32(t->data + at, h - (1u << DK_STR_SHIFT));
+    t->len--;
+}
+
+/*
+ * strip_dollar for the key just read at tape offset at, and the same for
+ * its side-table entry (the last one) when it has one; an ASCII key that
+ * falls under DK_U16_SRC_ASCII_MIN bytes loses its entry.
+ */
+static void strip_key_dollar(reader *r, size_t at)
+{
+    dk_buf *u = r->u16;
+
+    strip_dollar(r->tape, at);
+    if (u && u->len >= r->u16_last + 8) {
+        size_t e = r->u16_last;
+        uint32_t units = dk_rd32(u->data + e + 4);
+
+        if (dk_rd32(u->data + e) != (uint32_t)at) return;
+        if ((dk_rd32(r->tape->data + at) & DK_STR_ASCII) &&
+            dk_rd32(r->tape->data + at) >> DK_STR_SHIFT < DK_U16_SRC_ASCII_MIN) {
+            u->len = e; /* now short: JS makes it from its bytes */
+            return;
+        }
+        if (units & DK_U16_SRC) {
+            /* the '$' is the first unit of the source's */
+            dk_wr32(u->data + e + 4, units - 1);
+            dk_wr32(u->data + e + 8, dk_rd32(u->data + e + 8) + 1);
+        } else if (units >= 1) {
+            memmove(u->data + e + 8, u->data + e + 10, 2 * (size_t)(units - 1));
+            dk_wr32(u->data + e + 4, units - 1);
+            u->len -= 2;
+        }
+    }
+}
+
+/*
+ * The key s[0..n) is the meta key lit (dk_tags.h), or starts with it: a
+ * compare of a constant length, which the compiler makes a load or two.
+ */
+#define KEY_IS(s, n, lit) ((n) == sizeof(lit) - 1 && memcmp((s), (lit), sizeof(lit) - 1) == 0)
+#define KEY_STARTS(s, n, lit) ((n) >= sizeof(lit) - 1 && memcmp((s), (lit), sizeof(lit) - 1) == 0)
 
 /* A scanned number token. */
 typedef struct numtok {
@@ -323,12 +814,12 @@ DK_MUST static int member_key(reader *r, rframe *f, int *state, uint64_t *slots)
     if (*r->p != ':') return unexpected(r, "expected ':'");
     r->p++;
     skip_ws(r);
-    if (f->kind == F_FIELDS && n > 0 && key[0] == '$') {
-        if (n >= 2 && key[1] == '$') {
+    if (f->kind == F_FIELDS && KEY_STARTS(key, n, DK_META_CLASS_S)) {
+        if (KEY_STARTS(key, n, DK_META_ESCAPE_S)) {
             strip_key_dollar(r, mark);
             n--;
             key = r->tape->data + mark + 4;
-        } else if (f->meta && n == 2 && key[1] == 'v') {
+        } else if (f->meta && KEY_IS(key, n, DK_META_VERSION_S)) {
             uint32_t v;
 
             r->tape->len = mark;
@@ -375,7 +866,7 @@ static int find_tag(const uint8_t *s, size_t n)
  * (whose JS name says "the largest string, array, Map, Set or binary")
  * does not apply to them, as the protobuf format has no string there. They
  * are read with room for any valid one (an ISO date has at most 27
- * characters) whatever max_length; a longer one fails as before.
+ * characters) whatever max_length; a longer one fails as any bad value.
  */
 #define DK_TAG_TEXT_ROOM 32u
 #define TAG_TEXT_MAX(r) ((r)->max_str > DK_TAG_TEXT_ROOM ? (r)->max_str : DK_TAG_TEXT_ROOM)
@@ -645,13 +1136,15 @@ DK_MUST static int read_object(reader *r, int *state, uint64_t *slots)
         return close_top(r);
     }
     if (*r->p != '"') return unexpected(r, "expected a key or '}'");
-    if (r->p[1] == '$') {
+    /* the '$' the class key, an escaped key and every tag start with */
+    if (r->p[1] == DK_META_CLASS_S[0]) {
         int done = 0;
 
         /* an instance, {"$":..., as the writer writes it: the key "$"
-         * needs no reading onto the tape and dropping again */
-        if (r->p[2] == '"' && r->p[3] == ':') {
-            r->p += 4;
+         * needs no reading onto the tape and dropping again (the 4 bytes
+         * are in the text or its padding, as p[1] is not its zero) */
+        if (memcmp(r->p, "\"" DK_META_CLASS_S "\":", sizeof DK_META_CLASS_S + 2) == 0) {
+            r->p += sizeof DK_META_CLASS_S + 2;
             skip_ws(r);
             return read_instance(r, open, state, slots);
         }
@@ -688,15 +1181,15 @@ DK_MUST static int read_object(reader *r, int *state, uint64_t *slots)
     skip_ws(r);
     n = dk_rd32(r->tape->data + mark + 5) >> DK_STR_SHIFT;
     key = r->tape->data + mark + 9;
-    if (n >= 1 && key[0] == '$') {
-        if (n == 1) {
+    if (KEY_STARTS(key, n, DK_META_CLASS_S)) {
+        if (KEY_IS(key, n, DK_META_CLASS_S)) {
             r->tape->len = mark;
             return read_instance(r, open, state, slots);
         }
-        if (key[1] == '$') {
+        if (KEY_STARTS(key, n, DK_META_ESCAPE_S)) {
             strip_key_dollar(r, mark + 5);
             n--;
-        } else if ((tag = find_tag(key + 1, n - 1)) >= 0) {
+        } else if ((tag = find_tag(key + 1, n - 1)) >= 0) { /* "$" and the tag's name */
             r->tape->len = mark;
             return read_tag(r, tag, open, state, slots);
         }
@@ -843,9 +1336,10 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
                      uint32_t *keep_out, dk_err *err)
 {
     reader r;
+    dk_err own;
     int rc;
 
-    memset(err, 0, sizeof *err);
+    err = dk_err_start(err, &own);
     memset(&r, 0, sizeof r);
     tape_out->len = 0;
     if (u16_out) u16_out->len = 0;
@@ -884,7 +1378,7 @@ static int json_read(const uint8_t *json, size_t len, uint32_t flags, const dk_l
     return rc;
 }
 
-/* See darmok.h. */
+/* See dk_abi.h. */
 int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
                     dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out, uint32_t *keep_out,
                     dk_err *err)
@@ -892,7 +1386,7 @@ int dk_json_read_ex(const uint8_t *json, size_t len, uint32_t flags, const dk_li
     return json_read(json, len, flags, lim, scratch, tape_out, u16_out, NULL, keep_out, err);
 }
 
-/* See darmok.h. */
+/* See dk_abi.h. */
 int dk_json_read_utf16(uint8_t *area, size_t n, const dk_limits *lim, dk_arena *scratch,
                        dk_buf *tape_out, dk_buf *u16_out, size_t *json_len, uint32_t *keep_out,
                        dk_err *err)

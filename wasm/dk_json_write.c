@@ -11,7 +11,7 @@
  * and are not relied on here: the bytes themselves are checked as WTF-8
  * and every encoded surrogate is written as a \udxxx escape.
  *
- * Output is UTF-8, or with DK_WRITE_MAY_WIDE (darmok.h) UTF-16 units
+ * Output is UTF-8, or with DK_WRITE_MAY_WIDE (dk_abi.h) UTF-16 units
  * from the first DK_T_STR16 that is not ASCII on: go_wide() makes what
  * was written units, and every output function has a units form.
  */
@@ -163,8 +163,8 @@ DK_MUST static int read_key(writer *w, const uint8_t **s, size_t *n, size_t *at)
     w->pos = w->keys[h >> DK_STR_SHIFT];
     DK_TRY(read_str(w, s, n, at));
     w->pos = back;
-    /* a long key named again counts as a long text does: its copies were
-     * the tape's, bounded by the input, before keys were references */
+    /* a long key named again counts as a long text does: its copies are
+     * not in the tape, so the input does not bound them */
     if (*n > DK_PB_REF_MAX_BYTES) {
         if (*n > w->max_out - w->copied) return ref_too_large(w, back - 4);
         w->copied += *n;
@@ -353,84 +353,104 @@ static void close_units(dk_buf *o)
 }
 
 /*
- * The rest of a JSON string in UTF-16 units: the WTF-8 s[i..n) (tape
- * offset of s: at) escaped as put_str escapes it, then the closing quote.
+ * The rest of a JSON string, after its opening quote: the WTF-8 s[0..n)
+ * (tape offset of s: at) escaped exactly as JSON.stringify does, then the
+ * closing quote, as UTF-8 or, with wide, as UTF-16 units. Plain bytes go
+ * DK_PLAIN_RUN at a time: skipped and copied with the next escape as
+ * UTF-8, widened as they are scanned as units. Lone surrogates become
+ * \udxxx; other bytes >= 0x80 are copied (as their units when wide) after
+ * WTF-8 validation. Inline, and called with a constant wide, so each
+ * form is a loop of its own.
  *
- * Room: 2 bytes a byte still to come and the closing quote stay reserved
- * (a sequence of 2-4 bytes is 1 or 2 units; a block stores 2 bytes for
- * each of its DK_PLAIN_RUN bytes); an escape re-reserves its 12 on top.
+ * Room, UTF-8: n + 1 bytes stay reserved for the unflushed rest plus the
+ * closing quote, reserved by the caller; each escape re-reserves its 6
+ * bytes on top of that. Units: 2 bytes a byte still to come and the
+ * closing quote stay reserved (a sequence of 2-4 bytes is 1 or 2 units; a
+ * block stores 2 bytes for each of its DK_PLAIN_RUN bytes); an escape
+ * re-reserves its 12 on top.
  */
-DK_MUST static int put_str_units(writer *w, const uint8_t *s, size_t n, size_t i, size_t at)
+DK_MUST static DK_INLINE int put_str_rest(writer *w, const uint8_t *s, size_t n, size_t at,
+                                          const int wide)
 {
     dk_buf *o = w->out;
+    size_t i = 0, run = 0;
 
-    DK_TRY(units_room(w, n - i, at));
+    if (wide) DK_TRY(units_room(w, n, at));
     while (i < n) {
         uint8_t c;
         size_t len = 1;
         int sur = 0;
 
-        if (n - i >= DK_PLAIN_RUN) { /* plain bytes widened a run at a time */
+        if (n - i >= DK_PLAIN_RUN) {
             dk_runmask m = dk_plain_mask(s + i);
 
-            dk_widen_run(s + i,
-                         o->data + o->len); /* whole; the units past the plain ones are rewritten */
+            /* whole; the units past the plain ones are rewritten */
+            if (wide) dk_widen_run(s + i, o->data + o->len);
             if (m == 0) {
                 i += DK_PLAIN_RUN;
-                o->len += 2 * DK_PLAIN_RUN;
+                if (wide) o->len += 2 * DK_PLAIN_RUN;
                 continue;
             }
             i += dk_mask_first(m);
-            o->len += 2 * (size_t)dk_mask_first(m);
+            if (wide) o->len += 2 * (size_t)dk_mask_first(m);
         }
         c = s[i];
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            dk_put_u16(o->data + o->len, c);
-            o->len += 2;
+            if (wide) {
+                dk_put_u16(o->data + o->len, c);
+                o->len += 2;
+            }
             i++;
             continue;
         }
-        if (c >= 0x80) { /* its 1 or 2 units; a lone surrogate's escaped */
-            size_t k;
-
+        if (c >= 0x80) {
             DK_TRY(wtf8_at(w, s, n, i, at, &len, &sur));
-            k = dk_wtf8_to_utf16(s + i, len, o->data + o->len);
-            i += len;
-            if (sur) {
-                uint32_t u = (uint32_t)o->data[o->len] | (uint32_t)o->data[o->len + 1] << 8;
-
-                DK_TRY(units_room(w, 6 + (n - i), at + i));
-                o->len += 2 * put_escape_units(o->data + o->len, u);
-            } else {
-                o->len += 2 * k;
+            if (!sur) { /* its 1 or 2 units, or its bytes later */
+                if (wide)
+                    o->len += 2 * dk_wtf8_to_utf16(s + i, len, o->data + o->len);
+                else
+                    w->high = 1;
+                i += len;
+                continue;
             }
-            continue;
         }
-        DK_TRY(units_room(w, 6 + (n - i), at + i));
-        o->len += 2 * put_escape_units(o->data + o->len, c);
-        i++;
+        /* a control character, '"', '\\', or a lone surrogate's unit */
+        uint32_t u = sur ? (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 |
+                               (uint32_t)(s[i + 2] & 0x3F)
+                         : c;
+        if (wide) {
+            DK_TRY(units_room(w, 6 + (n - i), at + i));
+            o->len += 2 * put_escape_units(o->data + o->len, u);
+        } else {
+            dk_put_short(o, s + run, i - run, w->len - at - run);
+            DK_TRY(grow(w, 6 + (n - i) + 1, at + i));
+            o->len += put_escape(o->data + o->len, u);
+        }
+        i += len;
+        run = i;
     }
-    close_units(o);
+    if (wide) {
+        close_units(o);
+    } else {
+        dk_put_short(o, s + run, n - run, w->len - at - run);
+        o->data[o->len++] = '"';
+    }
     return DK_OK;
 }
 
 /*
- * Writes s[0..n) (tape offset at) as a JSON string escaped exactly as
- * JSON.stringify does; with dollar, one extra '$' goes first (the key
- * escaping rule). Lone surrogates become \udxxx; other bytes >= 0x80 are
- * copied after WTF-8 validation.
- *
- * Room: n + 1 bytes stay reserved for the unflushed rest plus the closing
- * quote; each escape re-reserves its 6 bytes on top of that.
+ * Writes s[0..n) (tape offset at) as a JSON string (put_str_rest), as
+ * units when the writer is wide; with dollar, one extra '$' goes first
+ * (the key escaping rule: a key "$x" is written DK_META_ESCAPE_S "x", so
+ * the '$' written is DK_META_ESCAPE_S[0]).
  */
 DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, size_t at)
 {
     dk_buf *o = w->out;
-    size_t i = 0, run = 0;
 
     /* Keys, class keys and most short values: when 16 bytes can be read
      * at s and none of the n < 16 needs work, one fixed-size copy, where
-     * the loop below would test them a byte at a time. */
+     * put_str_rest would test them a byte at a time. */
     if (n < 16 && w->len - at >= 16) {
         size_t k = 0;
 
@@ -448,7 +468,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, si
             dk_put_u16(d, '"');
             d += 2;
             if (dollar) {
-                dk_put_u16(d, '$');
+                dk_put_u16(d, (uint8_t)DK_META_ESCAPE_S[0]);
                 d += 2;
             }
             for (k = 0; k < 16; k += DK_PLAIN_RUN) dk_widen_run(s + k, d + 2 * k);
@@ -459,7 +479,7 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, si
         if (k >= n) {
             if (o->cap - o->len < 19) DK_TRY(grow(w, 19, at));
             o->data[o->len++] = '"';
-            if (dollar) o->data[o->len++] = '$';
+            if (dollar) o->data[o->len++] = (uint8_t)DK_META_ESCAPE_S[0];
             /* a fixed copy: dk_put_short's checks are all true here, and
              * short keys are written on every record */
             memcpy(o->data + o->len, s, 16);
@@ -469,52 +489,14 @@ DK_MUST static int put_str(writer *w, const uint8_t *s, size_t n, int dollar, si
         }
     }
     if (w->wide) {
-        DK_TRY(put(w, dollar ? "\"$" : "\"", dollar ? 2 : 1));
-        return put_str_units(w, s, n, 0, at);
+        DK_TRY(put(w, dollar ? "\"" DK_META_ESCAPE_S : "\"", dollar ? 2 : 1));
+        return put_str_rest(w, s, n, at, 1);
     }
     if (n > SIZE_MAX - 3) return dk_fail(w->err, DK_ERR_TOO_LARGE, "output too large", at);
     DK_TRY(grow(w, n + 3, at));
     o->data[o->len++] = '"';
-    if (dollar) o->data[o->len++] = '$';
-    while (i < n) {
-        uint8_t c;
-        size_t len = 1;
-        int sur = 0;
-
-        if (n - i >= DK_PLAIN_RUN) { /* skip plain bytes a run at a time */
-            dk_runmask m = dk_plain_mask(s + i);
-
-            if (m == 0) {
-                i += DK_PLAIN_RUN;
-                continue;
-            }
-            i += dk_mask_first(m);
-        }
-        c = s[i];
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            i++;
-            continue;
-        }
-        if (c >= 0x80) {
-            DK_TRY(wtf8_at(w, s, n, i, at, &len, &sur));
-            if (!sur) {
-                w->high = 1;
-                i += len;
-                continue;
-            }
-        }
-        dk_put_short(o, s + run, i - run, w->len - at - run);
-        DK_TRY(grow(w, 6 + (n - i) + 1, at + i));
-        o->len += put_escape(o->data + o->len, sur ? (uint32_t)(c & 0x0F) << 12 |
-                                                         (uint32_t)(s[i + 1] & 0x3F) << 6 |
-                                                         (uint32_t)(s[i + 2] & 0x3F)
-                                                   : c);
-        i += len;
-        run = i;
-    }
-    dk_put_short(o, s + run, n - run, w->len - at - run);
-    o->data[o->len++] = '"';
-    return DK_OK;
+    if (dollar) o->data[o->len++] = (uint8_t)DK_META_ESCAPE_S[0];
+    return put_str_rest(w, s, n, at, 0);
 }
 
 /*
@@ -883,10 +865,10 @@ DK_MUST static int write_value(writer *w)
         DK_TRY(read_u32(w, &u));
         DK_TRY(push(w, op, u, at));
         w->stack[w->sp - 1].comma = 1;
-        DK_TRY(PUT_LIT(w, "{\"$\":"));
+        DK_TRY(PUT_LIT(w, "{\"" DK_META_CLASS_S "\":"));
         DK_TRY(put_str(w, s, n, 0, sat));
         if (ver == 1) return DK_OK;
-        DK_TRY(PUT_LIT(w, ",\"$v\":"));
+        DK_TRY(PUT_LIT(w, ",\"" DK_META_VERSION_S "\":"));
         return put_int(w, ver);
     default: return bad_tape(w, "unknown op", at);
     }
@@ -909,7 +891,8 @@ DK_MUST static int write_key(writer *w, wframe *f)
         if (n != strlen(want) || memcmp(s, want, n) != 0)
             return bad_tape(w, "error fields must start with name, message", sat);
     }
-    dollar = n > 0 && s[0] == '$' && (f->op != DK_T_OBJECT || f->seen == 0);
+    /* a key that starts as the meta keys do, with DK_META_CLASS_S's '$' */
+    dollar = n > 0 && s[0] == DK_META_CLASS_S[0] && (f->op != DK_T_OBJECT || f->seen == 0);
     f->seen++;
     /* The key tanagra's documents are known by (docs/VERSIONING.md), with
      * its first character escaped: the same key to any JSON reader, but
@@ -1002,7 +985,7 @@ DK_MUST static int write_all(writer *w)
 /*
  * The one run of the writer over tape[0..len) into out, for both entry
  * points: with write_all called from one place only, the compiler keeps
- * the writer's walk inlined here, as it was before dk_json_write_refs.
+ * the writer's walk inlined here.
  * strrefs, max_out, max_json: as for dk_json_write_refs (0, SIZE_MAX,
  * SIZE_MAX for an ordinary tape).
  */
@@ -1011,9 +994,10 @@ static int json_write(const uint8_t *tape, size_t len, const dk_limits *lim, uin
                       int *form, dk_err *err)
 {
     writer w;
+    dk_err own;
     int rc;
 
-    memset(err, 0, sizeof *err);
+    err = dk_err_start(err, &own);
     memset(&w, 0, sizeof w);
     w.tape = tape;
     w.len = len;
@@ -1033,7 +1017,7 @@ static int json_write(const uint8_t *tape, size_t len, const dk_limits *lim, uin
     return rc;
 }
 
-/* See darmok.h. */
+/* See dk_abi.h. */
 int dk_json_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
                      dk_arena *scratch, dk_buf *out, int *form, dk_err *err)
 {

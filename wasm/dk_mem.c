@@ -21,15 +21,29 @@ struct dk_chunk {
 /*
  * Chunks double from DK_CHUNK_MIN up to this size, then stay at it (an
  * allocation larger than a chunk gets one of its own size): an arena
- * wastes at most one chunk, where doubling to the end left up to half of a
- * large arena unused (a protobuf document of 1 MiB of tiny fields, whose
- * protobuf-c bookkeeping takes ~38 MiB, made 64 MiB of chunks).
+ * wastes at most one chunk, where doubling to the end would leave up to
+ * half of a large arena unused.
  */
 #define DK_CHUNK_MAX ((size_t)1 << 20)
+
+/* See darmok.h. */
+void dk_err_clear(dk_err *err)
+{
+    if (err != NULL) *err = (dk_err){DK_OK, NULL, 0};
+}
+
+/* See dk_internal.h. */
+dk_err *dk_err_start(dk_err *err, dk_err *own)
+{
+    if (err == NULL) err = own;
+    dk_err_clear(err);
+    return err;
+}
 
 /* Records the first failure in err; returns the code held in err. */
 int dk_fail(dk_err *err, dk_code code, const char *msg, size_t pos)
 {
+    if (err == NULL) return (int)code;
     if (err->code == DK_OK) {
         err->code = code;
         err->msg = msg;
@@ -109,13 +123,11 @@ void *dk_arena_grow(dk_arena *a, const void *old, size_t old_n, size_t new_n, si
 
 /*
  * Arenas up to this size are kept for the next call; larger ones are freed.
- * A call of a few MiB (a 100-Post protobuf decode takes ~0.2) then finds
- * one chunk of its size, a larger one makes its chunks again from memory
- * malloc has free (a few mallocs, no copy). Keeping a large arena as one
- * chunk of its total, as all arenas were, cost memory: that chunk seldom
- * fits where the chunks it replaces were, so after a 1 MiB hostile protobuf
- * document whose protobuf-c bookkeeping took 64 MiB of chunks, the next
- * call, however small, grew WebAssembly memory by 64 MiB more.
+ * An ordinary call then finds one chunk of its size, a larger one makes
+ * its chunks again from memory malloc has free (a few mallocs, no copy).
+ * A large arena is not kept as one chunk of its total: that chunk seldom
+ * fits where the chunks it replaces were, so the next call, however small,
+ * would grow WebAssembly memory by as much again.
  */
 #define DK_ARENA_KEEP ((size_t)4 << 20)
 
@@ -195,8 +207,8 @@ int dk_buf_reserve_upto(dk_buf *b, size_t n, size_t most, dk_err *err, size_t po
 #ifdef DK_BUF_EXACT
     /* Test builds: exactly the room asked for, so that AddressSanitizer
      * sees any store past a writer's reservation; up to 64 KiB (beyond,
-     * a realloc per reservation made the sanitizer tests of large
-     * documents take minutes, mostly in the kernel). */
+     * a realloc per reservation would make the sanitizer tests of large
+     * documents spend their time in the kernel). */
     if (need < 65536) cap = need;
 #endif
     p = realloc(b->data, cap);

@@ -111,7 +111,7 @@ static inline void pb_nan_canon(double *x)
 /*
  * A Date's time value in canonical form: NaN (an invalid date) becomes the
  * one NaN the JSON reader writes, -0 becomes 0. 0 when it is no time value
- * at all (not an integer, or beyond +-8.64e15 ms), as the JSON writer
+ * at all (not an integer, or beyond +-DK_DATE_MAX_MS), as the JSON writer
  * refuses it. By address: see dec_f64_unsafe.
  */
 int pb_date_canon(double *ms);

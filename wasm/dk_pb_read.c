@@ -614,7 +614,7 @@ int dk_pb_read_opts(const uint8_t *pb, size_t len, const dk_limits *lim, size_t 
     return dk_pb_read_ex(pb, len, lim, max_out, 0, scratch, tape_out, NULL, NULL, err);
 }
 
-/* The same, with the UTF-16 side table; see darmok.h. */
+/* The same, with the UTF-16 side table; see dk_abi.h. */
 int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_out,
                   uint32_t flags, dk_arena *scratch, dk_buf *tape_out, dk_buf *u16_out,
                   uint32_t *keep_out, dk_err *err)
@@ -623,11 +623,9 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t ma
     pb_alloc_ctx ac;
     ProtobufCAllocator alloc;
     Darmok__Document *doc;
+    dk_err own;
 
-    err->code = DK_OK; /* zeroed now; the first failure fills it */
-    err->msg = NULL;
-    err->pos = 0;
-
+    err = dk_err_start(err, &own);
     tape_out->len = 0;
     if (u16_out) u16_out->len = 0;
     if (keep_out) *keep_out = 0;

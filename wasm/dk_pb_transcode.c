@@ -18,10 +18,10 @@ static int pb_second_step(int rc, dk_err *err)
 int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
                          dk_arena *scratch, dk_buf *tape, dk_buf *out, dk_err *err)
 {
+    dk_err own;
+
+    err = dk_err_start(err, &own);
     out->len = 0;
-    err->code = DK_OK;
-    err->msg = NULL;
-    err->pos = 0;
     DK_TRY(dk_json_read_opts(json, len, flags, lim, scratch, tape, err));
     return pb_second_step(dk_pb_write_opts(tape->data, tape->len, lim, scratch, out, err), err);
 }
@@ -29,10 +29,10 @@ int dk_pb_from_json_opts(const uint8_t *json, size_t len, uint32_t flags, const 
 int dk_pb_to_json_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t max_json,
                      dk_arena *scratch, dk_buf *tape, dk_buf *out, dk_err *err)
 {
+    dk_err own;
+
+    err = dk_err_start(err, &own);
     out->len = 0;
-    err->code = DK_OK;
-    err->msg = NULL;
-    err->pos = 0;
     /* key references too: a key named again is 4 bytes of tape, so the tape
      * grows with the input and only the JSON text with the keys */
     DK_TRY(dk_pb_read_ex(pb, len, lim, 0, DK_READ_STRREFS | DK_READ_KEYREFS, scratch, tape, NULL,

@@ -92,7 +92,7 @@ static inline int pb_same(const uint8_t *a, const uint8_t *b, size_t n)
         return x == y;
     }
     /* Most keys are 3 to 7 bytes: their words, not a loop of byte
-     * compares, which was the hottest spot of enc_run. */
+     * compares, in a lookup enc_run makes for every key. */
     return pb_tail(a, n) == pb_tail(b, n);
 }
 
@@ -127,8 +127,8 @@ typedef struct pb_strtab {
 /*
  * Probes of a string table lookup past which the table picks a new seed
  * and rehashes (at most PB_RESEEDS times a call): with a random seed no
- * input should get there (linear probing at half load probes ~1.5 slots
- * on average, and a long run is vanishingly rare), so one that does is treated as a collision
+ * input should get there (linear probing at half load probes few slots,
+ * and a long run is vanishingly rare), so one that does is treated as a collision
  * found by chance or by a flaw of pb_hash, and a new seed breaks it. Past
  * PB_RESEEDS the probes are left unbounded: no more can be done cheaply.
  */
@@ -300,7 +300,7 @@ static DK_MUST int enc_f64(pb_enc *e, double *v)
 {
     uint64_t u;
     if (e->len - e->pos < 8) return enc_bad(e, "tape ends inside a value", e->pos);
-    u = dk_rd64(e->tape + e->pos); /* one load, where a byte loop was 8 */
+    u = dk_rd64(e->tape + e->pos); /* one load, not 8 */
     memcpy(v, &u, sizeof *v);
     e->pos += 8;
     return 0;
@@ -759,10 +759,10 @@ static DK_MUST int enc_close(pb_enc *e)
  * the tape's length allows (a value takes at least 1 tape byte, a count 5,
  * an int 5, a number 9, a text or key 4), at most PB_PREALLOC entries. A
  * small document then never grows an array, where starting each at 16 and
- * doubling costs arena calls and copies. The block is 15 KiB at most (11
- * on wasm32), cut from the call's arena and untouched beyond what is used.
- * Streams a document may well not use (binaries, shapes) stay lazy.
- * Failing here is not an error: the streams then grow as before.
+ * doubling costs arena calls and copies. The block is small (PB_PREALLOC
+ * entries a stream), cut from the call's arena and untouched beyond what
+ * is used. Streams a document may well not use (binaries, shapes) stay
+ * lazy. Failing here is not an error: the streams then grow on demand.
  */
 #define PB_PREALLOC 256u
 
@@ -865,7 +865,7 @@ static DK_MUST int enc_run(pb_enc *e)
  * while protoc-c packs every repeated scalar and enum field (proto3's
  * default; darmok.proto relies on it for size anyway).
  *
- * It is up to 5.5 times the exact size (small ints), and the output
+ * It can be several times the exact size (small ints), and the output
  * buffer keeps its largest size from call to call: past PB_BOUND_MAX the
  * exact size is asked for instead, where that pass costs little against
  * the rest of the write.
@@ -889,7 +889,7 @@ int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim, dk_a
     return dk_pb_write_ex(tape, len, lim, 0, scratch, out, err);
 }
 
-/* See darmok.h. */
+/* See dk_abi.h. */
 int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32_t flags,
                    dk_arena *scratch, dk_buf *out, dk_err *err)
 {
@@ -897,11 +897,9 @@ int dk_pb_write_ex(const uint8_t *tape, size_t len, const dk_limits *lim, uint32
     Darmok__Document doc = DARMOK__DOCUMENT__INIT;
     uint64_t bound;
     size_t size, packed;
+    dk_err own;
 
-    err->code = DK_OK; /* zeroed now; the first failure fills it */
-    err->msg = NULL;
-    err->pos = 0;
-
+    err = dk_err_start(err, &own);
     out->len = 0;
     memset(&e, 0, sizeof e);
     e.a = scratch;

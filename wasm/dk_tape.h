@@ -62,7 +62,7 @@
  *                   REGEXP op. Only in tapes the protobuf decoder writes
  *                   when asked (DK_READ_STRREFS), for a STRING_REF Kind
  *                   naming a text that is not ASCII or has at least
- *                   DK_U16_SRC_ASCII_MIN bytes (darmok.h; shorter
+ *                   DK_U16_SRC_ASCII_MIN bytes (dk_abi.h; shorter
  *                   ASCII ones are copied):
  *                   the tape then holds each distinct text once, so it
  *                   grows with the input, not with the references, and

@@ -297,7 +297,7 @@ size_t dk_utf8_units(const uint8_t *s, size_t n)
     return units;
 }
 
-/* See darmok.h. */
+/* See dk_abi.h. */
 size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
 {
     uint8_t *d0 = d;
@@ -337,9 +337,9 @@ size_t dk_wtf8_to_utf16(const uint8_t *s, size_t n, uint8_t *d)
  * the first other one, their bytes written (up to DK_PLAIN_RUN bytes may
  * be written at d either way). The caller advances by a constant on the
  * first outcome: when the count itself feeds the next load's address,
- * every block waits for the previous one's mask (V8 ran that 6x slower).
- * With SIMD, no 16-bit compare (LLVM makes a mask test i16x8.lt_u, slow in
- * V8 11, as is i16x8.bitmask): units narrowed with unsigned saturation
+ * every block waits for the previous one's mask.
+ * With SIMD, no 16-bit compare (LLVM makes a mask test i16x8.lt_u, which
+ * V8 runs slowly, as it does i16x8.bitmask): units narrowed with unsigned saturation
  * (0x80..0x7FFF get their high bit) and with signed saturation (units >=
  * 0x8000 do).
  */

@@ -1,6 +1,6 @@
 /*
  * dk_u16.c - the UTF-16 side table's entry with converted units (the
- * layout: darmok.h DK_U16_SRC; the inline steps: dk_u16.h).
+ * layout: dk_abi.h DK_U16_SRC; the inline steps: dk_u16.h).
  */
 #include "dk_u16.h"
 

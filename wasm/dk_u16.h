@@ -1,5 +1,5 @@
 /*
- * dk_u16.h - the writers of the UTF-16 side table, whose layout darmok.h
+ * dk_u16.h - the writers of the UTF-16 side table, whose layout dk_abi.h
  * describes at DK_U16_SRC: the core's one home for its entries. The
  * per-string steps are static inline, as both readers call them for every
  * string that gets an entry; dk_u16.c holds the one that converts.

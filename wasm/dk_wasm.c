@@ -1,16 +1,15 @@
 /*
- * dk_wasm.c - the WebAssembly ABI that js/ calls, on top of darmok.h.
- * Plain C: the native tests compile it too, and emcc exports the names
- * listed, one per line, in wasm/exports.txt.
+ * dk_wasm.c - the WebAssembly entry points js/ calls, on top of darmok.h
+ * and dk_abi.h (the result words, the side table, what every call
+ * shares). Plain C: the native tests compile it too. The functions marked
+ * EXPORT are the ones wasm/exports.txt lists, which emcc exports
+ * (gen_abi.cjs fails the build when the two differ); each one's contract
+ * is its comment here.
  *
- * The ABI - the calls, their arguments and the result words - is
- * described in dk_abi.h, once.
- *
- * Notes on this implementation: max_length=0 means DK_DEFAULT_MAX_LENGTH
- * (2^30-1, the tape's string limit). The input area always has
- * DK_JSON_PADDING bytes beyond what dk_ctx_input was asked for; the decoder
- * zeroes them itself, so JS writes only the text. A context is never
- * freed (one per module instance lives as long as the instance).
+ * The input area always has DK_JSON_PADDING bytes beyond what
+ * dk_ctx_input was asked for; the decoder zeroes them itself, so JS writes
+ * only the text. A context is never freed (one per module instance lives
+ * as long as the instance).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,8 @@ typedef struct dk_ctx {
     uint64_t seed;              /* dk_limits hash_seed of its calls (dk_ctx_seed) */
 } dk_ctx;
 
-/* A zeroed context; NULL on OOM. Owned by JS for the instance's lifetime. */
+/* A zeroed context, one per JS module instance; NULL on OOM. Owned by JS
+ * for the instance's lifetime. */
 EXPORT dk_ctx *dk_ctx_new(void)
 {
     return calloc(1, sizeof(dk_ctx));
@@ -49,28 +49,29 @@ EXPORT void dk_ctx_seed(dk_ctx *c, uint32_t lo, uint32_t hi)
 }
 
 /*
- * The input area, grown to n + DK_JSON_PADDING bytes if needed (contents
- * are not preserved across growth). NULL on OOM or overflow.
+ * The input area of at least n bytes (plus DK_JSON_PADDING the core zeroes
+ * itself), grown if needed: contents are not preserved across growth.
+ * Valid until the next dk_ctx_input. NULL on OOM or overflow.
  */
 EXPORT uint8_t *dk_ctx_input(dk_ctx *c, uint32_t n)
 {
-    dk_err err = {DK_OK, NULL, 0};
-
     if ((size_t)n + DK_JSON_PADDING < (size_t)n) return NULL; /* wasm32 */
     c->in.len = 0;
-    if (dk_buf_reserve(&c->in, (size_t)n + DK_JSON_PADDING, &err, 0) != DK_OK) return NULL;
+    if (dk_buf_reserve(&c->in, (size_t)n + DK_JSON_PADDING, NULL, 0) != DK_OK) return NULL;
     return c->in.data;
 }
 
-/* The DK_RES_WORDS result words; the address never changes. */
+/* The DK_RES_WORDS u32 result words; the address never changes. */
 EXPORT uint32_t *dk_ctx_result(dk_ctx *c)
 {
     return c->res;
 }
 
-/* Starts a call: scratch and output are forgotten, result words zeroed. */
-static void begin(dk_ctx *c)
+/* Starts a call: scratch and output are forgotten, result words and err
+ * cleared. */
+static void begin(dk_ctx *c, dk_err *err)
 {
+    dk_err_clear(err);
     dk_arena_reset(&c->arena);
     c->out.len = 0;
     memset(c->res, 0, sizeof c->res);
@@ -105,7 +106,7 @@ static int reject(dk_ctx *c, dk_err *err)
  */
 static int start(dk_ctx *c, uint32_t len, dk_err *err)
 {
-    begin(c);
+    begin(c, err);
     if (!c->in.data || len > c->in.cap - DK_JSON_PADDING) return reject(c, err);
     return 0;
 }
@@ -121,7 +122,8 @@ static int finish_decode(dk_ctx *c, const dk_err *err)
 }
 
 /*
- * Encodes the tape in the input area as JSON into the output. JS makes its
+ * Encodes the tape (dk_tape.h) of tape_len bytes in the input area as JSON
+ * into the output; nesting over max_depth fails. JS makes its
  * string from UTF-16 units (one copy; UTF-8 that is not ASCII would need
  * a conversion) or, for ASCII, from the bytes as Latin-1: the writer
  * writes units once a long string is not ASCII (DK_WRITE_MAY_WIDE), and
@@ -131,7 +133,7 @@ static int finish_decode(dk_ctx *c, const dk_err *err)
 EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 {
     dk_limits lim = {max_depth, 0, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
     int form = DK_FORM_ASCII;
 
     if (start(c, tape_len, &err) != 0) return (int)err.code;
@@ -159,8 +161,9 @@ EXPORT int dk_json_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 }
 
 /*
- * Decodes the JSON text in the input area into a tape in the output: its
- * json_len bytes of UTF-8, or with units != 0 (json_len then unused) the
+ * Decodes the JSON text in the input area into a tape in the output,
+ * within max_depth and max_length (dk_limits): its json_len bytes of
+ * UTF-8, or with units != 0 (json_len then unused) the
  * units UTF-16 code units JS wrote from byte DK_U16_AT(units) on (an input
  * area of DK_U16_AREA(units) bytes), made WTF-8 in place first (a lone
  * surrogate keeps its own 3-byte form, and a JSON string keeps it:
@@ -171,13 +174,13 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth, 
                               uint32_t units)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
 
     if (units != 0) {
         size_t n = 0;
 
         if (units > (UINT32_MAX - 1) / 3) {
-            begin(c);
+            begin(c, &err);
             return reject(c, &err);
         }
         if (start(c, DK_U16_AREA(units), &err) != 0) return (int)err.code;
@@ -193,29 +196,32 @@ EXPORT int dk_json_decode_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth, 
     return finish_decode(c, &err);
 }
 
-/* Encodes the tape in the input area as a darmok.Document into the output. */
+/* Encodes the tape of tape_len bytes in the input area as a
+ * darmok.Document (proto/darmok.proto) into the output. */
 EXPORT int dk_pb_encode_ctx(dk_ctx *c, uint32_t tape_len, uint32_t max_depth)
 {
     dk_limits lim = {max_depth, 0, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
 
     if (start(c, tape_len, &err) != 0) return (int)err.code;
     /* The tape comes from the JS layer's TapeWriter: its strings are
-     * WTF-8 by construction (darmok.h DK_WRITE_TRUSTED_TEXT). */
+     * WTF-8 by construction (DK_WRITE_TRUSTED_TEXT). */
     (void)dk_pb_write_ex(c->in.data, tape_len, &lim, DK_WRITE_TRUSTED_TEXT, &c->arena, &c->out,
                          &err);
     return finish(c, &err);
 }
 
 /*
- * Decodes the darmok.Document in the input area into a tape in the output,
- * within the default amplification bound (darmok.h, DK_PB_EXPANSION).
+ * Decodes the darmok.Document of pb_len bytes in the input area into a
+ * tape in the output, within the default amplification bound (darmok.h,
+ * DK_PB_EXPANSION). flags: DK_READ_KEYREFS, DK_READ_STRREFS (dk_pb_read_ex)
+ * or 0; others are ignored.
  */
 EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth, uint32_t max_length,
                             uint32_t flags)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
     (void)dk_pb_read_ex(c->in.data, pb_len, &lim, 0, flags & (DK_READ_KEYREFS | DK_READ_STRREFS),
@@ -223,12 +229,13 @@ EXPORT int dk_pb_decode_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth, uint
     return finish_decode(c, &err);
 }
 
-/* Transcodes the JSON text in the input area to a darmok.Document. */
+/* Transcodes the JSON text of json_len bytes in the input area to a
+ * darmok.Document in the output. */
 EXPORT int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
                                uint32_t max_length)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
 
     if (start(c, json_len, &err) != 0) return (int)err.code;
     memset(c->in.data + json_len, 0, DK_JSON_PADDING);
@@ -237,13 +244,14 @@ EXPORT int dk_pb_from_json_ctx(dk_ctx *c, uint32_t json_len, uint32_t max_depth,
     return finish(c, &err);
 }
 
-/* Transcodes the darmok.Document in the input area to JSON text of at most
- * max_json bytes (0: no bound, as 0 is the default for every limit here). */
+/* Transcodes the darmok.Document of pb_len bytes in the input area to JSON
+ * text of at most max_json bytes in the output (0: no bound, as 0 is the
+ * default for every limit here; over it DK_ERR_TOO_LARGE). */
 EXPORT int dk_pb_to_json_ctx(dk_ctx *c, uint32_t pb_len, uint32_t max_depth, uint32_t max_length,
                              uint32_t max_json)
 {
     dk_limits lim = {max_depth, max_length, c->seed};
-    dk_err err = {DK_OK, NULL, 0};
+    dk_err err;
 
     if (start(c, pb_len, &err) != 0) return (int)err.code;
     (void)dk_pb_to_json_ex(c->in.data, pb_len, &lim, max_json != 0 ? max_json : SIZE_MAX, &c->arena,

@@ -18,18 +18,28 @@
  * name of each DK_BYTES_* kind, the first word of its comment. EXPORTS is the list of functions JS
  * calls, from exports.txt (one name a line, # comments), the list the
  * Makefile gives emcc: instance.cjs refuses a core that lacks one of them.
+ * The functions dk_wasm.c marks EXPORT must be exactly those: the
+ * generator fails otherwise, so the list cannot drift from the code.
  */
 const fs = require('node:fs');
 const path = require('node:path');
 
-/* What is read from where. enums: every enumerator of each; defines: by name; prefixes: every #define so named. */
+/*
+ * What is read from where, in the order of js/core/dk_abi.cjs (and within an
+ * entry: enums, defines, pick, prefixes). enums: every enumerator of each;
+ * defines: by name; pick: the enumerators named, of the enum named;
+ * prefixes: every #define so named.
+ */
 const SOURCES = [
   { header: 'dk_tape.h', enums: ['dk_tape_op', 'dk_bytes_kind'], prefixes: ['DK_STR_'], kindNames: 'dk_bytes_kind' },
   { header: 'dk_abi.h', enums: ['dk_res_word'] },
-  { header: 'darmok.h', codes: 'dk_code', defines: ['DK_DEFAULT_MAX_DEPTH', 'DK_READ_KEYREFS', 'DK_READ_STRREFS', 'DK_U16_SRC', 'DK_U16_HEAD',
-    'DK_U16_SRC_ENTRY', 'DK_U16_SRC_ASCII_MIN'] },
+  { header: 'darmok.h', codes: 'dk_code', defines: ['DK_DEFAULT_MAX_DEPTH'], pick: { dk_read_flag: ['DK_READ_KEYREFS', 'DK_READ_STRREFS'] } },
+  { header: 'dk_abi.h', defines: ['DK_U16_SRC', 'DK_U16_HEAD', 'DK_U16_SRC_ENTRY', 'DK_U16_SRC_ASCII_MIN'] },
   { header: 'dk_tags.h', tags: 'dk_tag', meta: true }
 ];
+
+/* The file whose EXPORT functions must be those of exports.txt. */
+const EXPORTS_DEFINED_IN = 'dk_wasm.c';
 
 const INTEGER = /^(0[xX][0-9a-fA-F]+|0|[1-9][0-9]*)[uU]?$/;
 
@@ -186,7 +196,29 @@ function readExports(dir) {
     names.push(name);
   });
   if (names.length === 0) fail(file, 0, 'no function listed');
+  checkDefined(dir, names);
   return names;
+}
+
+/*
+ * Fails unless the functions EXPORTS_DEFINED_IN in dir marks EXPORT (a line
+ * `EXPORT <type> <name>(`) are exactly names.
+ */
+function checkDefined(dir, names) {
+  const file = path.join(dir, EXPORTS_DEFINED_IN);
+  const defined = [];
+  fs.readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    if (!/^\s*EXPORT\b/.test(line)) return;
+    const m = /^\s*EXPORT\s+[A-Za-z_][A-Za-z0-9_ ]*?[\s*]([A-Za-z_][A-Za-z0-9_]*)\s*\(/.exec(line);
+    if (m === null) fail(file, i + 1, 'an EXPORT line that is not EXPORT <type> <name>(');
+    defined.push({ name: m[1], line: i + 1 });
+  });
+  for (const d of defined) {
+    if (!names.includes(d.name)) fail(file, d.line, `${d.name} is EXPORT but not in exports.txt`);
+  }
+  for (const name of names) {
+    if (!defined.some((d) => d.name === name)) fail(file, 0, `${name} is in exports.txt but not defined EXPORT here`);
+  }
 }
 
 /*
@@ -216,6 +248,14 @@ function read(dir) {
       const d = parseDefines(text, (n) => n === name, file);
       if (d.length !== 1) fail(file, 0, `#define ${name} not found`);
       add(name, d[0].value, file);
+    }
+    for (const [e, names] of Object.entries(src.pick || {})) {
+      const items = parseEnum(text, e, file);
+      for (const name of names) {
+        const it = items.find((i) => i.name === name);
+        if (it === undefined) fail(file, 0, `${name} not found in enum ${e}`);
+        add(name, it.value, file);
+      }
     }
     for (const prefix of src.prefixes || []) {
       const d = parseDefines(text, (n) => n.startsWith(prefix), file);

@@ -24,8 +24,7 @@ typedef struct tw_frame {
 /* Appends t[0..n) to out; 0, or -1 out of memory. */
 static int tw_put(dk_buf *out, const uint8_t *t, size_t n)
 {
-    dk_err e = {DK_OK, NULL, 0};
-    if (dk_buf_reserve(out, n, &e, 0) != DK_OK) return -1;
+    if (dk_buf_reserve(out, n, NULL, 0) != DK_OK) return -1;
     if (n) memcpy(out->data + out->len, t, n);
     out->len += n;
     return 0;

@@ -815,8 +815,8 @@ int main(void)
               "dk_json_read_opts passed DK_READ_VALID_UTF8 on (code %d at %zu)", (int)err.code,
               err.pos);
         dk_arena_reset(&a);
-        CHECK(dk_json_read_opts((const uint8_t *)bad, sizeof bad - 1, ~0u & ~DK_READ_PADDED, NULL,
-                                &a, &t, &err) == DK_ERR_SYNTAX &&
+        CHECK(dk_json_read_opts((const uint8_t *)bad, sizeof bad - 1, ~(uint32_t)DK_READ_PADDED,
+                                NULL, &a, &t, &err) == DK_ERR_SYNTAX &&
                   err.pos == 2,
               "dk_json_read_opts with every other bit: code %d at %zu", (int)err.code, err.pos);
         dk_arena_reset(&a);

@@ -44,8 +44,7 @@ static int test_report(const char *name)
 /* Room for n more bytes of a tape under construction (aborts on OOM). */
 static void tb_room(dk_buf *t, size_t n)
 {
-    dk_err e = {DK_OK, NULL, 0};
-    if (dk_buf_reserve(t, n, &e, 0) != DK_OK) abort();
+    if (dk_buf_reserve(t, n, NULL, 0) != DK_OK) abort();
 }
 
 /* Appends n bytes. */

@@ -27,11 +27,11 @@ const errors = require('../../../js/internal.cjs').errors;
 const { constants, codes, codeValues, tags, bytesNames } = gen.read(wasmDir);
 const value = (c) => constants.find((k) => k.c === c).value;
 
-/* A copy of the headers and exports.txt in a temporary folder, with edit(text) applied to one of them. */
+/* A copy of the headers, exports.txt and dk_wasm.c in a temporary folder, with edit(text) applied to one of them. */
 function editedHeaders(header, edit) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'darmok-abi-'));
   for (const f of fs.readdirSync(wasmDir)) {
-    if (f.endsWith('.h') || f === 'exports.txt') fs.copyFileSync(path.join(wasmDir, f), path.join(dir, f));
+    if (f.endsWith('.h') || f === 'exports.txt' || f === 'dk_wasm.c') fs.copyFileSync(path.join(wasmDir, f), path.join(dir, f));
   }
   const file = path.join(dir, header);
   const before = fs.readFileSync(file, 'utf8');
@@ -178,8 +178,9 @@ test('a constant changed in a header alone changes what js/ gets', () => {
     defineEdit('dk_tape.h', 'DK_STR_SHIFT'),
     enumEdit('dk_tape.h', 'DK_BYTES_KIND_COUNT'),
     enumEdit('dk_abi.h', 'DK_RES_KEEP'),
-    defineEdit('darmok.h', 'DK_READ_KEYREFS'),
-    defineEdit('darmok.h', 'DK_U16_SRC_ENTRY'),
+    enumEdit('darmok.h', 'DK_READ_KEYREFS'),
+    defineEdit('darmok.h', 'DK_DEFAULT_MAX_DEPTH'),
+    defineEdit('dk_abi.h', 'DK_U16_SRC_ENTRY'),
     ['darmok.h', /ERR_MEMORY: out of memory/, 'ERR_INTERNAL: out of memory', null, null],
     ['dk_tags.h', /DK_TAG_MAP_S "Map"/, 'DK_TAG_MAP_S "Mapp"', 'TAGS', null],
     ['dk_tape.h', /\/\* Uint8ClampedArray /, '/* Uint8Clamped ', 'BYTES_NAMES', null]
@@ -214,8 +215,9 @@ test('the generator refuses what it does not understand, by file and line', () =
     ['dk_tape.h', (t) => t.replace(/#define DK_STR_SHIFT \d+/, '#define DK_STR_SHIFT (1 + 1)'), /dk_tape\.h:\d+: not an integer literal/],
     ['dk_tape.h', (t) => t.replace(/DK_T_MAP = \d+,/, `DK_T_MAP = ${value('DK_T_INSTANCE')},`), /DK_T_MAP repeats the value/],
     ['dk_tape.h', (t) => t.replace('enum dk_bytes_kind {', 'enum dk_kinds {'), /enum dk_bytes_kind found 0 times/],
-    ['darmok.h', (t) => t.replace(/#define DK_READ_KEYREFS .*/, ''), /#define DK_READ_KEYREFS not found/],
-    ['darmok.h', (t) => t.replace(/#define DK_U16_SRC .*/, '#define DK_U16_SRC(x) x'), /function-like macro/],
+    ['darmok.h', (t) => t.replace(/ *DK_READ_KEYREFS = .*\n/, ''), /DK_READ_KEYREFS not found in enum dk_read_flag/],
+    ['darmok.h', (t) => t.replace(/#define DK_DEFAULT_MAX_DEPTH .*/, ''), /#define DK_DEFAULT_MAX_DEPTH not found/],
+    ['dk_abi.h', (t) => t.replace(/#define DK_U16_SRC .*/, '#define DK_U16_SRC(x) x'), /function-like macro/],
     ['darmok.h', (t) => t.replace('/* ERR_MEMORY: out of memory */', '/* out of memory */'), /DK_ERR_MEMORY does not start with its JS code/],
     ['darmok.h', (t) => t.replace(/DK_ERR_TAPE = \d+/, `DK_ERR_TAPE = ${codes.length + 1}`), /no code \d+ \(numbered from 0, no gaps\)/],
     ['dk_abi.h', (t) => t.replace(/(DK_RES_KEEP = \d+),/, '$1'), /no comma after DK_RES_KEEP/],
@@ -246,9 +248,10 @@ test('js/core/dk_abi.cjs lists the functions of wasm/exports.txt, as the Makefil
       .filter((e) => e.kind === 'function').map((e) => e.name);
     for (const name of abi.EXPORTS) assert.ok(have.includes(name), `build/darmok.wasm exports ${name}`);
   }
-  // A name added to the list alone is in what js/ gets.
+  // A name added to the list (and defined in dk_wasm.c) is in what js/ gets.
   const dir = editedHeaders('exports.txt', (t) => `${t}# a comment\n\n  dk_new_call  # and another\n`);
   try {
+    fs.appendFileSync(path.join(dir, 'dk_wasm.c'), '\nEXPORT uint32_t *dk_new_call(dk_ctx *c)\n{\n    return c->res;\n}\n');
     const mod = { exports: {} };
     new Function('module', 'exports', gen.generate(dir))(mod, mod.exports);
     assert.deepStrictEqual(mod.exports.EXPORTS, [...listed, 'dk_new_call']);
@@ -262,7 +265,9 @@ test('the generator refuses an exports.txt it does not understand, by file and l
     [(t) => `${t}dk_a dk_b\n`, /exports\.txt:\d+: not a C function name: "dk_a dk_b"/],
     [(t) => `${t}_dk_ctx_new()\n`, /exports\.txt:\d+: not a C function name/],
     [(t) => `${t}dk_ctx_new\n`, /exports\.txt:\d+: dk_ctx_new listed twice/],
-    [(t) => t.replace(/^(?!#).+$/gm, ''), /exports\.txt: no function listed/]
+    [(t) => t.replace(/^(?!#).+$/gm, ''), /exports\.txt: no function listed/],
+    [(t) => `${t}dk_new_call\n`, /dk_wasm\.c: dk_new_call is in exports\.txt but not defined EXPORT here/],
+    [(t) => t.replace(/^dk_ctx_seed\n/m, ''), /dk_wasm\.c:\d+: dk_ctx_seed is EXPORT but not in exports\.txt/]
   ];
   for (const [edit, error] of bad) {
     const dir = editedHeaders('exports.txt', edit);
