@@ -11,7 +11,7 @@
 const {
   encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError,
   MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH
-} = require('./codec/codec.cjs').entryPoint('protobuf');
+} = require('./codec.cjs').entryPoint('protobuf');
 
 // Each name written out in an object literal, so that a static reader of
 // CommonJS sees it (Node's cjs-module-lexer; Deno's, which gives

@@ -9,17 +9,17 @@
  * reading tanagra's documents (tanagra.cjs) - is shared by every format.
  */
 
-const core = require('../core/core.cjs');
-const { acquire } = require('./encode.cjs');
-const { Decoder, notExpected, MAX_REGEXP_LENGTH } = require('./decode.cjs');
-const { DarmokError } = require('../core/errors.cjs');
-const { Registry, registryOf, defaultRegistry, createRegistry, configure, REGISTRY } = require('./registry.cjs');
-const { isTanagraDocument, fromTanagra } = require('../compat/tanagra.cjs');
-const { readOptions, without, option, invalid, flag, limit, oneOf, formatName, FORMAT_NAMES } = require('./options.cjs');
-const { withFormatHint, wrongBlob } = require('./sniff.cjs');
-const { shaping, selection } = require('./select.cjs');
-const { DEFAULT_MAX_DEPTH } = require('../core/dk_abi.cjs');
-const { plainOfTape, plainText } = require('../compat/plain.cjs');
+const core = require('./core/core.cjs');
+const { acquire } = require('./codec/encode.cjs');
+const { Decoder, notExpected, MAX_REGEXP_LENGTH } = require('./codec/decode.cjs');
+const { DarmokError } = require('./core/errors.cjs');
+const { Registry, registryOf, defaultRegistry, createRegistry, configure, REGISTRY } = require('./codec/registry.cjs');
+const { isTanagraDocument, fromTanagra } = require('./compat/tanagra.cjs');
+const { readOptions, without, option, invalid, flag, limit, oneOf, formatName, FORMAT_NAMES } = require('./codec/options.cjs');
+const { withFormatHint, wrongBlob } = require('./codec/sniff.cjs');
+const { shaping, selection } = require('./codec/select.cjs');
+const { DEFAULT_MAX_DEPTH } = require('./core/dk_abi.cjs');
+const { plainOfTape, plainText } = require('./compat/plain.cjs');
 
 /*
  * Throws ERR_UNSUPPORTED_TYPE when bytes (a Uint8Array) is a view of a
