@@ -11,7 +11,7 @@
 
 const { registryOf, defaultRegistry } = require('./codec/registry.cjs');
 const { wasmMemory, exportsForTest, useExportsForTest, instantiationsForTest } = require('./core/instance.cjs');
-const { ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS } = require('./codec.cjs');
+const { ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS } = require('./api.cjs');
 
 module.exports = {
   registryOf, defaultRegistry,

@@ -1,7 +1,7 @@
 'use strict';
 /*
  * json.cjs - darmok's JSON format (docs/FORMAT.md) over the default
- * registry: the codec createCodec({ format: 'json' }) (codec.cjs), plus
+ * registry: the codec createCodec({ format: 'json' }) (api.cjs), plus
  * serializable, createCodec, createRegistry, transcode (JSON <-> protobuf),
  * init and DarmokError.
  */
@@ -9,7 +9,7 @@
 const {
   encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError,
   MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH
-} = require('./codec.cjs').entryPoint('json');
+} = require('./api.cjs').entryPoint('json');
 
 // Each name written out in an object literal, so that a static reader of
 // CommonJS sees it (Node's cjs-module-lexer; Deno's, which gives

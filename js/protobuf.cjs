@@ -2,7 +2,7 @@
 /*
  * protobuf.cjs - darmok's protobuf format (proto/darmok.proto, docs/FORMAT.md
  * "Protobuf") over the default registry: the codec
- * createCodec({ format: 'protobuf' }) (codec.cjs), plus serializable,
+ * createCodec({ format: 'protobuf' }) (api.cjs), plus serializable,
  * createCodec, createRegistry, transcode, init and DarmokError - the same
  * functions, options, errors and decoded values as darmok/json, with bytes
  * (a Buffer in Node) in place of JSON text.
@@ -11,7 +11,7 @@
 const {
   encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError,
   MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH
-} = require('./codec.cjs').entryPoint('protobuf');
+} = require('./api.cjs').entryPoint('protobuf');
 
 // Each name written out in an object literal, so that a static reader of
 // CommonJS sees it (Node's cjs-module-lexer; Deno's, which gives

@@ -40,7 +40,7 @@
  */
 
 const { randomUUID } = require('node:crypto');
-const { createCodec } = require('./codec.cjs');
+const { createCodec } = require('./api.cjs');
 const { DarmokError } = require('./core/errors.cjs');
 const { registryOf } = require('./codec/registry.cjs');
 const { adapt, evictsLock, isWrongType } = require('./cache/clients.cjs');

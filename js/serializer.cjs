@@ -15,7 +15,7 @@
  * made. deserialize takes text or bytes either way.
  */
 
-const { createCodec } = require('./codec.cjs');
+const { createCodec } = require('./api.cjs');
 const { DarmokError } = require('./core/errors.cjs');
 const { checkNames } = require('./codec/options.cjs');
 

@@ -19,7 +19,7 @@ const core = require('../core/core.cjs');
 const T = require('../core/tape.cjs');
 const { BYTES_NAMES } = require('../core/dk_abi.cjs');
 const { DarmokError, visible } = require('../core/errors.cjs');
-const { MAX_DEPTH, MAX_BYTES, MAX_LENGTH } = require('../codec.cjs');
+const { MAX_DEPTH, MAX_BYTES, MAX_LENGTH } = require('../api.cjs');
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 /* A class key shown without quotes: darmok's usual keys ("app.User", "User@2"). */

@@ -1,12 +1,15 @@
 'use strict';
 /*
- * codec.cjs - createCodec({ format, registry }): encodeEntity and
- * decodeEntity for one byte format over one class registry.
+ * api.cjs - createCodec({ format, registry }): encodeEntity and
+ * decodeEntity for one byte format over one class registry, and the rest
+ * of the API the entries (json.cjs, protobuf.cjs, index.cjs) hand on. It
+ * puts the layers together, so it stands above them: codec/ and compat/.
  *
  * A format is one entry of CODERS: how a tape becomes bytes and bytes
- * become a tape, both in the core (core.cjs). Everything else - the walk
- * (encode.cjs), the rebuild (decode.cjs), options, limits, registries,
- * reading tanagra's documents (tanagra.cjs) - is shared by every format.
+ * become a tape, both in the core (core/core.cjs). Everything else - the
+ * walk (codec/encode.cjs), the rebuild (codec/decode.cjs), options, limits,
+ * registries, toPlain (compat/plain.cjs), reading tanagra's documents
+ * (compat/tanagra.cjs) - is shared by every format.
  */
 
 const core = require('./core/core.cjs');
