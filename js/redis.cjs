@@ -5,9 +5,9 @@
  * (4, 5, 6) or ioredis (5, 6) client, with an optional in-process tier.
  * docs/CACHE.md is the reference. The parts:
  *   cache/options.cjs    every option: name, unit, default, check
- *   redis-clients.cjs    every Redis command of the cache, per client
+ *   cache/clients.cjs    every Redis command of the cache, per client
  *   cache/slots.cjs      multi-key commands on a cluster, one per hash slot
- *   redis-entry.cjs      the bytes of an entry (envelope + document)
+ *   cache/entry.cjs      the bytes of an entry (envelope + document)
  *   cache/l1.cjs         the in-process LRU tier
  *   cache/bus.cjs        invalidations between processes (pub/sub)
  *   cache/tags.cjs       tags, invalidated lazily
@@ -66,7 +66,7 @@ const BUS_PREFIX = 'darmok:bus:';
  */
 const AS_BYTES = Object.freeze({ bytes: true });
 
-/* The longest tag fields an entry header takes (redis-entry.cjs reads headers up to 1024 bytes). */
+/* The longest tag fields an entry header takes (cache/entry.cjs reads headers up to 1024 bytes). */
 const TAG_FIELDS_MAX = 900;
 
 

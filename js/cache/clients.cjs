@@ -1,6 +1,6 @@
 'use strict';
 /*
- * redis-clients.cjs - one small adapter per Redis client, so the cache
+ * clients.cjs - one small adapter per Redis client, so the cache
  * (redis.cjs) speaks one interface to node-redis 4, node-redis 5/6 and
  * ioredis 5/6, single node or cluster.
  *

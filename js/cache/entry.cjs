@@ -1,6 +1,6 @@
 'use strict';
 /*
- * redis-entry.cjs - the bytes of one darmok/redis cache entry: a one-line
+ * entry.cjs - the bytes of one darmok/redis cache entry: a one-line
  * ASCII header (the envelope) followed by the darmok document, specified in
  * docs/CACHE.md "The stored entry":
  *
