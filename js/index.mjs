@@ -1,4 +1,9 @@
-// ESM entry for darmok: darmok/json (index.cjs is json.cjs too).
+// ESM entry: re-exports the CommonJS implementation, so one registry serves both.
 import './core/locate.mjs';
-export * from './json.mjs';
-export { default } from './json.mjs';
+import darmok from './index.cjs';
+
+export const {
+  encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError,
+  MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH
+} = darmok;
+export default darmok;

@@ -1,6 +1,8 @@
-// ESM entry for darmok/inline: darmok/json's exports once inline.cjs has
-// handed the embedded core to load.cjs. Not through json.mjs: locate.mjs
-// would make a bundler emit the .wasm file that inline is there to avoid.
-import './inline.cjs';
-export * from './json.cjs';
-export { default } from './json.cjs';
+// ESM entry for darmok/inline: re-exports the CommonJS implementation.
+import darmok from './inline.cjs';
+
+export const {
+  encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError,
+  MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH
+} = darmok;
+export default darmok;

@@ -1,4 +1,7 @@
-// ESM entry for darmok/redis: re-exports the CommonJS implementation, as json.mjs does.
+// ESM entry for darmok/redis: re-exports the CommonJS implementation, so
+// `require` and `import` share one class registry.
 import './core/locate.mjs';
-export * from './redis.cjs';
-export { default } from './redis.cjs';
+import redis from './redis.cjs';
+
+export const { createCache, LOCK_SUFFIX, DEFAULTS } = redis;
+export default redis;

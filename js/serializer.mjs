@@ -1,4 +1,6 @@
-// ESM entry for darmok/serializer: re-exports the CommonJS implementation, as json.mjs does.
+// ESM entry for darmok/serializer: re-exports the CommonJS implementation.
 import './core/locate.mjs';
-export * from './serializer.cjs';
-export { default } from './serializer.cjs';
+import serializers from './serializer.cjs';
+
+export const { createSerializer, serializer, keyvSerializer, bentoSerializer } = serializers;
+export default serializers;
