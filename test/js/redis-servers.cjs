@@ -347,6 +347,16 @@ async function startSentinel(name = 'darmok') {
   }
 }
 
+/*
+ * SIGSTOP pid, resolved once the kernel shows it stopped (/proc state T):
+ * the signal is delivered asynchronously, and a command sent before the
+ * process stops would still be answered.
+ */
+async function pause(pid) {
+  process.kill(pid, 'SIGSTOP');
+  await waitFor(`process ${pid} stopped`, () => /^\d+ \(.*\) [Tt] /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')), 5000);
+}
+
 /* INFO commandstats of one server as { mget: { calls, failed, rejected }, ... }. */
 async function commandStats(port) {
   const info = await text(port, 'INFO', 'commandstats');
@@ -376,4 +386,4 @@ async function startTopology(topology) {
   return { servers, ports: servers.ports, raw: (cmd, key, ...args) => send(owners.get(calculateSlot(key)), cmd, key, ...args) };
 }
 
-module.exports = { startRedis, startCluster, startSentinel, startTopology, send, text, commandStats, freePort, waitFor, HOST };
+module.exports = { startRedis, startCluster, startSentinel, startTopology, send, text, commandStats, pause, freePort, waitFor, HOST };

@@ -13,7 +13,7 @@ const { assert } = require('../helpers.cjs');
 const { createBreaker, BREAKER_DEFAULTS } = require('../../../js/internal.cjs').breaker;
 const { createCache } = require('darmok/redis');
 const { DarmokError } = require('../../../js/index.cjs');
-const { startRedis, commandStats, send } = require('../redis-servers.cjs');
+const { startRedis, commandStats, send, pause } = require('../redis-servers.cjs');
 const { CLIENTS, connect, close, makeFoo, Foo } = require('./matrix.cjs');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -145,7 +145,7 @@ test('Redis stopped (SIGSTOP): the breaker opens, get answers a miss without sen
   for (const c of caches) assert.strictEqual(await c.cache.set('k', makeFoo('before')), true, c.name);
   const getsBefore = (await commandStats(server.port)).get?.calls || 0;
 
-  process.kill(server.pid, 'SIGSTOP');
+  await pause(server.pid);
   const figures = {};
   try {
     await Promise.all(caches.map(async (c) => {
@@ -203,7 +203,7 @@ test('Redis stopped (SIGSTOP): the breaker opens, get answers a miss without sen
 test('breaker: false: every command pays its timeout, as before', async () => {
   const { spec, client } = clients[1];
   const cache = createCache({ client, prefix: `nobreaker:${spec.id}:`, timeout: 100, breaker: false, onError() {} });
-  process.kill(server.pid, 'SIGSTOP');
+  await pause(server.pid);
   try {
     const t0 = performance.now();
     for (let i = 0; i < 8; i++) assert.strictEqual(await cache.get('k'), null);

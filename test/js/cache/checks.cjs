@@ -15,7 +15,7 @@ const { createCache, LOCK_SUFFIX } = require('darmok/redis');
 const { createCodec, createRegistry, DarmokError } = require('../../../js/index.cjs');
 const { pack } = require('../../../js/internal.cjs').entry;
 const calculateSlot = require('cluster-key-slot');
-const { startTopology, send, commandStats } = require('../redis-servers.cjs');
+const { startTopology, send, commandStats, pause } = require('../redis-servers.cjs');
 const { connectAll, closeAll, makeFoo, Foo, Bar } = require('./matrix.cjs');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -657,7 +657,7 @@ function defineChecks(topology) {
       }));
     };
     const nodes = topology === 'cluster' ? servers.nodes : [servers];
-    for (const n of nodes) process.kill(n.pid, 'SIGSTOP');
+    for (const n of nodes) await pause(n.pid);
     try {
       await phase('stopped (SIGSTOP: connected, no answer)');
     } finally {
