@@ -14,10 +14,11 @@
 
 const core = require('./core/core.cjs');
 const { acquire } = require('./codec/encode.cjs');
-const { Decoder, notExpected, MAX_REGEXP_LENGTH } = require('./codec/decode.cjs');
+const { Decoder, KeptTape, notExpected, MAX_REGEXP_LENGTH } = require('./codec/decode.cjs');
+const { TapeReader } = require('./core/tape-reader.cjs');
 const { DarmokError } = require('./core/errors.cjs');
 const { Registry, registryOf, defaultRegistry, createRegistry, configure, REGISTRY } = require('./codec/registry.cjs');
-const { isTanagraDocument, fromTanagra } = require('./compat/tanagra.cjs');
+const { isTanagraDocument, hasKeyAsWritten, fromTanagra } = require('./compat/tanagra.cjs');
 const { readOptions, without, option, invalid, flag, limit, oneOf, formatName, FORMAT_NAMES } = require('./codec/options.cjs');
 const { withFormatHint, wrongBlob } = require('./codec/sniff.cjs');
 const { shaping, selection } = require('./codec/select.cjs');
@@ -297,21 +298,27 @@ function createCodec(options) {
     return decode(blob, Class, readOptions(DECODE, options, 'decodeEntity'));
   }
 
+  /*
+   * The plan of Class (null: no Class) for a decode, looked up again only
+   * when Class or the registry changed since the last call; its scope is
+   * lastScope then.
+   */
+  function planOf(Class) {
+    if (Class === undefined || Class === null) return null;
+    if (typeof Class !== 'function') throw invalid('decodeEntity(blob, Class?, options?): Class must be a class');
+    if (Class !== lastClass || registry.generation !== lastGeneration) {
+      lastPlan = registry.ensure(Class);
+      lastScope = registry.scopeOf(lastPlan);
+      lastClass = Class;
+      lastGeneration = registry.generation;
+    }
+    return lastPlan;
+  }
+
   /* decodeEntity's work, for the checked options o (DECODE's). */
   function decode(blob, Class, o) {
-    let expected = null;
-    let scope = null;
-    if (Class !== undefined && Class !== null) {
-      if (typeof Class !== 'function') throw invalid('decodeEntity(blob, Class?, options?): Class must be a class');
-      if (Class !== lastClass || registry.generation !== lastGeneration) {
-        lastPlan = registry.ensure(Class);
-        lastScope = registry.scopeOf(lastPlan);
-        lastClass = Class;
-        lastGeneration = registry.generation;
-      }
-      expected = lastPlan;
-      scope = lastScope;
-    }
+    const expected = planOf(Class);
+    const scope = expected === null ? null : lastScope;
     const name = o.format === undefined ? format : o.format;
     const how = CODERS[name];
     const unknownPlain = o.unknownClass === 'plain';
@@ -333,6 +340,15 @@ function createCodec(options) {
     } catch (err) {
       throw withFormatHint(err, name, blob);
     }
+    return settle(value, blob, legacy, decoder, unknownPlain, acceptNewer);
+  }
+
+  /*
+   * decode's last step, once decoder rebuilt value from blob's tape: value
+   * checked against decoder.expected, or read as the tanagra document it is.
+   */
+  function settle(value, blob, legacy, decoder, unknownPlain, acceptNewer) {
+    const expected = decoder.expected;
     if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value, blob))) {
       if (expected !== null) {
         const err = notExpected(expected, value, decoder.topInstance);
@@ -341,10 +357,45 @@ function createCodec(options) {
       return value;
     }
     // a tanagra document's top level is an instance, checked by fromTanagra
-    return fromTanagra(value, registry, unknownPlain, acceptNewer, expected, scope);
+    return fromTanagra(value, registry, unknownPlain, acceptNewer, expected, decoder.scope);
   }
 
-  return Object.freeze({
+  /*
+   * The kept tapes of darmok/redis's L1 (keptTapes): keep(blob) parses
+   * blob as decodeEntity(blob) does and keeps its tape (a KeptTape, with
+   * blob only when its text may be a tanagra document's: legacy 'auto'
+   * reads no other as one, whatever the value); rebuild(kept, Class)
+   * gives what decodeEntity(blob, Class) gives, from that tape, without
+   * the core. Not re-entrant, as decodeEntity is not: a class hook that
+   * calls it mid-rebuild gets ERR_REENTRANT.
+   */
+  const keptDecoder = new Decoder(false, registry, false);
+  const keptReader = new TapeReader(new Uint8Array(0), new DataView(new ArrayBuffer(0)), 0, 0);
+  let keptBusy = false;
+
+  function keep(blob) {
+    return impl.decode(blob, MAX_DEPTH, MAX_LENGTH, MAX_BYTES, (reader) => new KeptTape(reader, impl.tanagra && hasKeyAsWritten(blob) ? blob : null));
+  }
+
+  function rebuild(kept, Class) {
+    if (keptBusy) {
+      throw new DarmokError('ERR_REENTRANT', 'darmok/redis was called from migrate or fromData while rebuilding a cached value; call it before or after instead');
+    }
+    const decoder = keptDecoder;
+    decoder.expected = planOf(Class);
+    decoder.scope = decoder.expected === null ? null : lastScope;
+    keptBusy = true;
+    let value;
+    try {
+      value = decoder.decode(kept.readBy(keptReader));
+    } finally {
+      keptReader.release();
+      keptBusy = false;
+    }
+    return settle(value, kept.blob, kept.blob === null ? 'none' : 'auto', decoder, false, false);
+  }
+
+  const codec = Object.freeze({
     format,
     registry: registry.handle,
     encodeEntity,
@@ -353,6 +404,17 @@ function createCodec(options) {
     fromPlain,
     serializable: registry.serializable
   });
+  KEPT_TAPES.set(codec, Object.freeze({ keep, rebuild }));
+  return codec;
+}
+
+/*
+ * A codec createCodec made -> its kept-tape functions ({ keep, rebuild },
+ * above), or undefined for any other object: not part of a codec's API.
+ */
+const KEPT_TAPES = new WeakMap();
+function keptTapes(codec) {
+  return KEPT_TAPES.get(codec);
 }
 
 /*
@@ -438,5 +500,5 @@ function entryPoint(format) {
 
 module.exports = {
   createCodec, transcode, entryPoint, MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH,
-  ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS
+  ENCODE_OPTIONS, DECODE_OPTIONS, TO_PLAIN_OPTIONS, FROM_PLAIN_OPTIONS, keptTapes
 };

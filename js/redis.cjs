@@ -40,7 +40,7 @@
  */
 
 const { randomUUID } = require('node:crypto');
-const { createCodec } = require('./api.cjs');
+const { createCodec, keptTapes } = require('./api.cjs');
 const { DarmokError } = require('./core/errors.cjs');
 const { registryOf } = require('./codec/registry.cjs');
 const { adapt, evictsLock, isWrongType } = require('./cache/clients.cjs');
@@ -233,15 +233,40 @@ function createCache(options) {
     return e;
   }
 
+  /* The codec's kept tapes; undefined for a codec createCodec did not make, whose decodeEntity then decodes every hit. */
+  const tapes = keptTapes(codec);
+
+  /*
+   * The document of L1 entry e. JSON decodes faster from a string, whose
+   * strings it takes as slices: made once, at the entry's first hit (the
+   * document was valid UTF-8).
+   */
+  function l1Doc(e) {
+    if (format === 'json' && typeof e.doc !== 'string') e.doc = e.doc.toString('utf8');
+    return e.doc;
+  }
+
+  /*
+   * The tape of L1 entry e, kept at its first hit in place of its
+   * document: every hit then rebuilds a new value from it without the
+   * core's parse. The L1 counts the tape's bytes instead of the document's.
+   */
+  function l1Tape(full, e) {
+    if (e.tape === null) {
+      e.tape = tapes.keep(l1Doc(e));
+      e.doc = null;
+      l1.resize(full, e, e.tape.bytes);
+    }
+    return e.tape;
+  }
+
   /* The value of L1 entry e as a Class, or NONE (then the caller reads Redis, which decides). */
   function l1Value(full, e, Class) {
     if (l1.shared && e.Class === Class && e.value !== undefined) return e.value;
-    // JSON decodes faster from a string, whose strings it takes as slices:
-    // made once, at the entry's first hit (the document was valid UTF-8).
-    if (format === 'json' && typeof e.doc !== 'string') e.doc = e.doc.toString('utf8');
     let v;
     try {
-      v = codec.decodeEntity(e.doc, Class);
+      // A shared instance is decoded once per Class: no tape kept for it.
+      v = tapes === undefined || l1.shared ? codec.decodeEntity(l1Doc(e), Class) : tapes.rebuild(l1Tape(full, e), Class);
       if (Class !== undefined && v !== null && !(v instanceof Class)) return NONE;
     } catch (err) {
       if (err instanceof DarmokError && THROWN.has(err.code)) throw err;

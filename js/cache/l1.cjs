@@ -1,13 +1,14 @@
 'use strict';
 /*
  * cache/l1.cjs - the in-process tier of darmok/redis: an LRU of entries
- * by Redis key, bounded by count and by the bytes of their documents.
+ * by Redis key, bounded by count and by the bytes they hold.
  *
- * An entry keeps the document as Redis holds it (the JSON text, as a
- * string from its first hit, or protobuf bytes after the envelope), so a
- * hit decodes a new instance that its caller may change freely; with
- * `shared`, the first hit's instance is kept and returned to every later
- * hit of the same Class.
+ * An entry keeps the document as Redis holds it (the JSON text, or
+ * protobuf bytes after the envelope). By default its first hit keeps the
+ * tape the core parsed it into in its place (redis.cjs l1Tape, counted by
+ * resize), from which every hit rebuilds a new instance that its caller
+ * may change freely; with `shared`, the first hit's instance is kept and
+ * returned to every later hit of the same Class.
  *
  * Invalidations race with reads: a GET sent before another process's SET
  * may answer after that SET's invalidation has arrived here, and its old
@@ -63,13 +64,27 @@ class L1 {
     e.at = Date.now();
     e.value = undefined;
     e.Class = undefined;
+    e.tape = null;
     this.drop(full);
     this.entries.set(full, e);
     this.bytes += e.size;
+    this.shrink();
+    return true;
+  }
+
+  /* Entry e of full now holds bytes instead of its document (its kept tape): counted, and the bounds kept. */
+  resize(full, e, bytes) {
+    if (this.entries.get(full) !== e) return;
+    this.bytes += bytes + full.length - e.size;
+    e.size = bytes + full.length;
+    this.shrink();
+  }
+
+  /* Drops the least recently used entries until the tier is within its bounds. */
+  shrink() {
     while (this.entries.size > this.maxEntries || this.bytes > this.maxBytes) {
       this.drop(this.entries.keys().next().value);
     }
-    return true;
   }
 
   drop(full) {

@@ -670,6 +670,50 @@ function decodeTape(u8, options) {
   return new Decoder(unknownPlain, registry, acceptNewer).decode(reader);
 }
 
+/*
+ * KeptTape: a copy of the tape reader is over (a decode's, in the core's
+ * memory), with its UTF-16 side table and the JSON text that table's
+ * entries point into, so its value can be rebuilt again and again without
+ * parsing the document again (darmok/redis's L1); blob, the document, is
+ * kept when the caller needs it (to tell a tanagra document), else null.
+ * Made before the rebuild reads anything. The side table goes after the
+ * tape, at a multiple of 8, so its units stay aligned; its entries hold
+ * tape offsets, which stay right because the tape starts at 0.
+ */
+class KeptTape {
+  constructor(reader, blob) {
+    const tapeLen = reader.end - reader.pos;
+    const u16Len = reader.u16End - reader.u16At;
+    const at = (tapeLen + 7) & ~7;
+    const buf = new Uint8Array(u16Len === 0 ? tapeLen : at + u16Len);
+    buf.set(reader.buf.subarray(reader.pos, reader.end));
+    if (u16Len !== 0) buf.set(reader.buf.subarray(reader.u16At, reader.u16End), at);
+    this.buf = buf;
+    this.view = new DataView(buf.buffer);
+    this.end = tapeLen;
+    this.u16At = u16Len === 0 ? 0 : at;
+    this.u16End = u16Len === 0 ? 0 : at + u16Len;
+    this.text = u16Len === 0 ? '' : reader.text;
+    this.refKeep = reader.refKeep;
+    this.refs = reader.hasKeyRefs();
+    this.blob = blob;
+  }
+
+  /* What it holds in memory, in bytes (a text counts its length; the text is the blob when both are kept). */
+  get bytes() {
+    return this.buf.length + (this.blob !== null ? this.blob.length : this.text.length);
+  }
+
+  /* reader (a TapeReader) set over this tape from its start, as the core's reader was. */
+  readBy(reader) {
+    reader.reset(this.buf, this.view, 0, this.end);
+    reader.refKeep = this.refKeep;
+    if (this.u16End !== 0) reader.useUtf16(0, this.u16At, this.u16End, this.text);
+    if (this.refs) reader.useRefs();
+    return reader;
+  }
+}
+
 /* What a top-level value that is no instance is, for ERR_UNEXPECTED_CLASS's `actual`. */
 function kindOf(v) {
   if (typeof v !== 'object' && typeof v !== 'function') return typeof v;
@@ -699,4 +743,4 @@ function notExpected(expected, value, topInstance) {
   return err;
 }
 
-module.exports = { Decoder, decodeTape, notExpected, MAX_REGEXP_LENGTH };
+module.exports = { Decoder, KeptTape, decodeTape, notExpected, MAX_REGEXP_LENGTH };

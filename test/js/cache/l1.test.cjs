@@ -13,9 +13,9 @@ const { test, before, after } = require('node:test');
 const path = require('node:path');
 const readline = require('node:readline');
 const { spawn } = require('node:child_process');
-const { assert } = require('../helpers.cjs');
+const { assert, sameGraph } = require('../helpers.cjs');
 const { createCache } = require('darmok/redis');
-const { DarmokError } = require('../../../js/index.cjs');
+const { DarmokError, createCodec, createRegistry } = require('../../../js/index.cjs');
 const calculateSlot = require('cluster-key-slot');
 const { startTopology, send } = require('../redis-servers.cjs');
 const { connectAll, closeAll, makeFoo, Foo } = require('./matrix.cjs');
@@ -146,6 +146,109 @@ function defineL1Checks(topology) {
       await assert.rejects(shared.cache.get('s', class Other {}), (err) => err instanceof DarmokError && err.code === 'ERR_UNEXPECTED_CLASS');
     } finally {
       await shared.cache.close();
+    }
+  });
+
+  /*
+   * A graph of every kind a hit rebuilds from its kept tape, as an older
+   * deploy wrote it: Shelf at version 1, read by a codec whose Shelf is at
+   * version 2 (its migrate runs on every hit). Returns { write, read, Shelf,
+   * graph }: write's codec (version 1) and read's (version 2), each with
+   * a registry of its own.
+   */
+  function versionedGraph(format) {
+    class Part {
+      constructor(name, weight) {
+        this.name = name;
+        this.weight = weight; // a BigInt
+        this.owner = null; // the Shelf: the cycle
+      }
+    }
+    class ShelfV1 {
+      constructor(name) {
+        this.name = name;
+      }
+    }
+    class Shelf {
+      get title() {
+        return `${this.label}: ${this.parts.size} parts`;
+      }
+    }
+    const write = createCodec({ format, registry: createRegistry() });
+    const read = createCodec({ format, registry: createRegistry() });
+    for (const c of [write, read]) c.serializable(Part, { key: 'l1.Part' });
+    write.serializable(ShelfV1, { key: 'l1.Shelf', nested: [Part] });
+    read.serializable(Shelf, { key: 'l1.Shelf', version: 2, nested: [Part], migrate: { 1: (d) => ({ ...d, label: d.name.toUpperCase() }) } });
+    const shelf = new ShelfV1('north');
+    const shared = new Part('shared', 2n ** 70n);
+    shared.owner = shelf;
+    shelf.parts = new Map([['a', shared], ['b', new Part('b', -3n)]]);
+    shelf.first = shared;
+    shelf.colors = new Set(['red', 'grün']);
+    shelf.when = new Date(Date.UTC(2020, 0, 2, 3, 4, 5, 6));
+    shelf.blob = Buffer.from([1, 2, 3, 250]);
+    shelf.note = 'Grüße aus Köln. '.repeat(20);
+    shelf.ascii = 'plain ASCII text, long enough to be sliced from the document. '.repeat(3);
+    return { write, read, Shelf, graph: shelf };
+  }
+
+  each('an L1 hit rebuilds exactly what decodeEntity gives, a new graph each time, in both formats', async (combo) => {
+    for (const format of ['json', 'protobuf']) {
+      const { write, read, Shelf, graph } = versionedGraph(format);
+      const prefix = `l1-graph:${combo.spec.id}:${format}:`;
+      const old = createCache({ client: combo.client, prefix, codec: write });
+      const { cache, errors } = await l1Cache(combo, {}, { prefix, codec: read });
+      try {
+        await old.set('g', graph);
+        const expected = read.decodeEntity(write.encodeEntity(graph), Shelf);
+        assert.ok(expected instanceof Shelf && expected.label === 'NORTH' && expected.first === expected.parts.get('a'));
+        assert.strictEqual(expected.first.owner, expected);
+        sameGraph(await cache.get('g', Shelf), expected); // read from Redis, then kept in the L1
+        await raw('SET', cache.redisKey('g'), 'not read'); // behind the cache's back: only the L1 can answer
+        const one = await cache.get('g', Shelf);
+        const two = await cache.get('g', Shelf);
+        sameGraph(one, expected);
+        sameGraph(two, expected);
+        assert.strictEqual(one.title, 'NORTH: 2 parts');
+        for (const pick of [(v) => v, (v) => v.parts, (v) => v.first, (v) => v.colors, (v) => v.when, (v) => v.blob]) {
+          assert.notStrictEqual(pick(one), pick(two), 'nothing shared between two hits');
+        }
+        one.label = 'changed';
+        one.first.weight = 0n;
+        one.first.owner = null;
+        one.parts.delete('b');
+        one.colors.add('blue');
+        one.when.setTime(0);
+        one.blob[0] = 99;
+        sameGraph(await cache.get('g', Shelf), expected); // a caller's changes are not seen by the next hit
+        assert.deepStrictEqual((await cache.mget(['g'], Shelf)).map((v) => v.label), ['NORTH']);
+        const s = cache.stats();
+        assert.deepStrictEqual([s.l1Hits, s.redisHits], [4, 1]);
+        assert.deepStrictEqual(errors, []);
+      } finally {
+        await cache.close();
+      }
+    }
+  });
+
+  each('the L1 counts the tape a hit keeps in place of the document, and stays within maxBytes', async (combo) => {
+    // Small integers: a byte or two each in a document, five on a tape.
+    const value = (k) => ({ k, n: Array.from({ length: 200 }, (_, i) => i % 10) });
+    const docBytes = (k) => createCodec({ format: 'json' }).encodeEntity(value(k), { bytes: true }).length;
+    const keys = ['n1', 'n2', 'n3', 'n4'];
+    const probe = await l1Cache(combo);
+    const fits = keys.reduce((sum, k) => sum + docBytes(k) + probe.cache.redisKey(k).length, 0);
+    await probe.cache.close();
+    const { cache, errors } = await l1Cache(combo, { maxBytes: fits });
+    try {
+      for (const k of keys) await cache.set(k, value(k));
+      assert.strictEqual(cache.stats().l1Entries, 4, 'the four documents fit');
+      for (const k of keys) assert.deepStrictEqual(await cache.get(k), value(k));
+      assert.ok(cache.stats().l1Entries < 4, `${cache.stats().l1Entries} entries: their tapes do not all fit`);
+      for (const k of keys) assert.deepStrictEqual(await cache.get(k), value(k), 'evicted entries read from Redis');
+      assert.deepStrictEqual(errors, []);
+    } finally {
+      await cache.close();
     }
   });
 
