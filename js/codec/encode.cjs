@@ -43,6 +43,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
 const DATE_PROTO = Date.prototype;
 const MAP_PROTO = Map.prototype;
 const SET_PROTO = Set.prototype;
+const mapForEach = Map.prototype.forEach;
 
 /* Error fields written first, in this order; the rest follow as extras. */
 const ERROR_FIXED = new Set(['name', 'message', 'stack', 'cause', 'errors']);
@@ -111,6 +112,11 @@ class Encoder extends Identities {
     this.custom = false;
     /* plan -> selected(plan.fields, plan), for this call (made on first use). */
     this.selections = null;
+    /* The Map being walked (map(), entry()): counts, and entry bound to this. */
+    this.mapN = 0;
+    this.mapI = 0;
+    this.mapPart = 0;
+    this.mapEntry = (x, k) => this.entry(x, k);
   }
 
   /*
@@ -479,46 +485,59 @@ class Encoder extends Identities {
       return;
     }
     const src = copy ? mapCopy(v) : v;
-    const w = this.w;
     const at = this.openCounted(v, T.T_MAP);
-    let n = 0;
-    let i = 0;
-    let part = 0;
+    const outerN = this.mapN;
+    const outerI = this.mapI;
+    const outerPart = this.mapPart;
+    this.mapN = 0;
+    this.mapI = 0;
     try {
-      // Keys, then get(): `for (const [k, x] of v)` makes an entry array
-      // for every entry that V8 does not optimize away, where it does the
-      // keys iterator's results, and a get() costs no more.
-      for (const k of src.keys()) {
-        const x = src.get(k);
-        part = 0;
-        const tx = typeof x;
-        if (typeof k === 'string' && tx !== 'function' && tx !== 'symbol') {
-          // A string key and a number value, the common Map entry, are
-          // written here, not by value() (a call each), and without the two
-          // skipped() calls.
-          w.strValue(k);
-          part = 1;
-          if (tx !== 'number') this.value(x);
-          else w.num(x);
-          n++;
-          i++;
-          continue;
-        }
-        if (this.skipped(k)) { i++; continue; }
-        part = 1;
-        if (this.skipped(x)) { i++; continue; }
-        part = 0;
-        this.value(k);
-        part = 1;
-        this.value(x);
-        n++;
-        i++;
-      }
+      // Map.prototype.forEach, not `for (const k of src.keys())` and get():
+      // one builtin call that visits every entry, the same entries in the
+      // same order, and no method of src's own runs.
+      mapForEach.call(src, this.mapEntry);
     } catch (err) {
-      throw addSegment(err, rawSegment(`.$Map[${i}][${part}]`));
+      throw addSegment(err, rawSegment(`.$Map[${this.mapI}][${this.mapPart}]`));
+    } finally {
+      const n = this.mapN;
+      this.mapN = outerN;
+      this.mapI = outerI;
+      this.mapPart = outerPart;
+      this.w.patchU32(at, n);
     }
-    w.patchU32(at, n);
     this.depth--;
+  }
+
+  /*
+   * One entry of the Map that map() walks: mapN entries written so far,
+   * mapI entries seen, mapPart 0 or 1 while the key or the value is
+   * written (for the error path).
+   */
+  entry(x, k) {
+    const w = this.w;
+    this.mapPart = 0;
+    const tx = typeof x;
+    if (typeof k === 'string' && tx !== 'function' && tx !== 'symbol') {
+      // A string key and a number value, the common Map entry, are
+      // written here, not by value() (a call each), and without the two
+      // skipped() calls.
+      w.strValue(k);
+      this.mapPart = 1;
+      if (tx !== 'number') this.value(x);
+      else w.num(x);
+      this.mapN++;
+      this.mapI++;
+      return;
+    }
+    if (this.skipped(k)) { this.mapI++; return; }
+    this.mapPart = 1;
+    if (this.skipped(x)) { this.mapI++; return; }
+    this.mapPart = 0;
+    this.value(k);
+    this.mapPart = 1;
+    this.value(x);
+    this.mapN++;
+    this.mapI++;
   }
 
   /* The Set v; without a Set's slots (a Proxy of one), as slotless() writes it. */

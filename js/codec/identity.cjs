@@ -7,7 +7,10 @@
  *
  * The first FEW_OBJECTS objects of a walk are kept in an array, found by
  * a scan: a Map or Set starts small at every walk and regrows, which
- * costs more than the scan on graphs of a few dozen objects. Past that
+ * costs more than the scan on graphs of a few dozen objects. The array
+ * keeps its FEW_OBJECTS slots across walks, emptied by storing null:
+ * setting its length would be a runtime call, and the pushes after it
+ * would allocate its backing store again at every walk. Past that
  * every object goes into a Set, in index order: one add, whose size tells
  * whether it was there, is one hash operation where a Map's get and set
  * are two, and its table is two words an entry where a Map's is three.
@@ -25,8 +28,9 @@ const FEW_OBJECTS = 32;
 class Identities {
   constructor(w) {
     this.w = w;
-    /* objects 0..few.length-1 by index (at most FEW_OBJECTS) */
+    /* objects 0..min(next, FEW_OBJECTS)-1 by index; null past them */
     this.few = [];
+    for (let i = 0; i < FEW_OBJECTS; i++) this.few.push(null);
     /* every object with an index, in index order, once next > FEW_OBJECTS */
     this.seen = new Set();
     /* pairs (object, tape offset of a T_REF's index) for resolve() */
@@ -63,7 +67,7 @@ class Identities {
    */
   take(v) {
     const i = this.next++;
-    if (i < FEW_OBJECTS) this.few.push(v);
+    if (i < FEW_OBJECTS) this.few[i] = v;
     else if (i === FEW_OBJECTS) {
       const seen = this.seen;
       const few = this.few;
@@ -80,7 +84,8 @@ class Identities {
   /* The index of v among the first FEW_OBJECTS, or -1. */
   fewIndex(v) {
     const few = this.few;
-    for (let i = 0; i < few.length; i++) if (few[i] === v) return i;
+    const n = this.next < FEW_OBJECTS ? this.next : FEW_OBJECTS;
+    for (let i = 0; i < n; i++) if (few[i] === v) return i;
     return -1;
   }
 
@@ -117,9 +122,11 @@ class Identities {
 
   /* Forget every object, for the next walk. */
   forgetAll() {
-    // Setting an array's length is a runtime call, even on an empty array:
-    // a large part of the encode of a lone number or string.
-    if (this.few.length !== 0) this.few.length = 0;
+    // Nulls, so that no object of this walk is kept alive by the next.
+    const few = this.few;
+    const n = this.next < FEW_OBJECTS ? this.next : FEW_OBJECTS;
+    for (let i = 0; i < n; i++) few[i] = null;
+    // Setting an array's length is a runtime call, even on an empty array.
     if (this.later.length !== 0) this.later.length = 0;
     // A new Set, not clear(): V8 allocates a Set's next table in the old
     // generation once its table is there (a cleared table idle between

@@ -103,6 +103,34 @@ static void check_parse(const char *s, int accept)
           accept ? "accepted" : "refused");
 }
 
+/*
+ * Every one-byte change of the dates base (either form) is refused, or
+ * accepted only as a date dk_fmt_iso writes back the same: a separator
+ * takes only itself, a digit only digits, each field only its range.
+ */
+static void check_parse_mutations(const char *base)
+{
+    size_t n = strlen(base);
+    char s[32], back[DK_ISO_MAX];
+    double ms;
+
+    for (size_t i = 0; i < n; i++) {
+        for (int c = 0; c < 256; c++) {
+            int ok;
+
+            memcpy(s, base, n);
+            s[i] = (char)c;
+            ok = dk_parse_iso((const uint8_t *)s, n, &ms);
+            CHECK(!ok || (dk_fmt_iso(ms, back) == n && memcmp(back, s, n) == 0),
+                  "%s with byte %zu = %d: accepted as another date", base, i, c);
+            if (base[i] < '0' || base[i] > '9')
+                CHECK(ok == (c == (unsigned char)base[i]), "%s with byte %zu = %d", base, i, c);
+            else if (c < '0' || c > '9')
+                CHECK(!ok, "%s with byte %zu = %d: a non-digit accepted", base, i, c);
+        }
+    }
+}
+
 int main(void)
 {
     const int64_t max = 8640000000000000;
@@ -195,5 +223,14 @@ int main(void)
     check_parse("+275760-09-13T00:00:00.001Z", 0);
     check_parse("+999999-12-31T23:59:59.999Z", 0);
     check_parse("-999999-01-01T00:00:00.000Z", 0);
+    check_parse_mutations("2021-01-25T02:26:19.100Z");
+    check_parse_mutations("1999-12-31T23:59:59.999Z");
+    check_parse_mutations("-000400-02-29T00:00:00.000Z");
+    check_parse("2021-01-25T24:00:00.000Z", 0);
+    check_parse("2021-01-25T23:60:00.000Z", 0);
+    check_parse("2021-01-25T23:59:60.000Z", 0);
+    check_parse("2021-13-25T23:59:59.000Z", 0);
+    check_parse("2021-00-25T23:59:59.000Z", 0);
+    check_parse("2021-01-00T23:59:59.000Z", 0);
     return test_report("c-format");
 }
