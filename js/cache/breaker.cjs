@@ -19,27 +19,27 @@
  * allow() after its cooldown, so `state` reads 'open' until then.
  */
 
-const { checkNames, invalid: optionError } = require('../codec/options.cjs');
-
-const BREAKER_DEFAULTS = Object.freeze({
-  threshold: 5, //     failures in a row that open the breaker
-  window: 10000, //    ms within which those failures must fall (older ones are forgotten)
-  cooldown: 5000 //    ms the breaker stays open before a probe
-});
-const NAMES = new Set(Object.keys(BREAKER_DEFAULTS));
+const { readOptions, invalid: optionError } = require('../codec/options.cjs');
 
 function invalid(message) {
   return optionError(`createCache: breaker: ${message}`);
 }
 
-function positive(options, name, integer) {
-  const v = options[name];
-  if (v === undefined) return BREAKER_DEFAULTS[name];
+/* A number >= 1: an integer (a count), or ms. */
+const atLeastOne = (integer) => (v, name) => {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 1 || (integer && !Number.isInteger(v))) {
     throw invalid(`${name} must be a finite ${integer ? 'integer' : 'number'} >= 1${integer ? '' : ' (ms)'}`);
   }
   return v;
-}
+};
+
+/* The breaker's options, read by options.cjs readOptions as every other table is. */
+const BREAKER = {
+  threshold: { check: atLeastOne(true), default: 5, doc: 'failures in a row that open the breaker' },
+  window: { check: atLeastOne(false), default: 10000, doc: 'ms within which those failures must fall (older ones are forgotten)' },
+  cooldown: { check: atLeastOne(false), default: 5000, doc: 'ms the breaker stays open before a probe' }
+};
+const BREAKER_DEFAULTS = readOptions(BREAKER, undefined, 'createCache: breaker');
 
 /* A breaker that never opens: breaker: false. */
 const OFF = Object.freeze({ allow: () => true, success() {}, failure() {}, state: 'closed' });
@@ -55,10 +55,7 @@ function createBreaker(options, hooks = {}) {
   else if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw invalid('must be true, false or { threshold, window, cooldown }');
   }
-  checkNames(options, NAMES, 'createCache: breaker');
-  const threshold = positive(options, 'threshold', true);
-  const window = positive(options, 'window', false);
-  const cooldown = positive(options, 'cooldown', false);
+  const { threshold, window, cooldown } = readOptions(BREAKER, options, 'createCache: breaker');
   const now = hooks.now || Date.now;
   const onChange = hooks.onChange || (() => {});
 
