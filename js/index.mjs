@@ -1,9 +1,6 @@
-// ESM entry: re-exports the CommonJS implementation, so one registry serves both.
+// ESM entry for darmok: darmok/json's (index.cjs is json.cjs too), so one
+// registry serves require and import. An ESM module's `export *` hands on
+// only its own names.
 import './core/locate.mjs';
-import darmok from './index.cjs';
-
-export const {
-  encodeEntity, decodeEntity, toPlain, fromPlain, configure, serializable, createCodec, createRegistry, transcode, init, DarmokError,
-  MAX_DEPTH, MAX_BYTES, MAX_LENGTH, MAX_REGEXP_LENGTH
-} = darmok;
-export default darmok;
+export * from './json.mjs';
+export { default } from './json.mjs';
