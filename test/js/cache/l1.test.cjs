@@ -18,6 +18,8 @@ const { createCache } = require('darmok/redis');
 const { DarmokError, createCodec, createRegistry } = require('../../../js/index.cjs');
 const calculateSlot = require('cluster-key-slot');
 const { startTopology, send } = require('../redis-servers.cjs');
+const { keptTapes } = require('../../../js/api.cjs');
+const { TapeReader } = require('../../../js/core/tape-reader.cjs');
 const { connectAll, closeAll, makeFoo, Foo } = require('./matrix.cjs');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -228,6 +230,31 @@ function defineL1Checks(topology) {
       } finally {
         await cache.close();
       }
+    }
+  });
+
+  each('the strings a hit keeps serve only its own entry: two keys alike but for their strings, and a key set again', async (combo) => {
+    // Strings of one length at the same places: one tape offset each in both documents.
+    const doc = (tag, long) => ({ tag, long: long.repeat(8), list: [tag, `${tag}-${tag}`], m: new Map([[tag, long]]) });
+    const a = doc('alpha', 'Köln is in Germany. ');
+    const b = doc('bravo', 'Lyon is in Southern. ');
+    const c = doc('delta', 'plain ASCII, the same length!');
+    const { cache, errors } = await l1Cache(combo);
+    try {
+      await cache.set('a', a);
+      await cache.set('b', b);
+      for (let i = 0; i < 3; i++) {
+        assert.deepStrictEqual(await cache.get('a'), a);
+        assert.deepStrictEqual(await cache.get('b'), b);
+      }
+      await cache.set('a', c);
+      for (let i = 0; i < 3; i++) assert.deepStrictEqual(await cache.get('a'), c, 'the value set again');
+      assert.deepStrictEqual(await cache.get('b'), b);
+      const s = cache.stats();
+      assert.deepStrictEqual([s.l1Hits, s.redisHits], [10, 0]);
+      assert.deepStrictEqual(errors, []);
+    } finally {
+      await cache.close();
     }
   });
 
@@ -445,6 +472,63 @@ function defineL1Checks(topology) {
     }
   });
 }
+
+/*
+ * The first rebuild of a kept tape keeps the strings it reads; the ones
+ * after it take them (no string made from the tape's bytes) and still give
+ * what decodeEntity gives, where the reader goes back (an Error's name read
+ * ahead, a protobuf string reference), and whatever class a hit asks for.
+ */
+test('a kept tape\'s second rebuild takes its strings from the first; equal to decodeEntity in both formats', () => {
+  const made = { n: 0 };
+  const strFromBytes = TapeReader.prototype.strFromBytes;
+  TapeReader.prototype.strFromBytes = function counted() {
+    made.n++;
+    return strFromBytes.call(this);
+  };
+  try {
+    for (const format of ['json', 'protobuf']) {
+      const codec = createCodec({ format, registry: createRegistry() });
+      class Note {
+        constructor(text) {
+          this.text = text;
+        }
+      }
+      codec.serializable(Note, { key: 'memo.Note' });
+      const err = new RangeError('out of range: ünïcode');
+      err.code = 'E_RANGE';
+      const repeated = 'a string repeated across the graph, long enough';
+      const graph = {
+        err, re: /ab+c/giu, big: -(2n ** 80n), when: new Date(0),
+        m: new Map([['k1', repeated], ['k2', repeated], [7, 'seven']]), s: new Set([repeated, 'ß']),
+        notes: [new Note(repeated), new Note('日本語'), new Note(repeated)], bytes: Buffer.from('bytes')
+      };
+      const blob = codec.encodeEntity(graph);
+      const doc = format === 'json' ? Buffer.from(blob).toString('utf8') : blob;
+      const tapes = keptTapes(codec);
+      const kept = tapes.keep(doc);
+      const bytes = kept.bytes;
+      made.n = 0;
+      sameGraph(tapes.rebuild(kept, undefined), codec.decodeEntity(doc));
+      const first = made.n;
+      assert.ok(first > 0 && kept.bytes > bytes, `${format}: the first rebuild keeps ${first} strings, counted in the tape's bytes`);
+      for (let i = 0; i < 3; i++) {
+        made.n = 0;
+        const again = tapes.rebuild(kept, undefined);
+        assert.ok(made.n < first, `${format}: ${made.n} strings made again of ${first}`);
+        sameGraph(again, codec.decodeEntity(doc));
+      }
+      const note = codec.encodeEntity(new Note(repeated));
+      const keptNote = tapes.keep(format === 'json' ? Buffer.from(note).toString('utf8') : note);
+      tapes.rebuild(keptNote, Note);
+      const other = tapes.rebuild(keptNote, Note);
+      assert.ok(other instanceof Note && other.text === repeated);
+      assert.throws(() => tapes.rebuild(keptNote, class Other {}), (e) => e instanceof DarmokError && e.code === 'ERR_UNEXPECTED_CLASS');
+    }
+  } finally {
+    TapeReader.prototype.strFromBytes = strFromBytes;
+  }
+});
 
 defineL1Checks('standalone');
 defineL1Checks('cluster');
