@@ -20,6 +20,7 @@ const calculateSlot = require('cluster-key-slot');
 const { startTopology, send } = require('../redis-servers.cjs');
 const { keptTapes } = require('../../../js/api.cjs');
 const { TapeReader } = require('../../../js/core/tape-reader.cjs');
+const { L1 } = require('../../../js/cache/l1.cjs');
 const { connectAll, closeAll, makeFoo, Foo } = require('./matrix.cjs');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -472,6 +473,35 @@ function defineL1Checks(topology) {
     }
   });
 }
+
+/*
+ * Recency as the LRU sees it when a key is hit again and again (the
+ * newest entry is not reordered), after a put, and after the newest entry
+ * was dropped and its key put again.
+ */
+test('the L1 evicts the least recently used entry whatever the order of puts and repeated hits', () => {
+  const l1 = new L1({ maxEntries: 2, maxBytes: 1e9, ttl: 30, shared: false });
+  const put = (k) => assert.ok(l1.put(k, { doc: 'x' }, l1.ticket()));
+  const kept = () => [...l1.entries.keys()].sort().join();
+  put('a');
+  l1.get('a');
+  put('b');
+  l1.get('a');
+  l1.get('a');
+  put('c'); // b is the least recently used
+  assert.strictEqual(kept(), 'a,c');
+  l1.get('c');
+  l1.drop('c');
+  put('c');
+  l1.get('a');
+  put('d'); // a was hit after c was put again: c goes
+  assert.strictEqual(kept(), 'a,d');
+  l1.get('d');
+  l1.get('a');
+  l1.get('a');
+  put('e');
+  assert.strictEqual(kept(), 'a,e');
+});
 
 /*
  * The first rebuild of a kept tape keeps the strings it reads; the ones
