@@ -247,17 +247,21 @@ function createCache(options) {
   }
 
   /*
-   * The tape of L1 entry e, kept at its first hit in place of its
-   * document: every hit then rebuilds a new value from it without the
-   * core's parse. The L1 counts the tape's bytes instead of the document's.
+   * A new value of L1 entry e as a Class, rebuilt from the tape kept at
+   * its first hit in place of its document: every hit then rebuilds
+   * without the core's parse. The L1 counts the tape's bytes, with the
+   * strings its first rebuild keeps, instead of the document's.
    */
-  function l1Tape(full, e) {
-    if (e.tape === null) {
-      e.tape = tapes.keep(l1Doc(e));
-      e.doc = null;
-      l1.resize(full, e, e.tape.bytes);
+  function l1Rebuild(full, e, Class) {
+    if (e.tape !== null) return tapes.rebuild(e.tape, Class);
+    const tape = tapes.keep(l1Doc(e));
+    e.tape = tape;
+    e.doc = null;
+    try {
+      return tapes.rebuild(tape, Class);
+    } finally {
+      l1.resize(full, e, tape.bytes);
     }
-    return e.tape;
   }
 
   /* The value of L1 entry e as a Class, or NONE (then the caller reads Redis, which decides). */
@@ -266,7 +270,7 @@ function createCache(options) {
     let v;
     try {
       // A shared instance is decoded once per Class: no tape kept for it.
-      v = tapes === undefined || l1.shared ? codec.decodeEntity(l1Doc(e), Class) : tapes.rebuild(l1Tape(full, e), Class);
+      v = tapes === undefined || l1.shared ? codec.decodeEntity(l1Doc(e), Class) : l1Rebuild(full, e, Class);
       if (Class !== undefined && v !== null && !(v instanceof Class)) return NONE;
     } catch (err) {
       if (err instanceof DarmokError && THROWN.has(err.code)) throw err;

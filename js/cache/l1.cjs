@@ -28,6 +28,8 @@ class L1 {
     this.shared = settings.shared;
     /* Redis key -> entry, least recently used first (a Map keeps insertion order). */
     this.entries = new Map();
+    /* The entry last put or got: the most recently used, when still stored. */
+    this.newest = null;
     this.bytes = 0;
     /* The invalidation clock, the tick of the last invalidation of everything, and key -> tick. */
     this.clock = 0;
@@ -43,9 +45,11 @@ class L1 {
   /* The entry of full, touched as most recently used, or undefined. */
   get(full) {
     const e = this.entries.get(full);
-    if (e === undefined) return undefined;
+    // A hot key hit again is the newest already: no reordering.
+    if (e === undefined || e === this.newest) return e;
     this.entries.delete(full);
     this.entries.set(full, e);
+    this.newest = e;
     return e;
   }
 
@@ -67,6 +71,7 @@ class L1 {
     e.tape = null;
     this.drop(full);
     this.entries.set(full, e);
+    this.newest = e;
     this.bytes += e.size;
     this.shrink();
     return true;

@@ -21,8 +21,8 @@
  */
 
 const T = require('../core/tape.cjs');
-const { TapeReader, KEEP_ALL } = require('../core/tape-reader.cjs');
-const { backslashesBefore } = require('../core/text.cjs');
+const { TapeReader, StringMemo, KEEP_ALL } = require('../core/tape-reader.cjs');
+const { backslashesBefore, nodeBufferOf } = require('../core/text.cjs');
 const { addSegment, rawSegment, finishPath, pathError, DarmokError, shorten, stackDepthError } = require('../core/errors.cjs');
 const { defaultRegistry, upgrade, newerVersionError, build, unexpectedClass, setOwn } = require('./registry.cjs');
 const { offerDecodeShape, decodeShapeMissed } = require('./shapes.cjs');
@@ -678,7 +678,9 @@ function decodeTape(u8, options) {
  * kept when the caller needs it (to tell a tanagra document), else null.
  * Made before the rebuild reads anything. The side table goes after the
  * tape, at a multiple of 8, so its units stay aligned; its entries hold
- * tape offsets, which stay right because the tape starts at 0.
+ * tape offsets, which stay right because the tape starts at 0. Its first
+ * rebuild keeps the strings it reads (a StringMemo), which the rebuilds
+ * after it take instead of making them again.
  */
 class KeptTape {
   constructor(reader, blob) {
@@ -689,6 +691,7 @@ class KeptTape {
     buf.set(reader.buf.subarray(reader.pos, reader.end));
     if (u16Len !== 0) buf.set(reader.buf.subarray(reader.u16At, reader.u16End), at);
     this.buf = buf;
+    this.nb = nodeBufferOf(buf);
     this.view = new DataView(buf.buffer);
     this.end = tapeLen;
     this.u16At = u16Len === 0 ? 0 : at;
@@ -697,19 +700,26 @@ class KeptTape {
     this.refKeep = reader.refKeep;
     this.refs = reader.hasKeyRefs();
     this.blob = blob;
+    this.memo = null;
   }
 
   /* What it holds in memory, in bytes (a text counts its length; the text is the blob when both are kept). */
   get bytes() {
-    return this.buf.length + (this.blob !== null ? this.blob.length : this.text.length);
+    return this.buf.length + (this.blob !== null ? this.blob.length : this.text.length) + (this.memo !== null ? this.memo.bytes : 0);
   }
 
-  /* reader (a TapeReader) set over this tape from its start, as the core's reader was. */
+  /*
+   * reader (a TapeReader) set over this tape from its start, as the core's
+   * reader was, its strings from the memo; the first rebuild fills the memo.
+   */
   readBy(reader) {
-    reader.reset(this.buf, this.view, 0, this.end);
+    reader.reset(this.buf, this.view, 0, this.end, this.nb);
     reader.refKeep = this.refKeep;
     if (this.u16End !== 0) reader.useUtf16(0, this.u16At, this.u16End, this.text);
     if (this.refs) reader.useRefs();
+    if (this.memo === null) this.memo = new StringMemo();
+    else this.memo.open = false;
+    reader.useMemo(this.memo);
     return reader;
   }
 }

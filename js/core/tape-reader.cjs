@@ -157,16 +157,20 @@ class TapeReader {
        (the highest index one names, plus one; 0: none), when the core
        that wrote it said so (its result word); KEEP_ALL when not known. */
     this.refKeep = KEEP_ALL;
+    /* While a kept tape is rebuilt: its strings read before (useMemo), and
+       the place in them where the next str is looked for; else null. */
+    this.memo = null;
+    this.memoNext = 0;
   }
 
   /*
    * Read another tape: as a new TapeReader(buf, view, pos, end) would.
    * The core reuses one reader for every decode (instance.cjs rebuildOutput).
    */
-  reset(buf, view, pos, end) {
+  reset(buf, view, pos, end, nb) {
     if (buf !== this.buf) {
       this.buf = buf;
-      this.nb = nodeBufferOf(buf);
+      this.nb = nb === undefined ? nodeBufferOf(buf) : nb;
     }
     this.view = view;
     this.pos = pos;
@@ -183,6 +187,7 @@ class TapeReader {
 
   /* Let go of every string the reader holds (after a decode). */
   release() {
+    this.memo = null;
     this.keys = null;
     this.named = null;
     this.text = '';
@@ -377,6 +382,45 @@ class TapeReader {
     return this.latin.substring(start - this.latinAt, end - this.latinAt);
   }
 
+  /*
+   * Strings come from memo (a StringMemo) where it has the str being read,
+   * and are added to it while it is open: see StringMemo.
+   */
+  useMemo(memo) {
+    this.memo = memo;
+    this.memoNext = 0;
+  }
+
+  /*
+   * str() with a memo: the string memo holds for the str at pos, or the
+   * one read from its bytes (added to memo when it is open and the str
+   * lies past the last one it has, so that its offsets stay in order).
+   * Reads go forward in tape order but for a read-ahead or a string
+   * reference that goes back, and a rebuild may skip strs an earlier one
+   * read (a key a decode shape matches on its bytes): the look-up starts
+   * at the place the last one was found.
+   */
+  memoStr() {
+    const memo = this.memo;
+    const at = this.pos;
+    const ats = memo.ats;
+    const n = ats.length;
+    let i = this.memoNext;
+    while (i < n && ats[i] < at) i++;
+    if (i < n && ats[i] === at) {
+      this.memoNext = i + 1;
+      this.pos = at + 4 + (i32At(this.buf, at) >>> STR_SHIFT);
+      return memo.strings[i];
+    }
+    const s = this.strFromBytes();
+    if (memo.open && i === n) {
+      ats.push(at);
+      memo.strings.push(s);
+      this.memoNext = n + 1;
+    }
+    return s;
+  }
+
   u8() {
     return this.buf[this.pos++];
   }
@@ -400,6 +444,12 @@ class TapeReader {
   }
 
   str() {
+    if (this.memo !== null) return this.memoStr();
+    return this.strFromBytes();
+  }
+
+  /* The string of the str at pos, made from the tape (and side table). */
+  strFromBytes() {
     const buf = this.buf;
     const at = this.pos;
     const header = i32At(buf, at);
@@ -449,4 +499,27 @@ class TapeReader {
   }
 }
 
-module.exports = { TapeReader, KEEP_ALL, SHORT_MAX };
+/*
+ * StringMemo: the strings one rebuild of a kept tape (decode.cjs KeptTape)
+ * read, by the tape offsets of their strs, in tape order, for the
+ * rebuilds after it: the same bytes give the same string, and strings are
+ * immutable values, so handing the same one to every rebuild is
+ * indistinguishable from making it again. Open while the first rebuild
+ * fills it; a rebuild that failed leaves its memo unused.
+ */
+class StringMemo {
+  constructor() {
+    this.ats = [];
+    this.strings = [];
+    this.open = true;
+  }
+
+  /* What it holds in memory, in bytes, at most: a slot in each list per string, and two bytes a character. */
+  get bytes() {
+    let n = 16 * this.ats.length;
+    for (const s of this.strings) n += 2 * s.length;
+    return n;
+  }
+}
+
+module.exports = { TapeReader, StringMemo, KEEP_ALL, SHORT_MAX };

@@ -18,6 +18,7 @@ const { createCache } = require('darmok/redis');
 const { DarmokError, createCodec, createRegistry } = require('../../../js/index.cjs');
 const calculateSlot = require('cluster-key-slot');
 const { startTopology, send } = require('../redis-servers.cjs');
+const { TapeReader } = require('../../../js/internal.cjs').tapeReader;
 const { connectAll, closeAll, makeFoo, Foo } = require('./matrix.cjs');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -228,6 +229,138 @@ function defineL1Checks(topology) {
       } finally {
         await cache.close();
       }
+    }
+  });
+
+  /*
+   * The first hit of an entry keeps the strings its rebuild reads; the hits
+   * after it take them (fewer strings made from the tape's bytes: counted
+   * in the reader, during the hit, which runs synchronously) and still give
+   * what decodeEntity gives, where the reader goes back (an Error's name
+   * read ahead, a protobuf string reference).
+   */
+  each('hits after the first take the strings it made, and give what decodeEntity gives, in both formats', async (combo) => {
+    class Note {
+      constructor(text) {
+        this.text = text;
+      }
+    }
+    const made = { n: 0 };
+    const strFromBytes = TapeReader.prototype.strFromBytes;
+    const counted = function counted() {
+      made.n++;
+      return strFromBytes.call(this);
+    };
+    const countedHit = (cache, Class) => {
+      TapeReader.prototype.strFromBytes = counted;
+      made.n = 0;
+      try {
+        const p = cache.get('g', Class);
+        return { p, n: made.n };
+      } finally {
+        TapeReader.prototype.strFromBytes = strFromBytes;
+      }
+    };
+    for (const format of ['json', 'protobuf']) {
+      const codec = createCodec({ format, registry: createRegistry() });
+      codec.serializable(Note, { key: 'memo.Note' });
+      const err = new RangeError('out of range: ünïcode');
+      err.code = 'E_RANGE';
+      const repeated = 'a string repeated across the graph, long enough';
+      const graph = {
+        err, re: /ab+c/giu, big: -(2n ** 80n), when: new Date(0),
+        m: new Map([['k1', repeated], ['k2', repeated], [7, 'seven']]), s: new Set([repeated, 'ß']),
+        notes: [new Note(repeated), new Note('日本語'), new Note(repeated)], bytes: Buffer.from('bytes')
+      };
+      const expected = codec.decodeEntity(codec.encodeEntity(graph));
+      const { cache, errors } = await l1Cache(combo, {}, { prefix: `l1-memo:${combo.spec.id}:${format}:`, codec });
+      try {
+        await cache.set('g', graph);
+        const first = countedHit(cache);
+        sameGraph(await first.p, expected);
+        assert.ok(first.n > 0, `${format}: the first hit makes its strings`);
+        for (let i = 0; i < 3; i++) {
+          const again = countedHit(cache);
+          sameGraph(await again.p, expected);
+          assert.ok(again.n < first.n, `${format}: ${again.n} strings made again of ${first.n}`);
+        }
+        await cache.set('g', new Note(repeated));
+        for (let i = 0; i < 2; i++) assert.strictEqual((await cache.get('g', Note)).text, repeated);
+        await assert.rejects(cache.get('g', class Other {}), (e) => e instanceof DarmokError && e.code === 'ERR_UNEXPECTED_CLASS');
+        const s = cache.stats();
+        assert.deepStrictEqual([s.l1Hits, s.redisHits], [6, 0]);
+        assert.deepStrictEqual(errors, []);
+      } finally {
+        await cache.close();
+      }
+    }
+  });
+
+  each('the strings a first hit keeps count toward maxBytes', async (combo) => {
+    // The tape and the text fit, not with the long string kept too.
+    const value = { s: 'x'.repeat(4000) };
+    const { cache, errors } = await l1Cache(combo, { maxBytes: 12000 });
+    try {
+      await cache.set('big', value);
+      assert.strictEqual(cache.stats().l1Entries, 1);
+      assert.deepStrictEqual(await cache.get('big'), value);
+      assert.strictEqual(cache.stats().l1Entries, 0, 'dropped once its strings are counted');
+      assert.deepStrictEqual(await cache.get('big'), value);
+      assert.deepStrictEqual([cache.stats().l1Hits, cache.stats().redisHits], [1, 1]);
+      assert.deepStrictEqual(errors, []);
+    } finally {
+      await cache.close();
+    }
+  });
+
+  each('the LRU evicts the least recently used entry after repeated hits of one key', async (combo) => {
+    const { cache, logged } = await l1Cache(combo, { maxEntries: 2 });
+    try {
+      const inL1 = async (keys) => {
+        for (const k of ['a', 'b', 'c', 'd']) await raw('SET', cache.redisKey(k), 'changed behind the cache');
+        const before = cache.stats().l1Hits;
+        const names = [];
+        for (const k of keys) names.push((await cache.get(k, Foo))?.name ?? null);
+        return { names, hits: cache.stats().l1Hits - before };
+      };
+      await cache.set('a', makeFoo('a'));
+      await cache.get('a', Foo);
+      await cache.set('b', makeFoo('b'));
+      await cache.get('a', Foo);
+      await cache.get('a', Foo);
+      await cache.set('c', makeFoo('c')); // b is the least recently used
+      assert.deepStrictEqual(await inL1(['a', 'c']), { names: ['a', 'c'], hits: 2 }, logged.join('; '));
+      // c was hit last (inL1): a hit of a, then a put, evicts c.
+      await cache.get('a', Foo);
+      await cache.set('d', makeFoo('d'));
+      assert.deepStrictEqual(await inL1(['a', 'd', 'c']), { names: ['a', 'd', null], hits: 2 });
+    } finally {
+      await cache.close();
+    }
+  });
+
+  each('the strings a hit keeps serve only its own entry: two keys alike but for their strings, and a key set again', async (combo) => {
+    // Strings of one length at the same places: one tape offset each in both documents.
+    const doc = (tag, long) => ({ tag, long: long.repeat(8), list: [tag, `${tag}-${tag}`], m: new Map([[tag, long]]) });
+    const a = doc('alpha', 'Köln is in Germany. ');
+    const b = doc('bravo', 'Lyon is in Southern. ');
+    const c = doc('delta', 'plain ASCII, the same length!');
+    const { cache, errors } = await l1Cache(combo);
+    try {
+      await cache.set('a', a);
+      await cache.set('b', b);
+      for (let i = 0; i < 3; i++) {
+        assert.deepStrictEqual(await cache.get('a'), a);
+        assert.deepStrictEqual(await cache.get('b'), b);
+      }
+      await cache.set('a', c);
+      for (let i = 0; i < 3; i++) assert.deepStrictEqual(await cache.get('a'), c, 'the value set again');
+      assert.deepStrictEqual(await cache.get('b'), b);
+      const s = cache.stats();
+      assert.deepStrictEqual([s.l1Hits, s.redisHits], [10, 0]);
+      assert.deepStrictEqual(errors, []);
+    } finally {
+      await cache.close();
     }
   });
 
