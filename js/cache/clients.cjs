@@ -1,7 +1,7 @@
 'use strict';
 /*
  * clients.cjs - one small adapter per Redis client, so the cache
- * (redis.cjs) speaks one interface to node-redis 4, node-redis 5/6 and
+ * (cache.cjs) speaks one interface to node-redis 4, node-redis 5/6 and
  * ioredis 5/6, single node or cluster.
  *
  * Clients are recognised by the methods they have, never by instanceof:

@@ -5,7 +5,7 @@
  * background refreshes, refreshAhead, hardTimeout's detaching, and the
  * loader's ctx. docs/CACHE.md "getOrSet: stampedes, grace, timeouts".
  *
- * createGetOrSet(env) is made once per cache, with the parts of redis.cjs
+ * createGetOrSet(env) is made once per cache, with the parts of cache.cjs
  * it reads and writes through (env, below); forView(prefix, checkKey, hit,
  * miss) gives one view's (namespace's) getOrSet. Flights are by Redis key,
  * so views share them.
@@ -25,7 +25,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /*
  * env: { counts, emit, report, failed, command, redis, lockTimes, l1,
  * l1Entry, l1Value, checkClass, callOptions, readFresh, readExamined,
- * write, ttlOf, beforeLock, wrongClass } (redis.cjs).
+ * write, ttlOf, beforeLock, wrongClass } (cache.cjs).
  */
 function createGetOrSet(env) {
   const {

@@ -5,7 +5,7 @@
  *
  * An entry keeps the document as Redis holds it (the JSON text, or
  * protobuf bytes after the envelope). By default its first hit keeps the
- * tape the core parsed it into in its place (redis.cjs l1Tape, counted by
+ * tape the core parsed it into in its place (cache.cjs l1Rebuild, counted by
  * resize), from which every hit rebuilds a new instance that its caller
  * may change freely; with `shared`, the first hit's instance is kept and
  * returned to every later hit of the same Class.

@@ -73,7 +73,7 @@ const CODES = Object.freeze([
   'ERR_UNEXPECTED_CLASS', //   decodeEntity(blob, Class): the top-level instance is of another class
   'ERR_REENTRANT', //          darmok called from a migrate or fromData that a decode is running
   'ERR_NOT_READY', //          a call before the WebAssembly core is loaded (init())
-  'ERR_REDIS', //              darmok/redis: the Redis client failed (redis.cjs)
+  'ERR_REDIS', //              darmok/redis: the Redis client failed (cache/cache.cjs)
   'ERR_CACHE_ENTRY', //        darmok/redis: a cache entry that is not darmok's envelope
   'ERR_LOAD_TIMEOUT' //        darmok/redis: a loader ran past its time
 ]);
