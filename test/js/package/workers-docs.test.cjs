@@ -35,3 +35,45 @@ test('no doc offers darmok/inline to a worker without pointing at init(wasm)', (
   assert.ok(seen > 0, 'no doc speaks of darmok/inline and workers at all');
   assert.deepEqual(wrong, [], 'these mention darmok/inline and workers without init(wasm)');
 });
+
+/*
+ * Each fenced block of docs/ECOSYSTEM.md's "Cloudflare Workers" is a file
+ * of examples/cloudflare-worker, the Worker the matrix serves with workerd,
+ * named by the comment above it: as [file, language, text].
+ */
+function workerBlocks() {
+  const doc = fs.readFileSync(path.join(ROOT, 'docs/ECOSYSTEM.md'), 'utf8');
+  const start = doc.indexOf('\n## Cloudflare Workers\n');
+  assert.ok(start >= 0, 'docs/ECOSYSTEM.md has no "Cloudflare Workers" section');
+  const end = doc.indexOf('\n## ', start + 1);
+  const section = doc.slice(start, end < 0 ? doc.length : end);
+  return [...section.matchAll(/(?:<!-- verbatim: (\S+) -->\n)?```(\w*)\n([\s\S]*?)```/g)].map((m) => [m[1], m[2], m[3]]);
+}
+
+test("docs/ECOSYSTEM.md's Cloudflare Worker is examples/cloudflare-worker's files, verbatim", () => {
+  const blocks = workerBlocks();
+  for (const [file, lang, text] of blocks) {
+    assert.ok(file, `a \`\`\`${lang} block in "Cloudflare Workers" is not marked <!-- verbatim: FILE -->:\n${text}`);
+    assert.equal(text, fs.readFileSync(path.join(ROOT, file), 'utf8'), `docs/ECOSYSTEM.md's copy of ${file} differs from the file`);
+  }
+  const shown = blocks.map(([file]) => file);
+  const example = 'examples/cloudflare-worker';
+  for (const file of ['src/worker.mjs', 'wrangler.toml', 'config.capnp']) {
+    assert.ok(fs.existsSync(path.join(ROOT, example, file)), `${example}/${file} is missing`);
+    assert.ok(shown.includes(`${example}/${file}`), `docs/ECOSYSTEM.md does not show ${example}/${file}`);
+  }
+});
+
+test("examples/cloudflare-worker's wrangler.toml runs the Worker workerd serves, on the same date", () => {
+  const dir = path.join(ROOT, 'examples/cloudflare-worker');
+  const toml = fs.readFileSync(path.join(dir, 'wrangler.toml'), 'utf8');
+  const capnp = fs.readFileSync(path.join(dir, 'config.capnp'), 'utf8');
+  const main = /^main = "([^"]+)"$/m.exec(toml);
+  assert.ok(main, 'wrangler.toml has no main');
+  assert.ok(fs.existsSync(path.join(dir, main[1])), `wrangler.toml's main ${main[1]} is missing`);
+  assert.equal(main[1], 'src/worker.mjs', 'wrangler.toml runs another Worker than the matrix serves');
+  const date = /^compatibility_date = "([^"]+)"$/m.exec(toml);
+  const capnpDate = /compatibilityDate = "([^"]+)"/.exec(capnp);
+  assert.ok(date && capnpDate, 'a compatibility date is missing');
+  assert.equal(date[1], capnpDate[1], 'wrangler.toml and config.capnp name different compatibility dates');
+});
