@@ -106,8 +106,9 @@ function makeApp() {
 function probe(rt) {
   if (!fs.existsSync(rt.bin)) return { missing: `${path.relative(ROOT, rt.bin)} is not installed: run make setup` };
   const r = spawnSync(rt.bin, ['--version'], { encoding: 'utf8', timeout: 30_000 });
-  if (r.error) return { skip: `its binary does not run here: ${r.error.code || r.error.message}` };
-  if (r.status !== 0) return { skip: `its binary does not run here: --version exited ${r.status ?? r.signal}: ${(r.stderr || '').trim().split('\n')[0]}` };
+  const binary = `its binary ${rt.bin.startsWith(ROOT + path.sep) ? path.relative(ROOT, rt.bin) : rt.bin} does not run on this machine`;
+  if (r.error) return { skip: `${binary} (${r.error.code || r.error.message})` };
+  if (r.status !== 0) return { skip: `${binary} (--version exited ${r.status ?? r.signal}: ${(r.stderr || '').trim().split('\n')[0]})` };
   return { version: r.stdout.trim().split('\n')[0] };
 }
 
@@ -285,7 +286,7 @@ makeApp();
 const results = [];
 let failed = 0;
 let passed = 0;
-let skipped = 0;
+const skipped = []; // the runtimes whose binary does not run here
 const broken = opts['expect-broken'];
 
 /*
@@ -328,8 +329,8 @@ try {
       continue;
     }
     if (p.skip) {
-      skipped++;
-      console.log(`matrix: ${rt.name.padEnd(7)} skipped: ${p.skip}`);
+      skipped.push(rt.name);
+      console.log(`matrix: ${rt.name.padEnd(7)} SKIPPED, ${rt.name} untested here: ${p.skip}`);
       results.push({ runtime: rt.name, feature: '*', status: 'skip', detail: p.skip });
       continue;
     }
@@ -350,7 +351,7 @@ fs.writeFileSync(path.join(OUT, 'results.json'), JSON.stringify({ versions, resu
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 
 // A full, passing run with the real core checks the table in docs/ECOSYSTEM.md.
-if (!broken && !opts.wasm && !only && failed === 0 && skipped === 0) {
+if (!broken && !opts.wasm && !only && failed === 0 && skipped.length === 0) {
   const doc = fs.readFileSync(path.join(ROOT, 'docs/ECOSYSTEM.md'), 'utf8');
   if (tableInDoc(doc) !== renderTable({ versions, results })) {
     failed++;
@@ -364,5 +365,5 @@ if (!broken && !opts.wasm && !only && failed === 0 && skipped === 0) {
   }
 }
 console.log(`matrix: ${Object.keys(versions).length} runtimes in ${seconds} s${broken ? `, handed a broken core (${WASM})` : ''}`);
-console.log(`matrix: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+console.log(`matrix: ${passed} passed, ${failed} failed, ${skipped.length} skipped${skipped.length ? ` (runtimes not run here: ${skipped.join(', ')})` : ''}`);
 process.exitCode = failed > 0 ? 1 : 0;
