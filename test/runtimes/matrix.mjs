@@ -19,8 +19,9 @@
  * darmok-bare: the same without build/darmok.wasm, for darmok/inline and
  * init()); the cases (cases/, workerd/) run from build/matrix/app. The
  * results go to build/matrix/results.json; a full run that passes also
- * checks that docs/ECOSYSTEM.md's table is the one they make (table.mjs)
- * and that README.md names each version.
+ * checks that docs/ECOSYSTEM.md's table is the one they make (table.mjs),
+ * that package.json's engines promise no runtime or version it did not
+ * run (enginesProblems), and that README.md names each version.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,7 +29,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { RUNTIMES, FEATURES, renderTable, tableInDoc, versionNumbers } from './table.mjs';
+import { RUNTIMES, FEATURES, renderTable, tableInDoc, versionNumbers, enginesProblems } from './table.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -350,12 +351,18 @@ try {
 fs.writeFileSync(path.join(OUT, 'results.json'), JSON.stringify({ versions, results }, null, 2) + '\n');
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 
-// A full, passing run with the real core checks the table in docs/ECOSYSTEM.md.
+// A full, passing run with the real core checks the table in docs/ECOSYSTEM.md,
+// package.json's engines and README.md against the versions it ran.
 if (!broken && !opts.wasm && !only && failed === 0 && skipped.length === 0) {
   const doc = fs.readFileSync(path.join(ROOT, 'docs/ECOSYSTEM.md'), 'utf8');
   if (tableInDoc(doc) !== renderTable({ versions, results })) {
     failed++;
     console.log('matrix: docs/ECOSYSTEM.md\'s runtime table is not what this run gives: run `make runtime-table` and commit it');
+  }
+  const { engines } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  for (const problem of enginesProblems(engines, versions, process.versions.node)) {
+    failed++;
+    console.log(`matrix: package.json: ${problem}`);
   }
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
   const unnamed = versionNumbers(versions).filter((v) => !readme.includes(` ${v}`));
