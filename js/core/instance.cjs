@@ -282,9 +282,15 @@ function checkCore(mod) {
   if (missing !== undefined) throw missingError(missing);
 }
 
-/* Bytes that are not WebAssembly are ERR_INVALID_OPTION, with the CompileError as cause. */
+/*
+ * Bytes that are not WebAssembly are ERR_INVALID_OPTION, with the
+ * CompileError as cause; a compile the runtime refused, asked at once
+ * (it may have refused only since compile() began), is ERR_NOT_READY.
+ */
 function notWasm(cause) {
   if (!(cause instanceof WebAssembly.CompileError)) throw cause;
+  const refused = load.compileRefused();
+  if (refused !== null) throw load.refusedError(refused);
   const err = new DarmokError('ERR_INVALID_OPTION', `init(): the bytes are not a WebAssembly module (${cause.message})`);
   err.cause = cause;
   throw err;
@@ -292,7 +298,8 @@ function notWasm(cause) {
 
 /* Calling darmok before its core is loaded: where there is no file to load it from, init() comes first. */
 function notReady() {
-  if (load.compileRefused() !== null) return load.refusedError();
+  const refused = load.compileRefused();
+  if (refused !== null) return load.refusedError(refused);
   return new DarmokError('ERR_NOT_READY',
     `the WebAssembly core is not loaded (${loadError || 'init() not called'}): await init() before the first call`);
 }

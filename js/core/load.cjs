@@ -54,40 +54,37 @@ function locate(url, base) {
 }
 
 /*
- * Why this runtime compiles no WebAssembly from bytes, or null when it does.
- * workerd says who it is (navigator.userAgent, as Cloudflare documents):
- * it lets a compile through while a Worker's global scope is evaluated and
- * refuses it in every request, so a probe there would answer by when the
- * module happened to load. Elsewhere the smallest module with a function
- * is compiled once: it can fail for no other reason.
+ * Why this runtime compiles no WebAssembly from bytes now, or null when it
+ * does. workerd says who it is (navigator.userAgent, as Cloudflare
+ * documents). Elsewhere the smallest module with a function is compiled,
+ * which can fail for no other reason, each time this is asked and never
+ * remembered as allowed: a runtime may let a compile through while a
+ * module's global scope is evaluated and refuse it later (workerd does, per
+ * request), so only the answer at the call that needs a compile is true.
  */
-const PROBE_MODULE = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
-  0x01, 0x04, 0x01, 0x60, 0x00, 0x00, //                                 one type: () -> ()
-  0x03, 0x02, 0x01, 0x00, //                                             one function of it
-  0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b]; //                                its body: end
-let refused; // undefined until asked
+const PROBE_MODULE = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+  0x01, 0x04, 0x01, 0x60, 0x00, 0x00, //                                              one type: () -> ()
+  0x03, 0x02, 0x01, 0x00, //                                                          one function of it
+  0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b]); //                                            its body: end
 
 function compileRefused() {
-  if (refused === undefined) {
-    if (typeof navigator === 'object' && navigator !== null && navigator.userAgent === 'Cloudflare-Workers') {
-      refused = 'Cloudflare Workers (workerd) compile no WebAssembly from bytes';
-    } else {
-      try {
-        new WebAssembly.Module(new Uint8Array(PROBE_MODULE)); // eslint-disable-line no-new
-        refused = null;
-      } catch (err) {
-        refused = `this runtime does not compile WebAssembly from bytes (${err && err.message})`;
-      }
-    }
+  if (typeof navigator === 'object' && navigator !== null && navigator.userAgent === 'Cloudflare-Workers') {
+    return 'Cloudflare Workers (workerd) compile no WebAssembly from bytes';
   }
-  return refused;
+  try {
+    new WebAssembly.Module(PROBE_MODULE); // eslint-disable-line no-new
+    return null;
+  } catch (err) {
+    return `this runtime does not compile WebAssembly from bytes (${err && err.message})`;
+  }
 }
 
 /* What to do where bytes are refused: the one way in (docs/ECOSYSTEM.md, "Cloudflare Workers"). */
 const MODULE_HINT = "import the .wasm as a module (import wasm from 'darmok/darmok.wasm') and pass it to init(wasm)";
 
-function refusedError() {
-  return new DarmokError('ERR_NOT_READY', `the WebAssembly core cannot be loaded: ${compileRefused()}; ${MODULE_HINT} before the first call`);
+/* The one error where bytes are refused; why: compileRefused()'s answer. */
+function refusedError(why) {
+  return new DarmokError('ERR_NOT_READY', `the WebAssembly core cannot be loaded: ${why}; ${MODULE_HINT} before the first call`);
 }
 
 function fromBase64(text) {
@@ -130,7 +127,8 @@ function nodeCandidates(path) {
  * that says where it looked. Throws nothing.
  */
 function moduleSync() {
-  if (compileRefused() !== null) return new Error(compileRefused());
+  const refused = compileRefused();
+  if (refused !== null) return new Error(refused);
   if (embedded !== null) {
     try {
       return new WebAssembly.Module(fromBase64(embedded));
@@ -210,7 +208,8 @@ async function fetchUrl(url) {
 async function compile(source) {
   source = await source;
   if (source instanceof WebAssembly.Module) return source;
-  if (compileRefused() !== null) throw refusedError();
+  const refused = compileRefused();
+  if (refused !== null) throw refusedError(refused);
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
   if (isUrl(source)) source = await fetchUrl(source);
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);

@@ -102,6 +102,56 @@ export function versionNumbers(versions) {
   return Object.entries(versions).map(([name, v]) => label(name, v).split(' ')[1]);
 }
 
+/* "20.20.2" -> [20, 20, 2], or null when it is not dotted numbers. */
+function numbers(version) {
+  return /^\d+(\.\d+)*$/.test(version) ? version.split('.').map(Number) : null;
+}
+
+/* a < b (-1), a = b (0) or a > b (1), on their first n parts. */
+function compareParts(a, b, n) {
+  for (let i = 0; i < n; i++) if ((a[i] || 0) !== (b[i] || 0)) return (a[i] || 0) < (b[i] || 0) ? -1 : 1;
+  return 0;
+}
+
+/*
+ * What is wrong with package.json's engines for a run's versions, with
+ * machineNode (the Node that runs the matrix and the whole JS suite) as a
+ * Node tested too: every runtime engines names must be one the matrix
+ * runs, and its lower bound no older than the oldest version of it tested,
+ * compared on the parts the bound writes (">=20" promises Node 20, which
+ * the machine's 20.x is).
+ */
+export function enginesProblems(engines, versions, machineNode) {
+  const tested = { node: [numbers(machineNode)] };
+  for (const [name, v] of Object.entries(versions)) {
+    const rt = RUNTIMES.find((r) => r.name === name);
+    (tested[rt.kind] ||= []).push(numbers(label(name, v).split(' ')[1]));
+  }
+  const problems = [];
+  for (const [kind, range] of Object.entries(engines || {})) {
+    if (!RUNTIMES.some((r) => r.kind === kind)) {
+      problems.push(`engines names ${kind}, which the matrix does not run`);
+      continue;
+    }
+    const bound = /^>=\s*(\S+)$/.exec(range);
+    const parts = bound && numbers(bound[1]);
+    if (!parts) {
+      problems.push(`engines.${kind} is "${range}": the matrix reads only ">=version"`);
+      continue;
+    }
+    const got = tested[kind] || [];
+    if (got.length === 0 || got.includes(null)) {
+      problems.push(`engines.${kind}: this run has no version of ${kind} to hold it to`);
+      continue;
+    }
+    const oldest = got.reduce((a, b) => (compareParts(a, b, Math.max(a.length, b.length)) <= 0 ? a : b));
+    if (compareParts(parts, oldest, parts.length) < 0) {
+      problems.push(`engines.${kind} is "${range}", below the oldest ${kind} tested, ${oldest.join('.')}`);
+    }
+  }
+  return problems;
+}
+
 /* The table docs/ECOSYSTEM.md holds now, or null. */
 export function tableInDoc(doc) {
   const a = doc.indexOf(START);
