@@ -58,14 +58,19 @@ typedef struct pb_dec {
     uint32_t max_length; /* counts: array slots, Map/Set sizes, members */
     uint32_t max_str;    /* bytes entries: max_length, capped by the tape */
     size_t max_out;      /* tape bytes allowed: the amplification bound */
-    size_t room_end;     /* the tape length both the budget and out's capacity
-                      * allow: min(out->cap, max_out); out->len never
-                      * passes it (dec_room_set) */
-    dk_buf *u16;         /* UTF-16 side table (dk_pb_read_ex), or NULL; not
-                     * charged to max_out (dec_entry_room) */
-    uint32_t *key_js;    /* DK_READ_KEYREFS: per strings entry, its member key
+    /* The walk writes the tape through w, the next byte, and sets out->len
+     * only where it is read (dec_sync): a write then loads and stores one
+     * pointer, not d->out and its len. */
+    uint8_t *w;
+    uint8_t *w_room;  /* where both the budget and out's capacity end:
+                       * out->data + min(out->cap, max_out); w never
+                       * passes it (dec_room_set) */
+    uint8_t *w_cap;   /* out->data + out->cap */
+    dk_buf *u16;      /* UTF-16 side table (dk_pb_read_ex), or NULL; not
+                       * charged to max_out (dec_entry_room) */
+    uint32_t *key_js; /* DK_READ_KEYREFS: per strings entry, its member key
                        * index once written in full (UINT32_MAX before) */
-    uint32_t n_keys;     /* member keys written in full */
+    uint32_t n_keys;  /* member keys written in full */
 
     const Darmok__Document *doc;
     uint8_t *str_f;    /* tape str flags of each strings entry */
@@ -100,6 +105,19 @@ static int dec_bad_here(pb_dec *d, dk_code code, const char *msg)
 
 /* --- tape output ------------------------------------------------------- */
 
+/* The tape's length so far. */
+static DK_INLINE size_t dec_at(const pb_dec *d)
+{
+    return (size_t)(d->w - d->out->data);
+}
+
+/* out->len made true again, before out itself is looked at or grown
+ * (without a buffer yet, it is 0 and w NULL). */
+static void dec_sync(pb_dec *d)
+{
+    if (d->w != NULL) d->out->len = dec_at(d);
+}
+
 /* n more tape bytes within max_out (<= DK_PB_MAX_OUT): a document whose
  * string table or back-references make it expand past that fails here. */
 static DK_MUST int dec_budget(pb_dec *d, size_t n)
@@ -111,18 +129,26 @@ static DK_MUST int dec_budget(pb_dec *d, size_t n)
     return DK_OK;
 }
 
-/* d->room_end again, after out's capacity changed. out->len <= room_end
- * holds after: out->len <= out->cap, and out->len <= max_out (dec_budget
- * was checked for every byte written). */
+/* The cursors from out (synced): w at out->len, and w <= w_room holds,
+ * as out->len <= out->cap and out->len <= max_out (dec_budget was checked
+ * for every byte written). */
 static void dec_room_set(pb_dec *d)
 {
-    d->room_end = d->out->cap < d->max_out ? d->out->cap : d->max_out;
+    dk_buf *o = d->out;
+    if (o->data == NULL) { /* no buffer yet: no room, and no arithmetic on NULL */
+        d->w = d->w_cap = d->w_room = NULL;
+        return;
+    }
+    d->w = o->data + o->len;
+    d->w_cap = o->data + o->cap;
+    d->w_room = o->data + (o->cap < d->max_out ? o->cap : d->max_out);
 }
 
 /* dec_room's step when the budget or the capacity may be short: the
  * checks again, in their order, and the failure or the growth. */
 static DK_COLD DK_MUST int dec_room_slow(pb_dec *d, size_t n)
 {
+    dec_sync(d);
     DK_TRY(dec_budget(d, n));
     if (d->out->cap - d->out->len < n) DK_TRY(dk_buf_reserve(d->out, n, d->err, 0));
     dec_room_set(d);
@@ -130,31 +156,39 @@ static DK_COLD DK_MUST int dec_room_slow(pb_dec *d, size_t n)
 }
 
 /* Room for n more tape bytes, within the budget. Every value asks, so the
- * common case (within both: one comparison against room_end, where the two
- * checks were six loads and three branches) is inline and the rest a
- * call. */
+ * common case (within both: one comparison against w_room) is inline and
+ * the rest a call. */
 static DK_MUST DK_INLINE int dec_room(pb_dec *d, size_t n)
 {
-    if (n <= d->room_end - d->out->len) return DK_OK;
+    if (n <= (uintptr_t)d->w_room - (uintptr_t)d->w) return DK_OK; /* both NULL before a buffer */
     return dec_room_slow(d, n);
 }
 
-/* Writers below assume dec_room was called for their bytes. */
+/* Writers below assume dec_room was called for their bytes. Each reads w
+ * once, before its stores, which may alias it. */
 static DK_INLINE void dec_u8_unsafe(pb_dec *d, unsigned v)
 {
-    d->out->data[d->out->len++] = (uint8_t)v;
+    uint8_t *p = d->w;
+    *p = (uint8_t)v;
+    d->w = p + 1;
 }
 
-/* One 4-byte store where the host is little-endian, as the tape is: the
- * byte stores of dk_wr32 stay four stores, since each may alias d->out. */
-static DK_INLINE void dec_u32_unsafe(pb_dec *d, uint32_t v)
+/* v at p, one 4-byte store where the host is little-endian, as the tape
+ * is. */
+static DK_INLINE void dec_put32(uint8_t *p, uint32_t v)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(d->out->data + d->out->len, &v, 4);
+    memcpy(p, &v, 4);
 #else
-    dk_wr32(d->out->data + d->out->len, v);
+    dk_wr32(p, v);
 #endif
-    d->out->len += 4;
+}
+
+static DK_INLINE void dec_u32_unsafe(pb_dec *d, uint32_t v)
+{
+    uint8_t *p = d->w;
+    dec_put32(p, v);
+    d->w = p + 4;
 }
 
 /* Doubles travel by address, never by value: on i386 a double passed by
@@ -165,10 +199,10 @@ static DK_INLINE void dec_u32_unsafe(pb_dec *d, uint32_t v)
 static DK_INLINE void dec_f64_unsafe(pb_dec *d, const double *x)
 {
     uint64_t u;
-    uint8_t *p = d->out->data + d->out->len; /* once: a byte store may alias d->out */
+    uint8_t *p = d->w;
     memcpy(&u, x, sizeof u);
     dk_wr64(p, u);
-    d->out->len += 8;
+    d->w = p + 8;
 }
 
 static DK_MUST DK_INLINE int dec_op(pb_dec *d, unsigned op)
@@ -180,9 +214,12 @@ static DK_MUST DK_INLINE int dec_op(pb_dec *d, unsigned op)
 
 static DK_MUST DK_INLINE int dec_op_u32(pb_dec *d, unsigned op, uint32_t v)
 {
+    uint8_t *p;
     DK_TRY(dec_room(d, 5));
-    dec_u8_unsafe(d, op);
-    dec_u32_unsafe(d, v);
+    p = d->w;
+    p[0] = (uint8_t)op;
+    dec_put32(p + 1, v);
+    d->w = p + 5;
     return 0;
 }
 
@@ -199,8 +236,17 @@ static DK_MUST DK_INLINE int dec_op_f64(pb_dec *d, unsigned op, const double *x)
  * DK_ARENA_SLACK bytes past its end, so a short one goes as 16 bytes. */
 static DK_INLINE void dec_str_unsafe(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
-    dec_u32_unsafe(d, (uint32_t)b->len << DK_STR_SHIFT | f);
-    if (b->len != 0) dk_put_short(d->out, b->data, b->len, b->len + DK_ARENA_SLACK);
+    uint8_t *p = d->w;
+    size_t n = b->len;
+    dec_put32(p, (uint32_t)n << DK_STR_SHIFT | f);
+    p += 4;
+    if (n != 0) { /* an empty entry's data may be NULL */
+        if (n <= 16 && d->w_cap - p >= 16)
+            memcpy(p, b->data, 16); /* see dk_put_short */
+        else
+            memcpy(p, b->data, n);
+    }
+    d->w = p + n;
 }
 
 /*
@@ -227,7 +273,7 @@ static DK_MUST DK_INLINE int dec_entry_room(pb_dec *d, size_t len, uint8_t **uni
  * max_str (checked by pb_wire_check): max_length capped at the tape's 2^30 - 1. */
 static DK_MUST DK_INLINE int dec_str(pb_dec *d, const ProtobufCBinaryData *b, unsigned f)
 {
-    size_t at = d->out->len;
+    size_t at = dec_at(d);
     uint8_t *units_at;
     DK_TRY(dec_room(d, 4 + b->len));
     dec_str_unsafe(d, b, f);
@@ -277,7 +323,7 @@ static DK_MUST int dec_text(pb_dec *d, unsigned op)
      * outcome of a document never depends on whether JS asked for one */
     DK_TRY(dec_room(d, opn + 4 + b->len));
     if (opn) dec_u8_unsafe(d, op);
-    at = d->out->len;
+    at = dec_at(d);
     if (pb_short_ascii(b)) {
         f = PB_TX_ASCII;
     } else {
@@ -534,8 +580,8 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         dec_u8_unsafe(d, DK_T_BYTES);
         dec_u8_unsafe(d, kind);
         dec_u32_unsafe(d, (uint32_t)b->len);
-        if (b->len != 0) memcpy(d->out->data + d->out->len, b->data, b->len);
-        d->out->len += b->len;
+        if (b->len != 0) memcpy(d->w, b->data, b->len);
+        d->w += b->len;
         return 0;
     }
     case DARMOK__KIND__KIND_REF:
@@ -673,6 +719,7 @@ int dk_pb_read_ex(const uint8_t *pb, size_t len, const dk_limits *lim, size_t ma
         if (u16_out) u16_out->len = 0;
         return (int)err->code;
     }
+    dec_sync(&d);
     if (keep_out) *keep_out = d.keep;
     return DK_OK;
 }

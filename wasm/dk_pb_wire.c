@@ -156,9 +156,24 @@ int pb_wire_check(const uint8_t *in, size_t len, uint32_t max_str, dk_err *err)
             if (fd->type == PROTOBUF_C_TYPE_STRING) {
                 return dk_fail(err, DK_ERR_SYNTAX, "protobuf string fields are not supported", at);
             } else if (fd->type == PROTOBUF_C_TYPE_BYTES) {
-                if (n > max_str)
-                    return dk_fail(err, DK_ERR_TOO_LARGE, "string or binary longer than max_length",
-                                   at);
+                /* The string table and the texts are a run of entries
+                 * with one tag byte each: the rest of the run is checked
+                 * here, entry by entry as the loop would, without going
+                 * through the tag's decoding and lookup again. */
+                for (;;) {
+                    if (n > max_str)
+                        return dk_fail(err, DK_ERR_TOO_LARGE,
+                                       "string or binary longer than max_length", at);
+                    if (pos == end || in[pos] != tag || tag >= 0x80) break;
+                    at = pos++;
+                    if (pb_varint(in, &pos, end, 5, &v) != 0)
+                        return dk_fail(err, DK_ERR_SYNTAX, "bad protobuf length", pos);
+                    if (v > (uint64_t)(end - pos))
+                        return dk_fail(err, DK_ERR_SYNTAX,
+                                       "protobuf length runs past the end of its message", at);
+                    n = (size_t)v;
+                    pos += n;
+                }
             } else if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
                 /* A singular message field given twice is merged by
                  * protobuf-c, and 1.4.1's merge can fail. darmok never
