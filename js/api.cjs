@@ -17,6 +17,7 @@ const { acquire } = require('./codec/encode.cjs');
 const { Decoder, KeptTape, notExpected, MAX_REGEXP_LENGTH } = require('./codec/decode.cjs');
 const { TapeReader } = require('./core/tape-reader.cjs');
 const { DarmokError } = require('./core/errors.cjs');
+const { unreadable } = require('./codec/builtins.cjs');
 const { Registry, registryOf, defaultRegistry, createRegistry, configure, REGISTRY } = require('./codec/registry.cjs');
 const { isTanagraDocument, hasKeyAsWritten, fromTanagra } = require('./compat/tanagra.cjs');
 const { readOptions, without, option, invalid, flag, limit, oneOf, formatName, FORMAT_NAMES } = require('./codec/options.cjs');
@@ -26,18 +27,15 @@ const { DEFAULT_MAX_DEPTH } = require('./core/dk_abi.cjs');
 const { plainOfTape, plainText } = require('./compat/plain.cjs');
 
 /*
- * Throws ERR_UNSUPPORTED_TYPE when bytes (a Uint8Array) is a view of a
- * detached ArrayBuffer (transferred to a worker, structuredClone'd with
- * transfer): its length reads 0, and copying it into the core would throw
- * a bare TypeError. Only an empty view is looked at (a view of a detached
- * buffer cannot be made, so making one tells), so no other call pays.
+ * Throws ERR_UNSUPPORTED_TYPE when bytes (a Uint8Array) can no longer be
+ * read: its ArrayBuffer was detached (transferred to a worker,
+ * structuredClone'd with transfer) or, resizable, shrunk below the view's
+ * end. Its length reads 0 then, and copying it into the core would throw
+ * a bare TypeError.
  */
-function notDetached(bytes, who) {
-  if (bytes.byteLength !== 0) return;
-  try {
-    new Uint8Array(bytes.buffer, 0, 0); // eslint-disable-line no-new
-  } catch {
-    throw new DarmokError('ERR_UNSUPPORTED_TYPE', `${who}: the bytes are a view of a detached ArrayBuffer (transferred away): nothing to read`);
+function readable(bytes, who) {
+  if (unreadable(bytes)) {
+    throw new DarmokError('ERR_UNSUPPORTED_TYPE', `${who}: the bytes are a view of a detached ArrayBuffer (transferred away) or of a resizable one shrunk below the view's end: nothing to read`);
   }
 }
 
@@ -61,7 +59,7 @@ const CODERS = {
       if (typeof blob !== 'string' && !(blob instanceof Uint8Array)) {
         throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob('decodeEntity', blob, 'darmok JSON: a string, a Buffer or a Uint8Array'));
       }
-      if (typeof blob !== 'string') notDetached(blob, 'decodeEntity');
+      if (typeof blob !== 'string') readable(blob, 'decodeEntity');
       return core.jsonDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
     },
     tanagra: true
@@ -75,7 +73,7 @@ const CODERS = {
       if (!(blob instanceof Uint8Array)) {
         throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob('decodeEntity', blob, 'darmok protobuf: a Buffer or a Uint8Array'));
       }
-      notDetached(blob, 'decodeEntity');
+      readable(blob, 'decodeEntity');
       return core.pbDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
     },
     tanagra: false
@@ -441,7 +439,7 @@ function transcode(blob, options) {
     throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob(`transcode from ${from}`, blob, from === 'json'
       ? 'a string, a Buffer or a Uint8Array' : 'a Buffer or a Uint8Array'));
   }
-  if (typeof blob !== 'string') notDetached(blob, 'transcode');
+  if (typeof blob !== 'string') readable(blob, 'transcode');
   try {
     return core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes, bytes);
   } catch (err) {
