@@ -401,7 +401,7 @@ function defineChecks(topology) {
     // A plain value where a Foo is asked for: the same, whatever decodeEntity itself checks.
     await cache.set('plain', { name: 'plain' });
     await assert.rejects(cache.get('plain', Foo), unexpected);
-    // An Array, which decodeEntity(blob, Class) lets through and the cache refuses, names both sides as the codec does.
+    // An Array where a Foo is asked for, refused as decodeEntity(blob, Class) refuses it, names both sides as the codec does.
     await cache.set('list', [makeFoo('in a list')]);
     for (const read of [() => cache.get('list', Foo), () => cache.mget(['list'], Foo)]) {
       await assert.rejects(read(), (err) => unexpected(err) && err.expected === 'cache.Foo' && err.actual === 'Array');
