@@ -478,6 +478,34 @@ function defineChecks(topology) {
     }
   });
 
+  each('another application\'s hash written while the loader runs: reported, never written over by getOrSet\'s store', async (combo) => {
+    for (const lock of [false, true]) {
+      const { cache, errors } = cacheFor(combo, { lock });
+      const key = `hash-meanwhile-${lock}`;
+      const full = `${combo.prefix}${key}`;
+      const v = await cache.getOrSet(key, Foo, async () => {
+        await raw('HSET', full, 'f', 'theirs');
+        return makeFoo('ours');
+      });
+      assert.strictEqual(v.name, 'ours', "the loader's value is returned");
+      assert.strictEqual(String(await raw('TYPE', full)), 'hash');
+      assert.strictEqual(String(await raw('HGET', full, 'f')), 'theirs', 'left as it was');
+      assert.strictEqual(errors.length, 1, errors.map((e) => e.err.message).join('; '));
+      assert.strictEqual(errors[0].err.code, 'ERR_CACHE_ENTRY');
+      assert.match(errors[0].err.message, /another application's value/);
+      assert.strictEqual(await raw('EXISTS', `${full}${LOCK_SUFFIX}`), 0);
+      // An ordinary miss is still stored.
+      await raw('DEL', full);
+      assert.strictEqual((await cache.getOrSet(key, Foo, () => makeFoo('stored'))).name, 'stored');
+      assert.strictEqual((await cache.get(key, Foo)).name, 'stored');
+      // set() is the caller's own write: it writes over whatever the key holds.
+      await raw('DEL', full);
+      await raw('HSET', full, 'f', 'theirs');
+      await cache.set(key, makeFoo('set'));
+      assert.strictEqual((await cache.get(key, Foo)).name, 'set');
+    }
+  });
+
   each('the loader\'s ctx: stale, setTtl, setTags, skip; refreshAhead; jitter; logger', async (combo) => {
     const logged = [];
     const logger = { debug() {}, warn: (o, m) => logged.push(m === undefined ? o : m), error: (o, m) => logged.push(m === undefined ? o : m) };
