@@ -138,3 +138,14 @@ test('inspect --json and convert --to json: every unsafe character of a string e
     }
   }
 });
+
+test('inspect: a tree past maxBytes characters is ERR_TOO_LARGE, not a printout of gigabytes', () => {
+  // 1 MB of input: 500,000 leaves 999 levels deep, each a line of ~2,000 characters of indent.
+  const doc = '['.repeat(999) + '0,'.repeat(499999) + '0' + ']'.repeat(999);
+  for (const [format, bytes] of both(doc)) {
+    const res = inspect(bytes);
+    assert.strictEqual(res.status, 1, `${format}: ${res.stdout.slice(0, 200)}`);
+    assert.match(res.stderr, /ERR_TOO_LARGE: the tree of this document is over \d+ characters/, format);
+    assert.strictEqual(res.stdout, '', format);
+  }
+});
