@@ -139,7 +139,7 @@ async function main() {
   if (blob !== undefined) {
     t = now();
     try {
-      decoded = adapter.decode(blob, model);
+      decoded = adapter.decode(blob, model, workload);
       result.coldDecodeMs = now() - t;
     } catch (e) {
       result.error = `decode threw ${errText(e)}`;
@@ -162,7 +162,7 @@ async function main() {
   const jsonDec = () => JSON.parse(jsonBlob);
   const canEncode = blob !== undefined;
   const canDecode = canEncode && !result.error;
-  const peerDec = () => adapter.decode(blob, model);
+  const peerDec = () => adapter.decode(blob, model, workload);
 
   // Warm-up and batch sizing.
   const w = SETTINGS.warmupMs;

@@ -40,7 +40,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT } from './peers.mjs';
-import { WORKLOADS, WORKLOAD_ORDER } from './workloads.mjs';
+import { WORKLOADS, WORKLOAD_ORDER, rootOptions } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
 const WASM = path.join(ROOT, 'build', 'darmok.wasm');
@@ -274,7 +274,7 @@ function main() {
       // that pays for the JIT.
       const warmUntil = now() + (quick ? 100 : 300);
       let warmed = 0;
-      while (now() < warmUntil || warmed < 2) { jc.decodeEntity(jc.encodeEntity(value), model.root); pc.decodeEntity(pc.encodeEntity(value), model.root); warmed++; }
+      while (now() < warmUntil || warmed < 2) { jc.decodeEntity(jc.encodeEntity(value), model.root, rootOptions(w)); pc.decodeEntity(pc.encodeEntity(value), model.root, rootOptions(w)); warmed++; }
       const room = jsonBuf.length;
       const jsonIn = () => { const q = ex.dk_ctx_input(ctx, room) >>> 0; core.u8().set(jsonBuf, q); };
       // As jsonDecode does with a string: its UTF-16 at byte n of 3n bytes.
@@ -303,7 +303,7 @@ function main() {
           setup: () => { tapeIn(); jsonWriteCall(); },
           run: () => outputText(core.u8(), word),
         },
-        decodeAll: { run: () => jc.decodeEntity(json, model.root) },
+        decodeAll: { run: () => jc.decodeEntity(json, model.root, rootOptions(w)) },
         copyInJson: { run: () => { json16In(); return 0; } },
         // The read makes its input UTF-8 in place, so each run writes the
         // UTF-16 again; copyInJson's median is taken off below.
@@ -318,7 +318,7 @@ function main() {
           setup: () => { tapeIn(); pbWriteCall(); },
           run: () => outputBytes(core.u8(), word),
         },
-        pbDecodeAll: { run: () => pc.decodeEntity(pbBuf, model.root) },
+        pbDecodeAll: { run: () => pc.decodeEntity(pbBuf, model.root, rootOptions(w)) },
         pbIn: { run: () => { pbIn(); return 0; } },
         pbRead: { run: () => { pbIn(); return pbReadCall(); } },
         pbRebuild: {

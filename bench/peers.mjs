@@ -12,7 +12,8 @@
  *   prepare(model, workload) after the model is defined: per-class set-up
  *                            the library needs (extensions, reducers, types)
  *   encode(value)            -> string or Uint8Array
- *   decode(blob, model)      -> value
+ *   decode(blob, model, workload) -> value (workload.isArray: an array of
+ *                            the root class)
  *
  * Each peer is used the way its documentation shows for class instances; no
  * peer gets help the others do not. Peers are loaded only inside a child
@@ -22,6 +23,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { rootOptions } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -80,7 +82,7 @@ export const PEERS = [
       return {
         register: (Class, nested) => dk.serializable(Class, nested),
         encode: (v) => dk.encodeEntity(v),
-        decode: (s, model) => dk.decodeEntity(s, model.root),
+        decode: (s, model, workload) => dk.decodeEntity(s, model.root, rootOptions(workload)),
       };
     },
   },
@@ -98,7 +100,7 @@ export const PEERS = [
       return {
         register: (Class, nested) => serializable(Class, nested),
         encode: (v) => pb.encodeEntity(v),
-        decode: (b, model) => pb.decodeEntity(b, model.root),
+        decode: (b, model, workload) => pb.decodeEntity(b, model.root, rootOptions(workload)),
       };
     },
   },

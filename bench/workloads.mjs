@@ -328,3 +328,12 @@ export const WORKLOADS = {
 };
 
 export const WORKLOAD_ORDER = ['foo', 'post', 'posts100', 'posts10k', 'deep'];
+
+/*
+ * darmok decodeEntity's options for a workload's value with the model's
+ * root class: an array of roots is a collection, which darmok checks only
+ * when told (its `collection` option).
+ */
+export function rootOptions(workload) {
+  return workload.isArray ? { collection: 'array' } : undefined;
+}

@@ -17,8 +17,9 @@ const { acquire } = require('./codec/encode.cjs');
 const { Decoder, KeptTape, notExpected, MAX_REGEXP_LENGTH } = require('./codec/decode.cjs');
 const { TapeReader } = require('./core/tape-reader.cjs');
 const { DarmokError } = require('./core/errors.cjs');
+const { unreadable } = require('./codec/builtins.cjs');
 const { Registry, registryOf, defaultRegistry, createRegistry, configure, REGISTRY } = require('./codec/registry.cjs');
-const { isTanagraDocument, hasKeyAsWritten, fromTanagra } = require('./compat/tanagra.cjs');
+const { isTanagraDocument, hasKeyAsWritten, fromTanagra, keyOf: tanagraKeyOf } = require('./compat/tanagra.cjs');
 const { readOptions, without, option, invalid, flag, limit, oneOf, formatName, FORMAT_NAMES } = require('./codec/options.cjs');
 const { withFormatHint, wrongBlob } = require('./codec/sniff.cjs');
 const { shaping, selection } = require('./codec/select.cjs');
@@ -26,18 +27,15 @@ const { DEFAULT_MAX_DEPTH } = require('./core/dk_abi.cjs');
 const { plainOfTape, plainText } = require('./compat/plain.cjs');
 
 /*
- * Throws ERR_UNSUPPORTED_TYPE when bytes (a Uint8Array) is a view of a
- * detached ArrayBuffer (transferred to a worker, structuredClone'd with
- * transfer): its length reads 0, and copying it into the core would throw
- * a bare TypeError. Only an empty view is looked at (a view of a detached
- * buffer cannot be made, so making one tells), so no other call pays.
+ * Throws ERR_UNSUPPORTED_TYPE when bytes (a Uint8Array) can no longer be
+ * read: its ArrayBuffer was detached (transferred to a worker,
+ * structuredClone'd with transfer) or, resizable, shrunk below the view's
+ * end. Its length reads 0 then, and copying it into the core would throw
+ * a bare TypeError.
  */
-function notDetached(bytes, who) {
-  if (bytes.byteLength !== 0) return;
-  try {
-    new Uint8Array(bytes.buffer, 0, 0); // eslint-disable-line no-new
-  } catch {
-    throw new DarmokError('ERR_UNSUPPORTED_TYPE', `${who}: the bytes are a view of a detached ArrayBuffer (transferred away): nothing to read`);
+function readable(bytes, who) {
+  if (unreadable(bytes)) {
+    throw new DarmokError('ERR_UNSUPPORTED_TYPE', `${who}: the bytes are a view of a detached ArrayBuffer (transferred away) or of a resizable one shrunk below the view's end: nothing to read`);
   }
 }
 
@@ -61,7 +59,7 @@ const CODERS = {
       if (typeof blob !== 'string' && !(blob instanceof Uint8Array)) {
         throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob('decodeEntity', blob, 'darmok JSON: a string, a Buffer or a Uint8Array'));
       }
-      if (typeof blob !== 'string') notDetached(blob, 'decodeEntity');
+      if (typeof blob !== 'string') readable(blob, 'decodeEntity');
       return core.jsonDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
     },
     tanagra: true
@@ -75,7 +73,7 @@ const CODERS = {
       if (!(blob instanceof Uint8Array)) {
         throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob('decodeEntity', blob, 'darmok protobuf: a Buffer or a Uint8Array'));
       }
-      notDetached(blob, 'decodeEntity');
+      readable(blob, 'decodeEntity');
       return core.pbDecode(blob, maxDepth, maxLength, maxBytes, rebuild);
     },
     tanagra: false
@@ -131,6 +129,7 @@ const DECODE = {
   maxLength: MAX_LENGTH_OPTION,
   maxRegExpLength: option(limit, MAX_REGEXP_LENGTH, 'characters of RegExp source in one document, all its RegExps together'),
   regExpProperties: option(oneOf(['reject', 'accept']), 'reject', "'accept': compile RegExps with the v flag or \\p{...} (costly)"),
+  collection: option(oneOf(['array', 'map', 'set']), undefined, "with Class: the top-level value is this collection (or null) of Class instances or nulls"),
   format: FORMAT_OPTION
 };
 
@@ -273,8 +272,10 @@ function createCodec(options) {
    * registered (with its nested types) if it is not yet, as tanagra does;
    * in this call its key and aliases are read as Class even if another
    * class holds them too; and the top-level value must be a Class (or of
-   * a subclass), null, or a collection (Array, Map, Set; not checked
-   * further), else ERR_UNEXPECTED_CLASS.
+   * a subclass) or null, else ERR_UNEXPECTED_CLASS.
+   *   collection    with Class, 'array', 'map' or 'set': the top-level
+   *                 value must be that collection or null instead, each of
+   *                 its members (Map: values) a Class or null.
    * options: DECODE above, docs/API.md.
    *   unknownClass  'throw' (default): ERR_UNKNOWN_CLASS for an unregistered
    *                 class key; 'plain': a plain object of its fields.
@@ -318,6 +319,9 @@ function createCodec(options) {
   /* decodeEntity's work, for the checked options o (DECODE's). */
   function decode(blob, Class, o) {
     const expected = planOf(Class);
+    if (o.collection !== undefined && expected === null) {
+      throw invalid(`collection: '${o.collection}' names what holds instances of Class: give the Class too`);
+    }
     const scope = expected === null ? null : lastScope;
     const name = o.format === undefined ? format : o.format;
     const how = CODERS[name];
@@ -340,24 +344,27 @@ function createCodec(options) {
     } catch (err) {
       throw withFormatHint(err, name, blob);
     }
-    return settle(value, blob, legacy, decoder, unknownPlain, acceptNewer);
+    return settle(value, blob, legacy, decoder, unknownPlain, acceptNewer, o.collection);
   }
 
   /*
    * decode's last step, once decoder rebuilt value from blob's tape: value
-   * checked against decoder.expected, or read as the tanagra document it is.
+   * read as the tanagra document it is, if it is one, then checked against
+   * decoder.expected and collection (decode.cjs notExpected).
    */
-  function settle(value, blob, legacy, decoder, unknownPlain, acceptNewer) {
+  function settle(value, blob, legacy, decoder, unknownPlain, acceptNewer, collection) {
     const expected = decoder.expected;
-    if (legacy === 'none' || (legacy === 'auto' && !isTanagraDocument(value, blob))) {
-      if (expected !== null) {
-        const err = notExpected(expected, value, decoder.topInstance);
-        if (err !== null) throw err;
-      }
-      return value;
+    let topInstance = decoder.topInstance;
+    if (legacy !== 'none' && (legacy === 'tanagra' || isTanagraDocument(value, blob))) {
+      // a top-level tanagra instance is checked by fromTanagra
+      topInstance = tanagraKeyOf(value) !== null;
+      value = fromTanagra(value, registry, unknownPlain, acceptNewer, expected, decoder.scope);
     }
-    // a tanagra document's top level is an instance, checked by fromTanagra
-    return fromTanagra(value, registry, unknownPlain, acceptNewer, expected, decoder.scope);
+    if (expected !== null) {
+      const err = notExpected(expected, value, topInstance, collection, registry);
+      if (err !== null) throw err;
+    }
+    return value;
   }
 
   /*
@@ -392,7 +399,7 @@ function createCodec(options) {
       keptReader.release();
       keptBusy = false;
     }
-    return settle(value, kept.blob, kept.blob === null ? 'none' : 'auto', decoder, false, false);
+    return settle(value, kept.blob, kept.blob === null ? 'none' : 'auto', decoder, false, false, undefined);
   }
 
   const codec = Object.freeze({
@@ -441,7 +448,7 @@ function transcode(blob, options) {
     throw new DarmokError('ERR_UNSUPPORTED_TYPE', wrongBlob(`transcode from ${from}`, blob, from === 'json'
       ? 'a string, a Buffer or a Uint8Array' : 'a Buffer or a Uint8Array'));
   }
-  if (typeof blob !== 'string') notDetached(blob, 'transcode');
+  if (typeof blob !== 'string') readable(blob, 'transcode');
   try {
     return core.transcode(blob, to === 'protobuf', maxDepth, maxLength, maxBytes, bytes);
   } catch (err) {

@@ -15,6 +15,7 @@ const { render } = require('./cli/tree.cjs');
 const { unwrap } = require('./cli/envelope.cjs');
 const { readInput, readRedis, SourceError } = require('./cli/source.cjs');
 const { errorLines } = require('./cli/report.cjs');
+const { documentJson, printable } = require('./cli/json-text.cjs');
 const { looksLikeProtobuf } = require('./codec/sniff.cjs');
 const { visible } = require('./core/errors.cjs');
 const { FORMAT_NAMES } = require('./codec/options.cjs');
@@ -90,22 +91,9 @@ function formatOf(bytes, option) {
   return looksLikeProtobuf(bytes) ? 'protobuf' : 'json';
 }
 
-/*
- * The document as darmok JSON text (--json), checked whole, as UTF-8
- * bytes: the output is bytes, so no string of the document is made. JSON
- * is checked by decodeEntity (classes read as plain data) and written as
- * it came; protobuf by its one decode, the transcode to JSON, which reads
- * it as decodeEntity does and stops at maxBytes of JSON.
- */
-function asJson(bytes, format) {
-  if (format === 'protobuf') return darmok.transcode(bytes, { from: 'protobuf', to: 'json', bytes: true });
-  darmok.decodeEntity(bytes, { format, unknownClass: 'plain', newerVersion: 'accept', legacy: 'none' });
-  return bytes;
-}
-
-/* JSON text (bytes) and a newline to out. */
+/* JSON text (bytes) and a newline to out, safe on a terminal (json-text.cjs printable). */
 function writeJson(out, bytes) {
-  out.write(bytes);
+  out.write(printable(bytes));
   return out.write('\n');
 }
 
@@ -159,7 +147,7 @@ async function inspect(args, out) {
   const entry = unwrap(bytes);
   if (entry !== null) bytes = entry.document;
   const format = entry !== null && values.format === 'auto' ? entry.format : formatOf(bytes, values.format);
-  if (values.json) return writeJson(out, asJson(bytes, format));
+  if (values.json) return writeJson(out, documentJson(bytes, format));
   const paint = painter(out);
   const tree = render(bytes, format, paint);
   const lines = [paint('dim', `${visible(where)}: darmok ${format} document, ${bytes.length} bytes`)];

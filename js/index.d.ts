@@ -140,10 +140,7 @@ export function toPlain(value: unknown, options?: ToPlainOptions): PlainValue;
  * Decode a plain tree of the JSON format (toPlain's, or a parsed request
  * body), as decodeEntity decodes its text. Class, when given, is registered first.
  */
-export function fromPlain<C extends Class>(plain: unknown, Class: C, options?: FromPlainOptions): InstanceType<C> | null;
-export function fromPlain<T extends DecodedCollection>(plain: unknown, Class: Class, options?: FromPlainOptions): T;
-export function fromPlain<T = any>(plain: unknown, Class?: null, options?: FromPlainOptions): T;
-export function fromPlain<T = any>(plain: unknown, options: FromPlainOptions): T;
+export const fromPlain: DecodeFunction<unknown, FromPlainOptions>;
 
 export interface DecodeOptions {
   /** An unregistered class key: 'throw' ERR_UNKNOWN_CLASS (default) or decode as a 'plain' object. */
@@ -181,6 +178,11 @@ export interface DecodeOptions {
    * ERR_FORMAT (default); 'accept' compiles it.
    */
   regExpProperties?: 'reject' | 'accept';
+  /**
+   * With Class: the top-level value is this collection (or null) and each
+   * of its members (a Map's values) a Class or null, instead of a Class.
+   */
+  collection?: Collection;
   /** This call's format instead of the entry point's or codec's. */
   format?: Format;
 }
@@ -194,27 +196,45 @@ export function encodeEntity(value: unknown, options?: EncodeOptions & { format?
 /** A format known only at run time: JSON text or protobuf bytes. */
 export function encodeEntity(value: unknown, options: EncodeOptions): string | Bytes;
 
-/** A top-level value decodeEntity(blob, Class) gives without checking its members. */
-export type DecodedCollection = readonly unknown[] | ReadonlyMap<unknown, unknown> | ReadonlySet<unknown>;
+/** decodeEntity's `collection` option: what holds the Class instances at the top. */
+export type Collection = 'array' | 'map' | 'set';
+
+/** What decodeEntity(blob, Class, { collection }) gives: that collection of Class instances or nulls. */
+export type DecodedCollection<T> = Array<T | null> | Set<T | null> | Map<unknown, T | null>;
+
+/**
+ * The forms of decodeEntity (and of fromPlain, over a plain tree) for
+ * input In and options O. Class, when given, is registered first, and its
+ * key and aliases are read as Class in this call.
+ */
+export interface DecodeFunction<In, O extends { collection?: Collection }> {
+  /**
+   * The top-level value is a Class (or of a subclass) or null: anything
+   * else, an Array, Map or Set too, is ERR_UNEXPECTED_CLASS (`expected`:
+   * Class's key, `actual`: the class key or kind of value found).
+   */
+  <C extends Class>(blob: In, Class: C, options?: O & { collection?: undefined }): InstanceType<C> | null;
+  /**
+   * `{ collection: 'array' }` (or 'set', 'map'): the top-level value is that
+   * collection or null, and each of its members (a Map's values) a Class or
+   * null; else ERR_UNEXPECTED_CLASS, with the path of the first member
+   * that is not.
+   */
+  <C extends Class>(blob: In, Class: C, options: O & { collection: 'array' }): Array<InstanceType<C> | null> | null;
+  <C extends Class>(blob: In, Class: C, options: O & { collection: 'set' }): Set<InstanceType<C> | null> | null;
+  <C extends Class>(blob: In, Class: C, options: O & { collection: 'map' }): Map<unknown, InstanceType<C> | null> | null;
+  /** A `collection` known only at run time. */
+  <C extends Class>(blob: In, Class: C, options: O): InstanceType<C> | DecodedCollection<InstanceType<C>> | null;
+  /** Without Class: any value, unchecked (`collection` needs a Class: ERR_INVALID_OPTION). */
+  <T = any>(blob: In, Class?: null, options?: O & { collection?: undefined }): T;
+  <T = any>(blob: In, options: O & { collection?: undefined }): T;
+}
 
 /**
  * Decode darmok JSON text (a string, or UTF-8 bytes), or protobuf bytes with
- * `{ format: 'protobuf' }`. Class, when given, is registered first, and its
- * key and aliases are read as Class in this call. The top-level value is
- * then a Class (or of a subclass) or null: anything else but a collection
- * is ERR_UNEXPECTED_CLASS (`expected`: Class's key, `actual`: the class key
- * or kind of value found).
+ * `{ format: 'protobuf' }`.
  */
-export function decodeEntity<C extends Class>(blob: string | Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C> | null;
-/**
- * A collection at the top - an Array, Map or Set, its members not checked -
- * with Class's key and aliases read as Class: name its type,
- * `decodeEntity<Post[]>(blob, Post)`.
- */
-export function decodeEntity<T extends DecodedCollection>(blob: string | Uint8Array, Class: Class, options?: DecodeOptions): T;
-/** Without Class: any value, unchecked. */
-export function decodeEntity<T = any>(blob: string | Uint8Array, Class?: null, options?: DecodeOptions): T;
-export function decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
+export const decodeEntity: DecodeFunction<string | Uint8Array, DecodeOptions>;
 
 /** The serializable() forms, bound to one registry. */
 export interface SerializableFunction {
@@ -260,16 +280,10 @@ export interface Codec<F extends Format = 'json'> {
   /** With `{ bytes: true }`, bytes in every format (JSON as its UTF-8). */
   encodeEntity(value: unknown, options: EncodeOptions & { bytes: true }): Bytes;
   encodeEntity(value: unknown, options?: EncodeOptions): Encoded<F>;
-  /** As the top-level decodeEntity: with Class, a Class, null or a collection. */
-  decodeEntity<C extends Class>(blob: string | Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C> | null;
-  decodeEntity<T extends DecodedCollection>(blob: string | Uint8Array, Class: Class, options?: DecodeOptions): T;
-  decodeEntity<T = any>(blob: string | Uint8Array, Class?: null, options?: DecodeOptions): T;
-  decodeEntity<T = any>(blob: string | Uint8Array, options: DecodeOptions): T;
+  /** As the top-level decodeEntity: with Class, a Class or null, or with `collection` that collection of them. */
+  decodeEntity: typeof decodeEntity;
   toPlain(value: unknown, options?: ToPlainOptions): PlainValue;
-  fromPlain<C extends Class>(plain: unknown, Class: C, options?: FromPlainOptions): InstanceType<C> | null;
-  fromPlain<T extends DecodedCollection>(plain: unknown, Class: Class, options?: FromPlainOptions): T;
-  fromPlain<T = any>(plain: unknown, Class?: null, options?: FromPlainOptions): T;
-  fromPlain<T = any>(plain: unknown, options: FromPlainOptions): T;
+  fromPlain: typeof fromPlain;
 }
 
 export function createCodec(options: CodecOptions<'protobuf'> & { format: 'protobuf' }): Codec<'protobuf'>;

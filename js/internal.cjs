@@ -35,6 +35,7 @@ const MODULES = {
   envelope: () => require('./cli/envelope.cjs'),
   errors: () => require('./core/errors.cjs'),
   jsonDocument: () => require('./core/json-document.cjs'),
+  jsonText: () => require('./cli/json-text.cjs'),
   load: () => require('./core/load.cjs'),
   naming: () => require('./codec/naming.cjs'),
   plain: () => require('./compat/plain.cjs'),

@@ -1,12 +1,12 @@
 // Types for darmok/protobuf: the functions of darmok/json (index.d.ts) with
 // protobuf bytes in place of JSON text.
-import type { Class, EncodeOptions, DecodeOptions, Bytes, DecodedCollection } from './index';
+import type { EncodeOptions, DecodeOptions, Bytes, DecodeFunction } from './index';
 
 export type {
   Class, FieldData, SerializableOptions, SerializableDecorator, EncodeOptions, DecodeOptions,
   SerializableFunction, Registry, Format, Encoded, CodecOptions, Codec, TranscodeOptions, DarmokErrorCode,
   Bytes, ResponseLike, URLLike, WasmModule, WasmSource,
-  KeyTransform, RegistryOptions, ConfigureOptions, FieldSelection, ToPlainOptions, FromPlainOptions, PlainValue, DecodedCollection
+  KeyTransform, RegistryOptions, ConfigureOptions, FieldSelection, ToPlainOptions, FromPlainOptions, PlainValue, DecodedCollection, Collection, DecodeFunction
 } from './index';
 export {
   serializable, createRegistry, createCodec, transcode, init, DarmokError, toPlain, fromPlain, configure,
@@ -24,14 +24,10 @@ export function encodeEntity(value: unknown, options: EncodeOptions): Bytes | st
 
 /**
  * Decode darmok protobuf bytes. Class, when given, is registered first, and
- * the top-level value is a Class or null (else ERR_UNEXPECTED_CLASS), as
- * in darmok/json.
+ * the top-level value is a Class or null (else ERR_UNEXPECTED_CLASS), or
+ * with `collection` that collection of them, as in darmok/json.
  */
-export function decodeEntity<C extends Class>(blob: Uint8Array, Class: C, options?: DecodeOptions): InstanceType<C> | null;
-/** A collection at the top (Array, Map, Set), members not checked: `decodeEntity<Post[]>(blob, Post)`. */
-export function decodeEntity<T extends DecodedCollection>(blob: Uint8Array, Class: Class, options?: DecodeOptions): T;
-export function decodeEntity<T = any>(blob: Uint8Array, Class?: null, options?: DecodeOptions): T;
-export function decodeEntity<T = any>(blob: Uint8Array, options: DecodeOptions): T;
+export const decodeEntity: DecodeFunction<Uint8Array, DecodeOptions>;
 
 declare const darmok: {
   serializable: typeof import('./index').serializable;

@@ -427,10 +427,14 @@ function createCache(options) {
 
   /*
    * Writes value under full for ttl seconds (less up to jitter of it) and
-   * grace more; with ifHolds, only while the key still holds those bytes.
-   * Encodes first: a value darmok cannot encode throws, and nothing is
-   * sent. Resolves to whether it was written; a Redis failure rejects
-   * with ERR_REDIS. With the L1, the key is invalidated here and on the bus.
+   * grace more. ifHolds: undefined, whatever the key holds (set, mset: the
+   * caller's own writes); null, only while it holds a string or nothing
+   * (getOrSet's store: another application's hash, even one made while the
+   * loader ran, is reported and left); bytes, only while the key still
+   * holds those bytes. Encodes first: a value darmok cannot encode throws,
+   * and nothing is sent. Resolves to whether it was written; a Redis
+   * failure rejects with ERR_REDIS. With the L1, the key is invalidated
+   * here and on the bus.
    */
   async function write(key, full, value, ttl, o, tags, ifHolds) {
     const now = Date.now();
@@ -446,9 +450,12 @@ function createCache(options) {
       l1.invalidate(full);
       ticket = l1.ticket();
     }
-    const written = ifHolds === undefined
-      ? await command('SET', () => redis.set(full, entry, px))
-      : Number(await command('EVAL (compare-and-set)', () => redis.setIf(full, ifHolds, entry, px))) === 1;
+    let written;
+    if (ifHolds === undefined) written = await command('SET', () => redis.set(full, entry, px));
+    else if (ifHolds === null) {
+      written = Number(await command('EVAL (SET over a string)', () => redis.setString(full, entry, px))) === 1;
+      if (!written) report(badEntry('the key holds another type than a string: another application\'s value, not written over'), key);
+    } else written = Number(await command('EVAL (compare-and-set)', () => redis.setIf(full, ifHolds, entry, px))) === 1;
     if (l1 !== null && written) {
       l1.put(full, { doc, staleAt, createdAt: now, tags: tags === undefined || tags.length === 0 ? null : tags }, ticket);
       publish({ k: [full] }, key);

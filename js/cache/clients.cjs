@@ -37,6 +37,9 @@
  *                               can evict the lock, else noeviction), or
  *                               null when CONFIG is refused (managed
  *                               Redis, ACL, rename-command); never rejects
+ *   setString(key, value, px)
+ *                            -> SET key value PX px only while key holds a
+ *                               string or nothing (Lua); 1 or 0
  *   setIf(key, holds, value, px)
  *                            -> SET key value PX px only while key holds
  *                               `holds` (Lua); 1 or 0
@@ -69,6 +72,14 @@ const AS_BUFFER_4 = { returnBuffers: true };
 
 /* Deletes KEYS[1] only while its value is ARGV[1]: releasing a lock we still hold. */
 const DEL_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+/*
+ * SET KEYS[1] ARGV[1] PX ARGV[2] only while KEYS[1] holds a string or
+ * nothing: another application's hash or list is never written over, even
+ * one made after the cache last read the key. 1 or 0.
+ */
+const SET_STRING = "local t = redis.call('TYPE', KEYS[1]).ok if t ~= 'string' and t ~= 'none' then return 0 end " +
+  "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1";
 
 /* SET KEYS[1] ARGV[2] PX ARGV[3] only while KEYS[1] holds ARGV[1]: a compare-and-set. */
 const SET_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 else return 0 end";
@@ -197,6 +208,7 @@ function nodeRedis(c) {
       if (cluster) return worstPolicy(c.masters.map((m) => async () => ask(await c.nodeClient(m))));
       return worstPolicy([() => send(undefined, false, config).then((r) => configValue(r, 'maxmemory-policy'))]);
     },
+    setString: (key, value, px) => send(key, false, ['EVAL', SET_STRING, '1', key, value, String(px)]),
     setIf: (key, holds, value, px) => send(key, false, ['EVAL', SET_IF, '1', key, holds, value, String(px)]),
     publish: cluster
       ? (channel, message) => send(channel, false, ['EVAL', PUBLISH_BY_KEY, '1', channel, channel, message])
@@ -236,6 +248,7 @@ function ioredis(c) {
       const ask = (node) => () => node.config('GET', 'maxmemory-policy').then((r) => configValue(r, 'maxmemory-policy'));
       return worstPolicy(cluster ? c.nodes('master').map(ask) : [ask(c)]);
     },
+    setString: (key, value, px) => c.eval(SET_STRING, 1, key, value, String(px)),
     setIf: (key, holds, value, px) => c.eval(SET_IF, 1, key, holds, value, String(px)),
     publish: cluster
       ? (channel, message) => c.eval(PUBLISH_BY_KEY, 1, channel, channel, message)

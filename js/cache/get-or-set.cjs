@@ -103,7 +103,7 @@ function createGetOrSet(env) {
       if (value === undefined || how === NO_STORE || said.skip) return value;
       const ttl = said.ttl !== undefined ? said.ttl : ttlOf(value, o);
       try {
-        await write(key, full, value, ttl, o, said.tags, how === STORE ? undefined : how.ifHolds);
+        await write(key, full, value, ttl, o, said.tags, how === STORE ? null : how.ifHolds);
       } catch (err) {
         if (!isRedisFailure(err)) throw err;
         failed(err, key);

@@ -15,6 +15,9 @@ const dateGetTime = Date.prototype.getTime;
 const mapEntries = Map.prototype.entries;
 const objectToString = Object.prototype.toString;
 const NodeBuffer = typeof Buffer === 'function' ? Buffer : null;
+// It validates its receiver: it throws for a typed array whose buffer is
+// detached or too short for it, and for nothing else at index 0.
+const typedArrayAt = Object.getPrototypeOf(Uint8Array.prototype).at;
 
 /* Byte kinds by exact prototype; subclasses fall back to instanceof. */
 const BYTE_KINDS = new Map([
@@ -169,6 +172,23 @@ function byteKind(v, proto) {
 }
 
 /*
+ * Whether typed array v can no longer be read: its ArrayBuffer was
+ * transferred away (detached), or is resizable and was shrunk below the
+ * view's end. Its length reads 0 then, as an empty view's does, and
+ * copying from it throws a bare TypeError; so only an empty view is asked,
+ * and no other pays.
+ */
+function unreadable(v) {
+  if (v.length !== 0) return false;
+  try {
+    typedArrayAt.call(v, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/*
  * Array.isArray(v), or ERR_UNSUPPORTED_TYPE for a revoked Proxy: the one
  * object on which it throws, and of which nothing can be read. (It is the
  * first thing the walk asks of an object.)
@@ -202,6 +222,7 @@ function isIndex(k) {
 }
 
 module.exports = {
+  unreadable,
   isIndex,
   isExactBuiltin,
   writtenAsBuiltin,

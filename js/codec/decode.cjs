@@ -724,33 +724,82 @@ class KeptTape {
   }
 }
 
-/* What a top-level value that is no instance is, for ERR_UNEXPECTED_CLASS's `actual`. */
-function kindOf(v) {
-  if (typeof v !== 'object' && typeof v !== 'function') return typeof v;
-  if (Array.isArray(v)) return 'Array';
+/*
+ * What a value that is no Class is, for ERR_UNEXPECTED_CLASS: [actual,
+ * how a message says it]. actual is the class key of an instance of a
+ * class registry knows, else its kind ('plain object', 'Array', 'number',
+ * a constructor's name).
+ */
+function kindOf(v, registry) {
+  const kind = (k) => [k, `${/^[aeiou]/i.test(k) ? 'an' : 'a'} ${k}`];
+  if (typeof v !== 'object' && typeof v !== 'function') return kind(typeof v);
+  if (Array.isArray(v)) return kind('Array');
   const proto = Object.getPrototypeOf(v);
-  if (proto === null) return 'null-prototype object';
-  if (proto === Object.prototype) return 'plain object';
+  if (proto === null) return kind('null-prototype object');
+  if (proto === Object.prototype) return kind('plain object');
+  const plan = registry.planOf(proto);
+  if (plan !== null) return [plan.key, `an instance of "${shorten(plan.key, 60)}"`];
   const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor');
-  return ctor !== undefined && typeof ctor.value === 'function' && ctor.value.name !== '' ? ctor.value.name : 'object';
+  return kind(ctor !== undefined && typeof ctor.value === 'function' && ctor.value.name !== '' ? ctor.value.name : 'object');
 }
 
-/*
- * decodeEntity(blob, Class) gives a Class, null, or a collection (an
- * Array, Map or Set: the documented decodeEntity<T[]>(blob, Class) form,
- * its members not checked): the ERR_UNEXPECTED_CLASS for a top-level value
- * that is none of these (an instance was checked by decode() already:
- * topInstance), else null. expected: Class's plan.
- */
-function notExpected(expected, value, topInstance) {
-  if (value === null || topInstance || Array.isArray(value) || value instanceof Map || value instanceof Set) return null;
-  const actual = kindOf(value);
+/* The top-level value each decodeEntity collection option asks for, and its name. */
+const COLLECTIONS = {
+  array: { is: (v) => Array.isArray(v), name: 'an Array' },
+  map: { is: (v) => v instanceof Map, name: 'a Map' },
+  set: { is: (v) => v instanceof Set, name: 'a Set' }
+};
+
+/* ERR_UNEXPECTED_CLASS for v at path (undefined: the top), where wanted was asked for. */
+function unexpectedValue(expected, v, registry, wanted, path) {
+  const [actual, said] = kindOf(v, registry);
   const err = new DarmokError('ERR_UNEXPECTED_CLASS',
-    `decodeEntity(blob, ${expected.Class.name || 'Class'}): the document holds ${/^[aeiou]/i.test(actual) ? 'an' : 'a'} ${actual}, ` +
-    `not an instance of "${expected.key}", null, or an Array, Map or Set`);
+    `decodeEntity(blob, ${expected.Class.name || 'Class'}): the document holds ${said}${path === undefined ? '' : ' there'}, not ${wanted}`,
+    undefined, path);
   err.expected = expected.key;
   err.actual = actual;
   return err;
+}
+
+/*
+ * The first member of collection value (an Array's elements, a Set's
+ * members, a Map's values) that is neither a Class (expected.proto on its
+ * chain) nor null, with its path, or null. Each member decoded as an
+ * instance under a key read as Class was built as one, so the prototype
+ * tells; the path counts members in order, as the document lists them.
+ */
+function badMember(expected, value) {
+  const ok = (x) => x === null || expected.proto.isPrototypeOf(x);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!ok(value[i])) return { member: value[i], path: `$[${i}]` };
+    return null;
+  }
+  let i = 0;
+  for (const x of value.values()) {
+    if (!ok(x)) return { member: x, path: value instanceof Map ? `$.$Map[${i}][1]` : `$.$Set[${i}]` };
+    i++;
+  }
+  return null;
+}
+
+/*
+ * What decodeEntity(blob, Class, { collection? }) may return, checked once
+ * value is built: the ERR_UNEXPECTED_CLASS to throw, or null. Without
+ * collection, a Class (an instance was checked by decode() already:
+ * topInstance) or null. With collection ('array', 'map', 'set'), that
+ * collection or null, each member a Class or null. expected: Class's
+ * plan; registry: where another class's key is found, for `actual`.
+ */
+function notExpected(expected, value, topInstance, collection, registry) {
+  if (value === null) return null;
+  const instance = `an instance of "${expected.key}"`;
+  if (collection === undefined) {
+    return topInstance ? null : unexpectedValue(expected, value, registry, `${instance} or null`);
+  }
+  const kind = COLLECTIONS[collection];
+  if (!kind.is(value)) return unexpectedValue(expected, value, registry, `${kind.name} (collection: '${collection}') or null`);
+  const bad = badMember(expected, value);
+  return bad === null ? null : unexpectedValue(expected, bad.member, registry, `${instance} or null`, bad.path);
 }
 
 module.exports = { Decoder, KeptTape, decodeTape, notExpected, MAX_REGEXP_LENGTH };

@@ -33,7 +33,7 @@ const { offerEncodeShape, encodeShapeMissed } = require('./shapes.cjs');
 const { Identities } = require('./identity.cjs');
 const {
   isExactBuiltin, writtenAsBuiltin, isStandardError, isMap, isSet, isArrayBuffer, isRegExp, timeOf, mapCopy,
-  looksBoxed, isBoxed, isUnsupported, byteKind, isArray, describe, isIndex
+  looksBoxed, isBoxed, isUnsupported, byteKind, isArray, describe, isIndex, unreadable
 } = require('./builtins.cjs');
 
 /* Nesting from which a RangeError in the walk is taken for the JS stack. */
@@ -83,16 +83,21 @@ function nextPresent(v, from, len) {
  * nothing else: skipped(x) and value(x) (the writer is passed apart).
  */
 /*
- * The bytes of a binary value. A view of a transferred (detached)
- * ArrayBuffer cannot be made: that is the caller's value we cannot
- * encode, an ERR_UNSUPPORTED_TYPE at its path, not a bare TypeError.
+ * The bytes of a binary value: v a view of byte kind kind, or an
+ * ArrayBuffer (kind -1). A view of a transferred (detached) ArrayBuffer,
+ * or of a resizable one shrunk below the view's end, cannot be read (a
+ * typed array's length reads 0, a DataView's getters throw): that is the
+ * caller's value we cannot encode, an ERR_UNSUPPORTED_TYPE at its path,
+ * not a bare TypeError nor an empty value.
  */
-function bytesOf(buffer, offset, length) {
+function bytesOf(v, kind) {
   try {
-    return new Uint8Array(buffer, offset, length);
+    if (kind < 0) return new Uint8Array(v, 0, v.byteLength);
+    if (kind === T.BYTES_DATAVIEW || !unreadable(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
   } catch {
-    throw pathError('ERR_UNSUPPORTED_TYPE', 'cannot encode binary data whose ArrayBuffer was transferred (detached)');
+    // what the getters or the view of a detached buffer threw: below
   }
+  throw pathError('ERR_UNSUPPORTED_TYPE', 'cannot encode binary data whose ArrayBuffer was transferred (detached) or shrunk below the view');
 }
 
 class Encoder extends Identities {
@@ -637,13 +642,13 @@ class Encoder extends Identities {
       const kind = byteKind(v, proto);
       if (kind >= 0) {
         this.take(v);
-        this.bytes(kind, bytesOf(v.buffer, v.byteOffset, v.byteLength));
+        this.bytes(kind, bytesOf(v, kind));
         return;
       }
     }
     if (v instanceof ArrayBuffer && isArrayBuffer(v)) {
       this.take(v);
-      this.bytes(T.BYTES_ARRAYBUFFER, bytesOf(v, 0, v.byteLength));
+      this.bytes(T.BYTES_ARRAYBUFFER, bytesOf(v, -1));
       return;
     }
     if (v instanceof RegExp && isRegExp(v)) {

@@ -510,4 +510,4 @@ function fromTanagra(value, registry, unknownPlain, acceptNewer, expected, scope
   return new TanagraReader(registry, unknownPlain, acceptNewer, scope).run(value);
 }
 
-module.exports = { isTanagraDocument, hasKeyAsWritten, fromTanagra };
+module.exports = { isTanagraDocument, hasKeyAsWritten, fromTanagra, keyOf };

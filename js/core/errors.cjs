@@ -22,6 +22,13 @@ function escapeUnsafe(c) {
   return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : n <= 0xffff ? `\\u${n.toString(16).padStart(4, '0')}` : `\\u{${n.toString(16)}}`;
 }
 
+const UNSAFE_ONE = new RegExp(UNSAFE.source, 'u');
+
+/* Whether code point n is one of UNSAFE. */
+function isUnsafe(n) {
+  return UNSAFE_ONE.test(String.fromCodePoint(n));
+}
+
 /*
  * s with every UNSAFE character written as an escape (\x1b, \u009b,
  * \u202e): text from the input shown to people, in a message or by
@@ -192,5 +199,5 @@ function documentPath(bytes, end) {
 module.exports = {
   stackDepthError,
   DarmokError, CODES, CORE_CODES, coreCode, addSegment, rawSegment,
-  finishPath, pathError, documentPath, pathForMessage, shorten, visible
+  finishPath, pathError, documentPath, pathForMessage, shorten, visible, isUnsafe
 };

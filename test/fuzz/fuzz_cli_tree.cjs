@@ -7,7 +7,9 @@
  * pb_transcode) for FUZZ_SECONDS. A failure is an exception that is not a
  * DarmokError, a call over CALL_MS (a hang ends the whole run: `make fuzz`
  * runs this under `timeout`), or an output line or error message holding
- * a raw control or invisible character. A failing input is saved as
+ * a raw control or invisible character; every other input goes through
+ * the --json path (js/cli/json-text.cjs) instead, whose text must also
+ * keep the document's JSON value. A failing input is saved as
  * build/fuzz/crash-cli_tree-<sha1> and the run exits 1.
  *   node test/fuzz/fuzz_cli_tree.cjs [seconds]
  */
@@ -21,11 +23,12 @@ const { unwrap } = internal.envelope;
 const { errorLines } = internal.report;
 const { DarmokError } = internal.errors;
 const { looksLikeProtobuf } = internal.sniff;
+const { documentJson, printable } = internal.jsonText;
+const { isUnsafe } = internal.errors;
+const { isDeepStrictEqual } = require('node:util');
 
 const seconds = Number(process.argv[2] ?? process.env.FUZZ_SECONDS ?? 60);
 const CALL_MS = 2000;
-// Newline aside, what a terminal acts on or hides (errors.cjs UNSAFE, less \n).
-const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/u;
 
 const seeds = [];
 for (const dir of ['json_read', 'pb_read', 'pb_transcode']) {
@@ -38,7 +41,9 @@ const PIECES = [
   '{"$Error":{"name":"', '\\u001b[2J', '\\u009b', '\\u202e', '\\u0007', '\u001b]0;x\u0007', '\u202e', '\u009b',
   '1'.repeat(400), '0.' + '9'.repeat(500), '-0', '1e999', '[', ']', '{', '}', ',', ':', '"',
   'darmok/1 json 9999999999999999\n', 'darmok/1 protobuf 1\n', 'darmok/1 json -1\n'
-].map((p) => Buffer.from(p, 'latin1'));
+].map((p) => Buffer.from(p, 'latin1')).concat(
+  // raw as UTF-8, as a JSON string may hold them
+  ['\u009b', '\u0085', '\u202e', '\u2066', '\u200f', '\u061c', '\u2028', '\u{e0001}', '\u007f'].map((p) => Buffer.from(p, 'utf8')));
 
 let state = 0x9e3779b9;
 function rand(n) {
@@ -65,8 +70,19 @@ function mutate(seed) {
   return b;
 }
 
-/* inspect's pipeline without its I/O: the lines it prints, or the message of the DarmokError it reports. */
-function inspect(bytes) {
+/* The first character of text, but a newline, that a terminal acts on or hides (errors.cjs UNSAFE), or null. */
+function firstRaw(text) {
+  for (const c of text) if (c !== '\n' && isUnsafe(c.codePointAt(0))) return c;
+  return null;
+}
+
+/*
+ * inspect's pipeline without its I/O, with --json or not: the lines it
+ * prints (with --json, the JSON text, which must also be the same JSON
+ * value as the document's JSON), or the message of the DarmokError it
+ * reports.
+ */
+function inspect(bytes, asJson) {
   let doc = bytes;
   let format;
   const lines = [];
@@ -77,12 +93,24 @@ function inspect(bytes) {
       for (const [name, value] of entry.fields) lines.push(`${name}: ${value}`);
     }
     format = entry !== null ? entry.format : looksLikeProtobuf(doc) ? 'protobuf' : 'json';
-    for (const line of render(doc, format, (style, text) => text)) lines.push(line);
+    if (asJson) {
+      const text = documentJson(doc, format);
+      const shown = Buffer.from(printable(text)).toString('utf8');
+      if (!isDeepStrictEqual(JSON.parse(shown), JSON.parse(Buffer.from(text).toString('utf8')))) {
+        return { bad: `--json printed another JSON value: ${JSON.stringify(shown.slice(0, 200))}` };
+      }
+      lines.push(shown);
+    } else {
+      for (const line of render(doc, format, (style, text) => text)) lines.push(line);
+    }
   } catch (err) {
     if (!(err instanceof DarmokError)) return { bad: `${err && err.name}: ${err && err.message}` };
     for (const line of errorLines('darmok inspect', err)) lines.push(line);
   }
-  for (const line of lines) if (RAW.test(line)) return { bad: `raw character in ${JSON.stringify(line.slice(0, 200))}` };
+  for (const line of lines) {
+    const c = firstRaw(line);
+    if (c !== null) return { bad: `raw U+${c.codePointAt(0).toString(16)} in ${JSON.stringify(line.slice(0, 200))}` };
+  }
   return { bad: null };
 }
 
@@ -91,7 +119,7 @@ let runs = 0;
 while (Date.now() < until) {
   const input = mutate(seeds[rand(seeds.length)]);
   const t0 = Date.now();
-  const { bad } = inspect(input);
+  const { bad } = inspect(input, (runs & 1) === 1);
   const ms = Date.now() - t0;
   const why = bad ?? (ms > CALL_MS ? `${ms} ms for one input` : null);
   if (why !== null) {

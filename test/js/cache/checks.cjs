@@ -48,7 +48,8 @@ function cacheFor(combo, options = {}) {
 
 /*
  * client, seen through a proxy that calls hook() before each SET NX (the
- * lock) and counts the EVALs (releases) in counted.evals.
+ * lock) and counts the releases, EVALs of a script that DELs, in
+ * counted.releases (getOrSet's store is an EVAL too).
  */
 function beforeLockTaken(client, counted, hook) {
   return new Proxy(client, {
@@ -58,7 +59,8 @@ function beforeLockTaken(client, counted, hook) {
       if (prop !== 'set' && prop !== 'sendCommand' && prop !== 'eval') return v.bind(target);
       return async (...args) => {
         const words = args.flat().map((a) => (typeof a === 'string' ? a.toUpperCase() : a));
-        if (prop === 'eval' || words.includes('EVAL')) counted.evals++;
+        const release = args.flat().some((a) => typeof a === 'string' && a.includes("redis.call('DEL'"));
+        if ((prop === 'eval' || words.includes('EVAL')) && release) counted.releases++;
         if (words.includes('NX')) await hook();
         return v.apply(target, args);
       };
@@ -401,7 +403,7 @@ function defineChecks(topology) {
     // A plain value where a Foo is asked for: the same, whatever decodeEntity itself checks.
     await cache.set('plain', { name: 'plain' });
     await assert.rejects(cache.get('plain', Foo), unexpected);
-    // An Array, which decodeEntity(blob, Class) lets through and the cache refuses, names both sides as the codec does.
+    // An Array where a Foo is asked for, refused as decodeEntity(blob, Class) refuses it, names both sides as the codec does.
     await cache.set('list', [makeFoo('in a list')]);
     for (const read of [() => cache.get('list', Foo), () => cache.mget(['list'], Foo)]) {
       await assert.rejects(read(), (err) => unexpected(err) && err.expected === 'cache.Foo' && err.actual === 'Array');
@@ -475,6 +477,34 @@ function defineChecks(topology) {
       assert.strictEqual((await raw('HGET', `${combo.prefix}${key}`, 'field')).toString(), 'theirs', 'left as it was');
       assert.ok(errors.length >= 2 && errors.every((e) => e.err.code === 'ERR_CACHE_ENTRY'), errors.map((e) => e.err.message).join('; '));
       assert.strictEqual(await raw('EXISTS', `${combo.prefix}${key}${LOCK_SUFFIX}`), 0);
+    }
+  });
+
+  each('another application\'s hash written while the loader runs: reported, never written over by getOrSet\'s store', async (combo) => {
+    for (const lock of [false, true]) {
+      const { cache, errors } = cacheFor(combo, { lock });
+      const key = `hash-meanwhile-${lock}`;
+      const full = `${combo.prefix}${key}`;
+      const v = await cache.getOrSet(key, Foo, async () => {
+        await raw('HSET', full, 'f', 'theirs');
+        return makeFoo('ours');
+      });
+      assert.strictEqual(v.name, 'ours', "the loader's value is returned");
+      assert.strictEqual(String(await raw('TYPE', full)), 'hash');
+      assert.strictEqual(String(await raw('HGET', full, 'f')), 'theirs', 'left as it was');
+      assert.strictEqual(errors.length, 1, errors.map((e) => e.err.message).join('; '));
+      assert.strictEqual(errors[0].err.code, 'ERR_CACHE_ENTRY');
+      assert.match(errors[0].err.message, /another application's value/);
+      assert.strictEqual(await raw('EXISTS', `${full}${LOCK_SUFFIX}`), 0);
+      // An ordinary miss is still stored.
+      await raw('DEL', full);
+      assert.strictEqual((await cache.getOrSet(key, Foo, () => makeFoo('stored'))).name, 'stored');
+      assert.strictEqual((await cache.get(key, Foo)).name, 'stored');
+      // set() is the caller's own write: it writes over whatever the key holds.
+      await raw('DEL', full);
+      await raw('HSET', full, 'f', 'theirs');
+      await cache.set(key, makeFoo('set'));
+      assert.strictEqual((await cache.get(key, Foo)).name, 'set');
     }
   });
 
@@ -559,7 +589,7 @@ function defineChecks(topology) {
     await sleep(100);
     // Another process stores a fresh value between our read and our lock.
     let hook = () => plain.set('rl', makeFoo('fresh'), { ttl: 30 });
-    const counted = { evals: 0 };
+    const counted = { releases: 0 };
     const client = beforeLockTaken(combo.client, counted, () => {
       const h = hook;
       hook = null;
@@ -576,11 +606,11 @@ function defineChecks(topology) {
     await plain.set('rl2', makeFoo('old'), { ttl: 0.05, grace: 30 });
     await sleep(100);
     hook = () => { throw new Error('injected SET NX failure'); };
-    counted.evals = 0;
+    counted.releases = 0;
     const v2 = await cache.getOrSet('rl2', Foo, () => { calls++; return makeFoo('refreshed'); });
     assert.strictEqual(v2.name, 'refreshed');
     assert.strictEqual(calls, 1);
-    assert.strictEqual(counted.evals, 0, 'no release of a lock never taken');
+    assert.strictEqual(counted.releases, 0, 'no release of a lock never taken');
     assert.deepStrictEqual(errors.map((e) => e.err.code), ['ERR_REDIS']);
   });
 

@@ -11,15 +11,21 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const darmok = require('../../../js/index.cjs');
+const { isUnsafe } = require('../../../js/internal.cjs').errors;
 
 const cli = path.join(__dirname, '..', '..', '..', 'js', 'cli.cjs');
 
-function inspect(input, args = []) {
+/* darmok command with args on input (stdin). */
+function run(command, input, args) {
   const env = { ...process.env };
   delete env.FORCE_COLOR;
-  const res = spawnSync(process.execPath, [cli, 'inspect', ...args, '-'], { input: Buffer.from(input), env, timeout: 20000, maxBuffer: 64 * 2 ** 20 });
+  const res = spawnSync(process.execPath, [cli, command, ...args, '-'], { input: Buffer.from(input), env, timeout: 20000, maxBuffer: 64 * 2 ** 20 });
   assert.strictEqual(res.signal, null, `killed (${res.signal}): a hang`);
   return { status: res.status, stdout: res.stdout.toString(), stderr: res.stderr.toString() };
+}
+
+function inspect(input, args = []) {
+  return run('inspect', input, args);
 }
 
 /* What a terminal would act on or hide: C0 but newline, DEL, C1, bidi and zero-width characters. */
@@ -94,5 +100,52 @@ test('inspect: error messages show the input\'s control characters escaped (find
     assert.strictEqual(res.status, 1, res.stdout);
     assert.match(res.stderr, code);
     assert.doesNotMatch(res.stderr, RAW, JSON.stringify(res.stderr));
+  }
+});
+
+/*
+ * One of each class of character errors.cjs UNSAFE holds that may stand
+ * raw in a JSON string (C0 controls may not): DEL, C1 (CSI among them),
+ * soft hyphen, Arabic letter mark, LRM/RLM, bidi embeddings and
+ * overrides, isolates, line and paragraph separators, zero-width and BOM,
+ * a variation selector, a tag character.
+ */
+const RAW_IN_STRINGS = ['\u007f', '\u0080', '\u009b', '\u009f', '\u00ad', '\u061c', '\u200b', '\u200e', '\u200f',
+  '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u2028', '\u2029',
+  '\u2060', '\ufe0f', '\ufeff', '\u{e0001}'];
+
+/* The first character of text, but a newline, that visible() would escape, or null. */
+function firstUnsafe(text) {
+  for (const c of text) if (c !== '\n' && isUnsafe(c.codePointAt(0))) return c;
+  return null;
+}
+
+test('inspect --json and convert --to json: every unsafe character of a string escaped, the JSON value the same', () => {
+  for (const c of RAW_IN_STRINGS) {
+    // raw in the text (JSON.stringify leaves these as they are), in a key and in a value; CR and tab between tokens
+    const json = `{"k${c}":"${c}2J${c}",\r\t"b":["x${c}"]}`;
+    const value = JSON.parse(json);
+    assert.ok(json.includes(c));
+    const runs = [
+      ...both(json).map(([format, doc]) => [`inspect --json (${format})`, inspect(doc, ['--json'])]),
+      ...both(json).map(([format, doc]) => [`convert --to json (${format})`, run('convert', doc, ['--to', 'json'])])
+    ];
+    for (const [what, res] of runs) {
+      const name = `${what}, U+${c.codePointAt(0).toString(16)}`;
+      assert.strictEqual(res.status, 0, `${name}: ${res.stderr}`);
+      assert.strictEqual(firstUnsafe(res.stdout), null, `${name}: ${JSON.stringify(res.stdout)}`);
+      assert.deepStrictEqual(JSON.parse(res.stdout), value, name);
+    }
+  }
+});
+
+test('inspect: a tree past maxBytes characters is ERR_TOO_LARGE, not a printout of gigabytes', () => {
+  // 1 MB of input: 500,000 leaves 999 levels deep, each a line of ~2,000 characters of indent.
+  const doc = '['.repeat(999) + '0,'.repeat(499999) + '0' + ']'.repeat(999);
+  for (const [format, bytes] of both(doc)) {
+    const res = inspect(bytes);
+    assert.strictEqual(res.status, 1, `${format}: ${res.stdout.slice(0, 200)}`);
+    assert.match(res.stderr, /ERR_TOO_LARGE: the tree of this document is over \d+ characters/, format);
+    assert.strictEqual(res.stdout, '', format);
   }
 });

@@ -165,7 +165,8 @@ test('createSerializer({ bytes: true }): the UTF-8 of the default serializer\'s 
 });
 
 /*
- * An ioredis-shaped client that keeps what SET was given: darmok/redis
+ * An ioredis-shaped client that keeps what SET (or getOrSet's SET by
+ * EVAL) was given: darmok/redis
  * speaks to it as to ioredis (redis-clients.cjs recognises the shape).
  */
 function recordingClient() {
@@ -179,6 +180,11 @@ function recordingClient() {
     set: async (key, value, ...rest) => {
       sets.push({ key, value, rest });
       return 'OK';
+    },
+    // getOrSet's store: SET over a string or nothing, by a script (clients.cjs SET_STRING).
+    eval: async (script, n, key, value, px) => {
+      sets.push({ key, value, rest: ['PX', px] });
+      return 1;
     }
   };
 }

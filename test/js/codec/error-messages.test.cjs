@@ -28,8 +28,25 @@ test('DarmokError.message escapes control characters from the input; the raw val
     assert.doesNotMatch(err.message, RAW, JSON.stringify(err.message));
     assert.strictEqual(err.actual, other, 'the raw key on err.actual');
   });
-  throwsCode(() => darmok.decodeEntity(`{"a${ATTACK}":{"b":[1,]}}`), 'ERR_SYNTAX', (err) => {
-    assert.doesNotMatch(err.message, RAW, JSON.stringify(err.message));
-    assert.doesNotMatch(err.path, RAW, JSON.stringify(err.path));
-  });
+});
+
+test('an error under a key holding unsafe characters: the message shows the path escaped, err.path keeps the key (finding 7)', () => {
+  // The key, as valid JSON: its C0 characters as JSON escapes, U+009B, U+202E and U+2066 raw.
+  const key = JSON.stringify(`a${ATTACK}`);
+  const bad = `{${key}:{"b":[1,]}}`;
+  const badRegExp = `{${key}:{"b":{"$RegExp":["(","g"]}}}`;
+  const cases = [
+    ['json', bad, 'ERR_SYNTAX', '.b[1]'],
+    ['json', badRegExp, 'ERR_FORMAT', '.b'],
+    ['protobuf', darmok.transcode(badRegExp, { from: 'json', to: 'protobuf' }), 'ERR_FORMAT', '.b']
+  ];
+  for (const [format, doc, code, tail] of cases) {
+    throwsCode(() => darmok.decodeEntity(doc, { format }), code, (err) => {
+      const where = `${format} ${code}`;
+      assert.doesNotMatch(err.message, RAW, `${where}: ${JSON.stringify(err.message)}`);
+      assert.ok(err.message.includes('\\x9b31m\\u202eevil\\u2066'), `${where}: the path escaped in ${JSON.stringify(err.message)}`);
+      // path is the raw value, by design (API.md): the key as the document holds it.
+      assert.ok(err.path.endsWith(tail) && err.path.includes('\u009b31m\u202eevil\u2066'), `${where}: ${JSON.stringify(err.path)}`);
+    });
+  }
 });

@@ -58,7 +58,12 @@ const forNodeRedis: RedisArgument = bytes;
 const asBuffer: Buffer = bytes;
 const sameBytes: Bytes = darmok.transcode(encodeEntity(post), { from: 'json', to: 'protobuf' });
 const back: Post | null = pb.decodeEntity(asBuffer, Post);
-const list: Post[] = pb.decodeEntity<Post[]>(pb.encodeEntity([post]), Post);
+const list: Array<Post | null> | null = pb.decodeEntity(pb.encodeEntity([post]), Post, { collection: 'array' });
+const byName: Map<unknown, Post | null> | null = decodeEntity(encodeEntity(new Map([['p', post]])), Post, { collection: 'map' });
+const members: Set<Post | null> | null = darmok.fromPlain(darmok.toPlain(new Set([post])), Post, { collection: 'set' });
+// With Class alone the value is a Post or null, never an Array (and an Array is ERR_UNEXPECTED_CLASS: not called).
+// @ts-expect-error
+const notList = (): Post[] => pb.decodeEntity(pb.encodeEntity([post]), Post);
 const anything: number = decodeEntity<number>('1');
 const text: string = encodeEntity(back);
 const again: Post | null = decodeJson(text, Post);
@@ -101,12 +106,13 @@ async function main(): Promise<void> {
     back?.age(new Date(10)), again?.tags.get('views') === 12n, viaInline instanceof Post,
     (fromKeyv.value as Post) instanceof Post, fromKeyv.expires, fromBento instanceof Post, code,
     Buffer.compare(jsonBytes, Buffer.from(encodeEntity(post))), Buffer.compare(viaPb, jsonBytes),
-    Buffer.compare(viaTranscode, jsonBytes), Buffer.compare(stored, jsonBytes), typeof notBytes, wireNames]));
+    Buffer.compare(viaTranscode, jsonBytes), Buffer.compare(stored, jsonBytes), typeof notBytes, wireNames, typeof notList,
+    list?.[0] instanceof Post, byName?.get('p') instanceof Post, [...(members ?? [])][0] instanceof Post]));
 }
 main();
 `;
 
-const EXPECTED = [true, true, 0, 10, true, true, true, 5, true, 'ERR_SYNTAX@5', 0, 0, 0, 0, 'string', ['$,row_id', '$,id']];
+const EXPECTED = [true, true, 0, 10, true, true, true, 5, true, 'ERR_SYNTAX@5', 0, 0, 0, 0, 'string', ['$,row_id', '$,id'], 'function', true, true, true];
 
 /* mode -> [tsconfig compilerOptions, sample file name, imports, package.json type] */
 const MODES = {

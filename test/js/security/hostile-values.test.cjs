@@ -2,7 +2,8 @@
 /*
  * Issue 32, findings 8 and 9: every failure a DarmokError (fromPlain of a
  * revoked Proxy or a throwing getter; a view of a detached ArrayBuffer in
- * every entry point that takes bytes, both formats), and fromPlain held to
+ * every entry point that takes bytes, both formats, and of a resizable one
+ * shrunk below the view), and fromPlain held to
  * decodeEntity's limits for the same document (nested $Map, $Set, $Error,
  * $NullProto count once a level, as decodeEntity counts them).
  */
@@ -39,33 +40,70 @@ function detached(bytes) {
   return u;
 }
 
-test('a view of a detached ArrayBuffer is ERR_UNSUPPORTED_TYPE in every entry point that takes bytes (finding 8)', () => {
+/*
+ * A view of bytes in a resizable ArrayBuffer then shrunk below the view's
+ * end: a view of fixed length (offset 0) and a length-tracking one that
+ * starts past the new end. Both read length 0, as a detached view does.
+ */
+function shrunk(bytes) {
+  const ab = new ArrayBuffer(bytes.length + 2, { maxByteLength: 1000 });
+  const fixed = new Uint8Array(ab, 0, bytes.length);
+  fixed.set(bytes);
+  const tracking = new Uint8Array(ab, 2);
+  ab.resize(1);
+  assert.strictEqual(fixed.length, 0);
+  assert.strictEqual(tracking.length, 0);
+  return [fixed, tracking];
+}
+
+/* Every view of bytes that cannot be read: detached, shrunk. */
+function gone(bytes) {
+  return [detached(bytes), ...shrunk(bytes)];
+}
+
+test('a view of a detached or shrunk ArrayBuffer is ERR_UNSUPPORTED_TYPE in every entry point that takes bytes (finding 8)', () => {
   const json = Buffer.from(darmok.encodeEntity({ a: 1 }));
   const bytes = pb.encodeEntity({ a: 1 });
   const calls = [
-    () => darmok.decodeEntity(detached(json)),
-    () => darmok.decodeEntity(detached(bytes), { format: 'protobuf' }),
-    () => pb.decodeEntity(detached(bytes)),
-    () => darmok.createCodec({ format: 'protobuf' }).decodeEntity(detached(bytes)),
-    () => darmok.transcode(detached(bytes), { from: 'protobuf', to: 'json' }),
-    () => darmok.transcode(detached(json), { from: 'json', to: 'protobuf' }),
-    () => serializer.deserialize(detached(json)),
-    () => darmok.fromPlain(detached(json))
+    ...gone(json).map((u) => () => darmok.decodeEntity(u)),
+    ...gone(bytes).map((u) => () => darmok.decodeEntity(u, { format: 'protobuf' })),
+    ...gone(bytes).map((u) => () => pb.decodeEntity(u)),
+    ...gone(bytes).map((u) => () => darmok.createCodec({ format: 'protobuf' }).decodeEntity(u)),
+    ...gone(bytes).map((u) => () => darmok.transcode(u, { from: 'protobuf', to: 'json' })),
+    ...gone(json).map((u) => () => darmok.transcode(u, { from: 'json', to: 'protobuf' })),
+    ...gone(json).map((u) => () => serializer.deserialize(u)),
+    ...gone(json).map((u) => () => darmok.fromPlain(u))
   ];
   for (const call of calls) throwsCode(call, 'ERR_UNSUPPORTED_TYPE');
   // An empty view that is not detached is still read (and is no document).
   throwsCode(() => darmok.decodeEntity(new Uint8Array(0)), 'ERR_SYNTAX');
   throwsCode(() => pb.decodeEntity(new Uint8Array(0)), 'ERR_FORMAT');
+  const ab = new ArrayBuffer(4, { maxByteLength: 8 });
+  const empty = new Uint8Array(ab, 1, 0);
+  ab.resize(1);
+  throwsCode(() => darmok.decodeEntity(empty), 'ERR_SYNTAX');
 });
 
-test('a value holding binary data whose ArrayBuffer was transferred: ERR_UNSUPPORTED_TYPE at its path, on encode (finding 8)', () => {
-  const view = detached(Uint8Array.of(1, 2, 3));
+test('a value holding binary data whose ArrayBuffer was transferred or shrunk: ERR_UNSUPPORTED_TYPE at its path, on encode (finding 8)', () => {
+  const ab = new ArrayBuffer(8, { maxByteLength: 16 });
+  const dataView = new DataView(ab, 0, 8);
+  const float64 = new Float64Array(ab, 0, 1);
+  ab.resize(4);
+  const views = [...gone(Uint8Array.of(1, 2, 3)), dataView, float64];
   for (const format of ['json', 'protobuf']) {
-    for (const [value, path] of [[{ a: view }, '$.a'], [{ a: [view.buffer] }, '$.a[0]']]) {
-      throwsCode(() => darmok.encodeEntity(value, { format }), 'ERR_UNSUPPORTED_TYPE', (err) => assert.strictEqual(err.path, path));
+    for (const view of views) {
+      throwsCode(() => darmok.encodeEntity({ a: view }, { format }), 'ERR_UNSUPPORTED_TYPE', (err) => assert.strictEqual(err.path, '$.a'));
     }
+    const view = detached(Uint8Array.of(1, 2, 3));
+    throwsCode(() => darmok.encodeEntity({ a: [view.buffer] }, { format }), 'ERR_UNSUPPORTED_TYPE', (err) => assert.strictEqual(err.path, '$.a[0]'));
   }
-  throwsCode(() => darmok.toPlain({ a: view }), 'ERR_UNSUPPORTED_TYPE');
+  for (const view of views) throwsCode(() => darmok.toPlain({ a: view }), 'ERR_UNSUPPORTED_TYPE');
+  // A resizable ArrayBuffer itself, shrunk, is what it holds now; a view that still fits is read.
+  const fits = new Uint8Array(ab, 0, 2);
+  fits.set([7, 8]);
+  const back = darmok.decodeEntity(darmok.encodeEntity({ ab, fits }));
+  assert.deepStrictEqual([...new Uint8Array(back.ab)], [7, 8, 0, 0]);
+  assert.deepStrictEqual([...back.fits], [7, 8]);
 });
 
 /* 'value', or the code of the DarmokError fn threw. */
