@@ -44,11 +44,14 @@ typedef enum dk_code {
     DK_ERR_FORMAT = 2,    /* ERR_FORMAT: well-formed, but not a valid darmok
                              document */
     DK_ERR_DEPTH = 3,     /* ERR_DEPTH: nesting deeper than max_depth */
-    DK_ERR_TOO_LARGE = 4, /* ERR_TOO_LARGE: a length over max_length, or
-                             input too large */
+    DK_ERR_TOO_LARGE = 4, /* ERR_TOO_LARGE: a size over another bound: the
+                             input, the output, a table, the amplification
+                             bound */
     DK_ERR_MEMORY = 5,    /* ERR_MEMORY: out of memory */
-    DK_ERR_TAPE = 6       /* ERR_INTERNAL: malformed tape handed to an
+    DK_ERR_TAPE = 6,      /* ERR_INTERNAL: malformed tape handed to an
                              encoder (a bug in js/) */
+    DK_ERR_TOO_LONG = 7   /* ERR_TOO_LARGE: a string, binary value, array,
+                             Map, Set or member list over max_length */
 } dk_code;
 
 /*
@@ -172,9 +175,9 @@ int dk_json_write(const uint8_t *tape, size_t len, const dk_limits *lim, dk_buf 
  * (replacing its content). flags: DK_READ_PADDED or 0. With it the caller promises
  * DK_JSON_PADDING zero bytes after the text; otherwise the text is copied
  * into scratch with that padding. The text is untrusted: failures are
- * DK_ERR_SYNTAX, _FORMAT, _DEPTH, _TOO_LARGE or _MEMORY with err->pos the
- * offending byte offset in json. lim may be NULL. Returns err->code; on
- * failure tape_out->len is 0.
+ * DK_ERR_SYNTAX, _FORMAT, _DEPTH, _TOO_LONG (over lim->max_length),
+ * _TOO_LARGE or _MEMORY with err->pos the offending byte offset in json.
+ * lim may be NULL. Returns err->code; on failure tape_out->len is 0.
  */
 int dk_json_read_opts(const uint8_t *json, size_t len, uint32_t flags, const dk_limits *lim,
                       dk_arena *scratch, dk_buf *tape_out, dk_err *err);
@@ -215,9 +218,9 @@ int dk_pb_write_opts(const uint8_t *tape, size_t len, const dk_limits *lim, dk_a
  * DK_ERR_SYNTAX at their exact offset; a valid protobuf message that is not
  * a valid document is DK_ERR_FORMAT at the offending stream entry, shape or
  * string-table entry (0 for document-level faults); lengths over
- * lim->max_length, and a tape over max_out bytes (0: the default bound
- * above), are DK_ERR_TOO_LARGE; nesting (through node indexes) over
- * lim->max_depth is DK_ERR_DEPTH. No padding is needed. protobuf-c's
+ * lim->max_length are DK_ERR_TOO_LONG, and a tape over max_out bytes (0:
+ * the default bound above) is DK_ERR_TOO_LARGE; nesting (through node
+ * indexes) over lim->max_depth is DK_ERR_DEPTH. No padding is needed. protobuf-c's
  * unpacked structs live in scratch; nothing points into pb after the call.
  * Returns err->code; on failure tape_out->len is 0.
  */

@@ -206,7 +206,7 @@ static int hex4(const uint8_t *p, uint32_t *v)
  * followed by a \uDC00-\uDFFF escape makes one 4-byte UTF-8 sequence; any
  * other surrogate escape is stored as WTF-8 (ED A0..BF xx) and flagged.
  * base is the tape offset where the string's bytes begin, qat the input
- * offset of its opening quote (for DK_ERR_TOO_LARGE).
+ * offset of its opening quote (for DK_ERR_TOO_LONG).
  */
 DK_MUST static int unescape(reader *r, const uint8_t **pp, uint32_t *flags, uint64_t limit,
                             size_t base, size_t qat)
@@ -246,7 +246,7 @@ DK_MUST static int unescape(reader *r, const uint8_t **pp, uint32_t *flags, uint
         break;
     default: r->p = p + 1; return unexpected(r, "expected an escape: \\\" \\\\ / b f n r t u");
     }
-    if (t->len - base + n > limit) return fail(r, DK_ERR_TOO_LARGE, "string too long", qat);
+    if (t->len - base + n > limit) return fail(r, DK_ERR_TOO_LONG, "string too long", qat);
     DK_TRY(room(r, n));
     dk_put_unsafe(t, b, n);
     *pp = p + 2;
@@ -256,7 +256,7 @@ DK_MUST static int unescape(reader *r, const uint8_t **pp, uint32_t *flags, uint
 /*
  * Reads the JSON string at the cursor (its opening quote) and appends its
  * unescaped bytes, without a header, to the tape; at most limit bytes,
- * else DK_ERR_TOO_LARGE at the quote (checked before each append). Sets
+ * else DK_ERR_TOO_LONG at the quote (checked before each append). Sets
  * *flags to the tape's str flags. The hot loop runs over bytes that need
  * no work and stops at '"', '\\', a control byte (the padding's zero
  * included) or a non-ASCII lead byte, whose sequence it validates.
@@ -325,7 +325,7 @@ DK_MUST static int read_str_bytes(reader *r, uint64_t limit, uint32_t *flags)
         n = (size_t)(p - run);
         if (n) {
             if (r->tape->len - base + n > limit)
-                return fail(r, DK_ERR_TOO_LARGE, "string too long", qat);
+                return fail(r, DK_ERR_TOO_LONG, "string too long", qat);
             DK_TRY(room(r, n));
             /* the input is padded: a short run may be read as 16 bytes */
             dk_put_short(r->tape, run, n, DK_JSON_PADDING);
@@ -1004,7 +1004,7 @@ DK_MUST static int read_tag_bytes(reader *r, uint8_t kind)
     DK_TRY(read_str_bytes(r, DK_B64_LEN((uint64_t)r->max_len), &flags));
     if (!dk_b64_decode(r->tape->data + data, r->tape->len - data, r->tape->data + data, &n))
         return fail(r, DK_ERR_FORMAT, "bad base64", at);
-    if (n > r->max_len) return fail(r, DK_ERR_TOO_LARGE, "binary value too long", at);
+    if (n > r->max_len) return fail(r, DK_ERR_TOO_LONG, "binary value too long", at);
     if (n % dk_bytes_size[kind] != 0)
         return fail(r, DK_ERR_FORMAT, "byte length not a multiple of the element size", at);
     dk_wr32(r->tape->data + data - 4, (uint32_t)n);
@@ -1194,7 +1194,7 @@ DK_MUST static int read_object(reader *r, int *state, uint64_t *slots)
             return read_tag(r, tag, open, state, slots);
         }
     }
-    if (n > r->max_str) return fail(r, DK_ERR_TOO_LARGE, "string too long", kat);
+    if (n > r->max_str) return fail(r, DK_ERR_TOO_LONG, "string too long", kat);
     DK_TRY(push(r, F_OBJECT, open, &f));
     r->refs++;
     f->count_at = mark + 1;
@@ -1248,7 +1248,7 @@ DK_MUST static int after_value(reader *r, int *state, uint64_t *slots)
         return unexpected(r, f->count == 1 ? "expected ','" : "expected ']'");
     }
     f->count += *slots;
-    if (f->count > r->max_len) return fail(r, DK_ERR_TOO_LARGE, "too many items", f->open);
+    if (f->count > r->max_len) return fail(r, DK_ERR_TOO_LONG, "too many items", f->open);
     if (*r->p == ',') {
         r->p++;
         skip_ws(r);

@@ -119,7 +119,7 @@ int pb_date_canon(double *ms);
 /*
  * Checks the darmok.Document bytes in[0..len) (untrusted) against the
  * descriptors as protobuf-c will read them: DK_ERR_SYNTAX at the offending
- * byte for a wire fault, DK_ERR_TOO_LARGE for a bytes field over max_str,
+ * byte for a wire fault, DK_ERR_TOO_LONG for a bytes field over max_str,
  * DK_ERR_FORMAT or DK_ERR_DEPTH for what darmok never writes. After it
  * passes, protobuf-c's unpack can fail only for memory (dk_pb_wire.c).
  */

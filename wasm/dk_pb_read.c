@@ -453,7 +453,7 @@ static DK_MUST int dec_record(pb_dec *d, Darmok__Kind k)
          !dec_key_is(d, shape->fields[1], "message")))
         return dec_bad_here(d, DK_ERR_FORMAT, "Error must start with name and message");
     if (shape->n_fields > d->max_length)
-        return dec_bad_here(d, DK_ERR_TOO_LARGE, "more members than max_length");
+        return dec_bad_here(d, DK_ERR_TOO_LONG, "more members than max_length");
     if (is_class) {
         DK_TRY(dec_op(d, DK_T_INSTANCE));
         DK_TRY(dec_key(d, shape->class_key));
@@ -532,7 +532,7 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         DK_TRY(dec_ident(d));
         DK_TRY(dec_count(d, &c));
         if (c > d->max_length)
-            return dec_bad_here(d, DK_ERR_TOO_LARGE, "array longer than max_length");
+            return dec_bad_here(d, DK_ERR_TOO_LONG, "array longer than max_length");
         DK_TRY(dec_op_u32(d, DK_T_ARRAY, c));
         return dec_push(d, k, c, NULL);
     case DARMOK__KIND__KIND_OBJECT:
@@ -544,7 +544,7 @@ static DK_MUST int dec_value(pb_dec *d, Darmok__Kind k)
         DK_TRY(dec_ident(d));
         DK_TRY(dec_count(d, &c));
         if (c > d->max_length)
-            return dec_bad_here(d, DK_ERR_TOO_LARGE, "Map or Set larger than max_length");
+            return dec_bad_here(d, DK_ERR_TOO_LONG, "Map or Set larger than max_length");
         DK_TRY(dec_op_u32(d, k == DARMOK__KIND__KIND_MAP ? DK_T_MAP : DK_T_SET, c));
         return dec_push(d, k, k == DARMOK__KIND__KIND_MAP ? 2 * (uint64_t)c : c, NULL);
     case DARMOK__KIND__KIND_DATE:

@@ -162,7 +162,7 @@ int pb_wire_check(const uint8_t *in, size_t len, uint32_t max_str, dk_err *err)
                  * through the tag's decoding and lookup again. */
                 for (;;) {
                     if (n > max_str)
-                        return dk_fail(err, DK_ERR_TOO_LARGE,
+                        return dk_fail(err, DK_ERR_TOO_LONG,
                                        "string or binary longer than max_length", at);
                     if (pos == end || in[pos] != tag || tag >= 0x80) break;
                     at = pos++;

@@ -33,7 +33,7 @@ const path = require('node:path');
 const SOURCES = [
   { header: 'dk_tape.h', enums: ['dk_tape_op', 'dk_bytes_kind'], prefixes: ['DK_STR_'], kindNames: 'dk_bytes_kind' },
   { header: 'dk_abi.h', enums: ['dk_res_word'] },
-  { header: 'darmok.h', codes: 'dk_code', defines: ['DK_DEFAULT_MAX_DEPTH'], pick: { dk_read_flag: ['DK_READ_KEYREFS', 'DK_READ_STRREFS'] } },
+  { header: 'darmok.h', codes: 'dk_code', defines: ['DK_DEFAULT_MAX_DEPTH'], pick: { dk_read_flag: ['DK_READ_KEYREFS', 'DK_READ_STRREFS'], dk_code: ['DK_ERR_TOO_LONG'] } },
   { header: 'dk_abi.h', defines: ['DK_U16_SRC', 'DK_U16_HEAD', 'DK_U16_SRC_ENTRY', 'DK_U16_SRC_ASCII_MIN'] },
   { header: 'dk_tags.h', tags: 'dk_tag', meta: true }
 ];

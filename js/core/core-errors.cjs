@@ -9,7 +9,7 @@
 const { DarmokError, coreCode, documentPath, pathForMessage } = require('./errors.cjs');
 const { live, word } = require('./instance.cjs');
 const { utf8Decoder } = require('./text.cjs');
-const { RES_OFFSET, RES_MSG, RES_MSG_LEN } = require('./dk_abi.cjs');
+const { RES_OFFSET, RES_MSG, RES_MSG_LEN, ERR_TOO_LONG } = require('./dk_abi.cjs');
 
 /* Bytes of input shown on each side of an error offset. */
 const EXCERPT = 20;
@@ -52,11 +52,7 @@ function failure(code, at, len, what, wtf8, maxDepth, maxLength) {
   }
   let limit = '';
   if (jsCode === 'ERR_DEPTH') limit = ` (maxDepth ${maxDepth})`;
-  else if (jsCode === 'ERR_TOO_LARGE' && (what === 'decode' || msg.includes('max_length'))) {
-    // The JSON reader fails with this code only on maxLength; the protobuf
-    // reader also on sizes of its own, and the code does not tell which.
-    limit = ` (maxLength ${maxLength})`;
-  }
+  else if (code === ERR_TOO_LONG) limit = ` (maxLength ${maxLength})`;
   const where = offset >= len ? `at byte ${offset} (the end of input)` : `at byte ${offset}`;
   if (what === 'protobuf') {
     const from = offset > 8 ? offset - 8 : 0;

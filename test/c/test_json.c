@@ -859,17 +859,17 @@ static void test_max_length(void)
         size_t pos;
     } cases[] = {
         {"\"abc\"", DK_OK, 0},
-        {"\"abcd\"", DK_ERR_TOO_LARGE, 0},
-        {"[\"\\u00e9\\u00e9\"]", DK_ERR_TOO_LARGE, 1},
-        {"{\"abcd\":1}", DK_ERR_TOO_LARGE, 1},
+        {"\"abcd\"", DK_ERR_TOO_LONG, 0},
+        {"[\"\\u00e9\\u00e9\"]", DK_ERR_TOO_LONG, 1},
+        {"{\"abcd\":1}", DK_ERR_TOO_LONG, 1},
         {"[1,2,3]", DK_OK, 0},
-        {"[1,2,3,4]", DK_ERR_TOO_LARGE, 0},
+        {"[1,2,3,4]", DK_ERR_TOO_LONG, 0},
         {"[1,{\"$hole\":2}]", DK_OK, 0},
-        {"[1,{\"$hole\":3}]", DK_ERR_TOO_LARGE, 0},
-        {"[{\"$hole\":4294967295}]", DK_ERR_TOO_LARGE, 0},
-        {"{\"a\":1,\"b\":2,\"c\":3,\"d\":4}", DK_ERR_TOO_LARGE, 0},
-        {"{\"$Set\":[1,2,3,4]}", DK_ERR_TOO_LARGE, 0},
-        {"{\"$Map\":[[1,1],[2,2],[3,3],[4,4]]}", DK_ERR_TOO_LARGE, 0},
+        {"[1,{\"$hole\":3}]", DK_ERR_TOO_LONG, 0},
+        {"[{\"$hole\":4294967295}]", DK_ERR_TOO_LONG, 0},
+        {"{\"a\":1,\"b\":2,\"c\":3,\"d\":4}", DK_ERR_TOO_LONG, 0},
+        {"{\"$Set\":[1,2,3,4]}", DK_ERR_TOO_LONG, 0},
+        {"{\"$Map\":[[1,1],[2,2],[3,3],[4,4]]}", DK_ERR_TOO_LONG, 0},
         {"{\"$Uint8Array\":\"AAEC\"}", DK_OK, 0},
         {"{\"$Date\":null}", DK_OK, 0},
         /* a date's and a special number's strings are no string values:
@@ -877,9 +877,9 @@ static void test_max_length(void)
         {"{\"$Date\":\"2020-01-02T03:04:05.006Z\"}", DK_OK, 0},
         {"{\"$Date\": \"2020-01-02T03:04:05.006Z\"}", DK_OK, 0},
         {"{\"$Number\":\"-Infinity\"}", DK_OK, 0},
-        {"{\"$Date\":\"2020-01-02T03:04:05.006Z000000000000000\"}", DK_ERR_TOO_LARGE, 9},
-        {"{\"$Uint8Array\":\"AAECAw==\"}", DK_ERR_TOO_LARGE, 15},
-        {"{\"$Uint8Array\":\"AAECAwQF\"}", DK_ERR_TOO_LARGE, 15},
+        {"{\"$Date\":\"2020-01-02T03:04:05.006Z000000000000000\"}", DK_ERR_TOO_LONG, 9},
+        {"{\"$Uint8Array\":\"AAECAw==\"}", DK_ERR_TOO_LONG, 15},
+        {"{\"$Uint8Array\":\"AAECAwQF\"}", DK_ERR_TOO_LONG, 15},
     };
     dk_limits three = {0, 3, 0};
     dk_buf out = {0};
@@ -906,7 +906,7 @@ static void test_max_length(void)
             {"{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}", 26, DK_OK},
             {"{\"$Date\": \"+275760-09-13T00:00:00.000Z\"}", 26, DK_OK},
             {"{\"$Date\":\"+275760-09-13T00:00:00.000Z\"}", 27, DK_OK},
-            {"{\"$Date\":\"x2020-01-02T03:04:05.006Z0000000000\"}", 26, DK_ERR_TOO_LARGE},
+            {"{\"$Date\":\"x2020-01-02T03:04:05.006Z0000000000\"}", 26, DK_ERR_TOO_LONG},
             {"{\"$Date\":\"x2020-01-02T03:04:05.006Z0000000000\"}", 40, DK_ERR_FORMAT},
         };
 

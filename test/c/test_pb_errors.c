@@ -205,7 +205,7 @@ static void test_bad_documents(void)
     ARR(texts, ProtobufCBinaryData, B("a\0\xed\xa0\x80"));
     decode_doc("text: U+0000 and a lone surrogate", &doc, 0, 0, DK_OK);
     ARR(texts, ProtobufCBinaryData, B("abcdef"));
-    decode_doc("string over max_length", &doc, 0, 5, DK_ERR_TOO_LARGE);
+    decode_doc("string over max_length", &doc, 0, 5, DK_ERR_TOO_LONG);
     decode_doc("string at max_length", &doc, 0, 6, DK_OK);
     ARR(kinds, Darmok__Kind, K(ARRAY), K(STRING), K(STRING_REF));
     ARR(counts, uint32_t, 2, 0);
@@ -222,7 +222,7 @@ static void test_bad_documents(void)
     decode_doc("holes 0", &doc, 0, 0, DK_ERR_FORMAT);
     ARR(counts, uint32_t, 5, 5);
     decode_doc("holes 5", &doc, 0, 0, DK_OK);
-    decode_doc("array over max_length", &doc, 0, 4, DK_ERR_TOO_LARGE);
+    decode_doc("array over max_length", &doc, 0, 4, DK_ERR_TOO_LONG);
     ARR(counts, uint32_t, 5, 6);
     want_msg = "hole run";
     decode_doc("holes past the length", &doc, 0, 0, DK_ERR_FORMAT);
@@ -239,13 +239,13 @@ static void test_bad_documents(void)
     ARR(kinds, Darmok__Kind, K(MAP), K(NULL), K(TRUE), K(FALSE), K(UNDEFINED));
     ARR(counts, uint32_t, 2);
     decode_doc("map ok", &doc, 0, 0, DK_OK);
-    decode_doc("map over max_length", &doc, 0, 1, DK_ERR_TOO_LARGE);
+    decode_doc("map over max_length", &doc, 0, 1, DK_ERR_TOO_LONG);
     ARR(counts, uint32_t, 3);
     decode_doc("map missing a value", &doc, 0, 0, DK_ERR_FORMAT);
     ARR(kinds, Darmok__Kind, K(SET), K(NULL), K(TRUE));
     ARR(counts, uint32_t, 2);
     decode_doc("set ok", &doc, 0, 0, DK_OK);
-    decode_doc("set over max_length", &doc, 0, 1, DK_ERR_TOO_LARGE);
+    decode_doc("set over max_length", &doc, 0, 1, DK_ERR_TOO_LONG);
 
     /* binary values, dates */
     ARR(kinds, Darmok__Kind, K(BINARY));
@@ -260,7 +260,7 @@ static void test_bad_documents(void)
     decode_doc("binary length", &doc, 0, 0, DK_ERR_FORMAT);
     ARR(binaries, ProtobufCBinaryData, B("abcd"));
     decode_doc("binary ok", &doc, 0, 0, DK_OK);
-    decode_doc("binary over max_length", &doc, 0, 3, DK_ERR_TOO_LARGE);
+    decode_doc("binary over max_length", &doc, 0, 3, DK_ERR_TOO_LONG);
     NONE(binaries);
     want_msg = "binary streams end";
     decode_doc("binary without data", &doc, 0, 0, DK_ERR_FORMAT);
@@ -351,7 +351,7 @@ static void test_bad_documents(void)
         doc.n_strings = 1; /* "message" would exceed max_length itself */
         decode_doc("members at max_length", &doc, 0, 5, DK_OK);
         want_msg = "members";
-        decode_doc("members over max_length", &doc, 0, 4, DK_ERR_TOO_LARGE);
+        decode_doc("members over max_length", &doc, 0, 4, DK_ERR_TOO_LONG);
         shape.fields = fields;
         shape.n_fields = 2;
         doc.n_strings = 2;

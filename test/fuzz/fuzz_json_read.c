@@ -11,7 +11,8 @@
  *  - every tape the reader makes is one the writer accepts, and the round
  *    trip is a fixed point: write(read(write(t))) == write(t);
  *  - tight limits (derived from the input) only ever turn a success into
- *    DK_ERR_DEPTH / DK_ERR_TOO_LARGE, never into another outcome.
+ *    DK_ERR_DEPTH / DK_ERR_TOO_LONG / DK_ERR_TOO_LARGE, never into another
+ *    outcome.
  */
 #include "fuzz_common.h"
 
@@ -69,8 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* An error before a limit bites is the same error. */
         FUZZ_ASSERT(rc2 != DK_OK, "limits never make bad text good");
     } else {
-        FUZZ_ASSERT(rc2 == DK_OK || rc2 == DK_ERR_DEPTH || rc2 == DK_ERR_TOO_LARGE,
-                    "limits only add DEPTH / TOO_LARGE");
+        FUZZ_ASSERT(rc2 == DK_OK || rc2 == DK_ERR_DEPTH || rc2 == DK_ERR_TOO_LONG ||
+                        rc2 == DK_ERR_TOO_LARGE,
+                    "limits only add DEPTH / TOO_LONG / TOO_LARGE");
         if (rc2 == DK_OK)
             FUZZ_ASSERT(fuzz_same(tape.data, tape.len, tape2.data, tape2.len),
                         "limits do not change a tape that fits");

@@ -7,7 +7,7 @@
  *    offset inside the input, never "protobuf-c rejected the input" (the
  *    scan must refuse everything protobuf-c would, with an offset);
  *  - tight limits (from the first byte) only turn a success into
- *    DK_ERR_DEPTH / DK_ERR_TOO_LARGE;
+ *    DK_ERR_DEPTH / DK_ERR_TOO_LONG / DK_ERR_TOO_LARGE;
  *  - every tape the decoder makes encodes (dk_pb_write_opts), and decoding
  *    that gives the same tape again: read(write(t)) == t;
  *  - with the UTF-16 side table (dk_pb_read_ex, what JS decodes through):
@@ -56,8 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != DK_OK)
         FUZZ_ASSERT(rc2 != DK_OK, "limits never make a bad document good");
     else
-        FUZZ_ASSERT(rc2 == DK_OK || rc2 == DK_ERR_DEPTH || rc2 == DK_ERR_TOO_LARGE,
-                    "limits only add DEPTH / TOO_LARGE");
+        FUZZ_ASSERT(rc2 == DK_OK || rc2 == DK_ERR_DEPTH || rc2 == DK_ERR_TOO_LONG ||
+                        rc2 == DK_ERR_TOO_LARGE,
+                    "limits only add DEPTH / TOO_LONG / TOO_LARGE");
     dk_arena_reset(&arena);
     rc2 = dk_pb_read_ex(data, size, NULL, 0, 0, &arena, &tape2, &u16, NULL, &err2);
     FUZZ_ASSERT(rc2 == rc, "the side table changes no outcome");
