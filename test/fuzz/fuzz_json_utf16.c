@@ -137,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     dk_arena_reset(&arena);
     rc = dk_json_read_ex(ref.data, len, flags, NULL, &arena, &tape, &table, NULL, &err);
-    fuzz_check_outcome(rc, &err, len, &tape, DK_ERR_MEMORY);
+    fuzz_check_outcome(rc, &err, len, &tape, FUZZ_READ_CODES);
 
     /* The same bytes, trusted: the same answer (valid UTF-8 only). */
     if (!lone) {

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     dk_arena_reset(&arena);
     rc = dk_pb_read_opts(data, size, NULL, 0, &arena, &tape, &err);
-    fuzz_check_outcome(rc, &err, size, &tape, DK_ERR_MEMORY);
+    fuzz_check_outcome(rc, &err, size, &tape, FUZZ_READ_CODES);
     FUZZ_ASSERT(rc == DK_OK || strstr(err.msg, "protobuf-c") == NULL,
                 "the scan refuses what protobuf-c would");
 
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tight.max_length = size ? 1u + (data[0] >> 3) : 1u;
     dk_arena_reset(&arena);
     rc2 = dk_pb_read_opts(data, size, &tight, 0, &arena, &tape2, &err2);
-    fuzz_check_outcome(rc2, &err2, size, &tape2, DK_ERR_MEMORY);
+    fuzz_check_outcome(rc2, &err2, size, &tape2, FUZZ_READ_CODES);
     if (rc != DK_OK)
         FUZZ_ASSERT(rc2 != DK_OK, "limits never make a bad document good");
     else

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     dk_arena_reset(&arena);
     rc = dk_pb_from_json_opts(data, size, 0, NULL, &arena, &tape, &pb, &err);
-    fuzz_check_outcome(rc, &err, size, &pb, DK_ERR_MEMORY);
+    fuzz_check_outcome(rc, &err, size, &pb, FUZZ_READ_CODES);
     dk_arena_reset(&arena);
     rc2 = dk_json_read_opts(data, size, 0, NULL, &arena, &tape2, &err2);
     FUZZ_ASSERT(rc == rc2 && err.pos == err2.pos, "transcoding fails as the JSON reader does");

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     dk_arena_reset(&arena);
     rc = dk_pb_write_opts(data, size, NULL, &arena, &pb, &err);
-    fuzz_check_outcome(rc, &err, size, &pb, DK_ERR_TAPE);
+    fuzz_check_outcome(rc, &err, size, &pb, FUZZ_WRITE_CODES);
     FUZZ_ASSERT(rc != DK_ERR_SYNTAX && rc != DK_ERR_FORMAT,
                 "the encoder reports tape errors, not document errors");
     dk_arena_reset(&arena);
