@@ -984,8 +984,8 @@ static void test_mutations(void)
                 copy[rnd() % len] = pool[rnd() % (sizeof pool - 1)];
             }
             rc = read_json(copy, len, NULL, &t, &err);
-            if (rc < DK_OK || (rc > DK_ERR_TOO_LARGE && rc != DK_ERR_TOO_LONG) || (rc && !err.msg) ||
-                err.pos > len) {
+            if (rc < DK_OK || (rc > DK_ERR_TOO_LARGE && rc != DK_ERR_TOO_LONG) ||
+                (rc && !err.msg) || err.pos > len) {
                 bad++;
                 continue;
             }

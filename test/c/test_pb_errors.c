@@ -556,8 +556,9 @@ static void test_wire(void)
                                          : (uint8_t)(good[i] + 1);
             rc = t_decode(copy, pb_len, 0, 0, &out, &out_len, &err);
             /* protobuf-c never rejects what pb_wire_check passed */
-            if ((rc > DK_ERR_MEMORY && rc != DK_ERR_TOO_LONG) || (rc != DK_OK && (err.msg == NULL || err.pos > pb_len ||
-                                                       strstr(err.msg, "protobuf-c") != NULL)))
+            if ((rc > DK_ERR_MEMORY && rc != DK_ERR_TOO_LONG) ||
+                (rc != DK_OK &&
+                 (err.msg == NULL || err.pos > pb_len || strstr(err.msg, "protobuf-c") != NULL)))
                 all_clean = 0;
             mutations++;
             free(copy);

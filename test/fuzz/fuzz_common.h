@@ -31,11 +31,11 @@
  * untrusted bytes (never DK_ERR_TAPE), and a writer of a tape (never
  * DK_ERR_TOO_LONG: max_length bounds what is read). */
 #define FUZZ_BIT(c) (1u << (c))
-#define FUZZ_READ_CODES                                                                     \
-    (FUZZ_BIT(DK_ERR_SYNTAX) | FUZZ_BIT(DK_ERR_FORMAT) | FUZZ_BIT(DK_ERR_DEPTH) |          \
+#define FUZZ_READ_CODES                                                           \
+    (FUZZ_BIT(DK_ERR_SYNTAX) | FUZZ_BIT(DK_ERR_FORMAT) | FUZZ_BIT(DK_ERR_DEPTH) | \
      FUZZ_BIT(DK_ERR_TOO_LARGE) | FUZZ_BIT(DK_ERR_MEMORY) | FUZZ_BIT(DK_ERR_TOO_LONG))
-#define FUZZ_WRITE_CODES                                                                    \
-    (FUZZ_BIT(DK_ERR_SYNTAX) | FUZZ_BIT(DK_ERR_FORMAT) | FUZZ_BIT(DK_ERR_DEPTH) |          \
+#define FUZZ_WRITE_CODES                                                          \
+    (FUZZ_BIT(DK_ERR_SYNTAX) | FUZZ_BIT(DK_ERR_FORMAT) | FUZZ_BIT(DK_ERR_DEPTH) | \
      FUZZ_BIT(DK_ERR_TOO_LARGE) | FUZZ_BIT(DK_ERR_MEMORY) | FUZZ_BIT(DK_ERR_TAPE))
 
 /*
