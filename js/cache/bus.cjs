@@ -27,7 +27,7 @@
 /*
  * createBus({ redis, channel, origin, window, publish, onMessage, onUp,
  * log }) -> { up(), send(message), close() }. redis is the client's
- * adapter (redis-clients.cjs), whose duplicate() makes the subscriber;
+ * adapter (clients.cjs), whose duplicate() makes the subscriber;
  * publish(text) sends PUBLISH through the cache's command() (bounded by
  * its timeout, not counted by its breaker); log(level, message).
  */

@@ -122,7 +122,7 @@ function tagsOption(v, what) {
 
 /* The options of createCache(). */
 const CACHE = {
-  client: { unit: 'client', default: undefined, check: (v) => v }, // checked by redis-clients.cjs
+  client: { unit: 'client', default: undefined, check: (v) => v }, // checked by clients.cjs
   format: { unit: "'json' | 'protobuf'", default: undefined, check: (v) => v }, // checked by createCodec
   codec: { unit: 'codec', default: undefined, check: (v) => v },
   registry: { unit: 'registry', default: undefined, check: (v) => v },

@@ -3,7 +3,7 @@
  * cache/slots.cjs - a multi-key command on a Redis Cluster, sent as one
  * command per hash slot, all at once (each node's connection pipelines
  * its share), so that a slot whose node fails costs only its own keys.
- * redis-clients.cjs builds the cluster's mget, del, unlink and setMany on
+ * clients.cjs builds the cluster's mget, del, unlink and setMany on
  * it.
  *
  *   readPerSlot(keys, one, withinMs)  -> replies in the order of keys;

@@ -3,7 +3,7 @@
  * cache/tags.cjs - tags, invalidated lazily, as BentoCache does:
  * deleteByTag(tag) writes the time of the deletion under the tag's key
  * (O(tags) work at the call); an entry carries its tags and the time it
- * was written in its header (redis-entry.cjs: ` c=<ms> t=a,b`), and a read
+ * was written in its header (entry.cjs: ` c=<ms> t=a,b`), and a read
  * of it from Redis looks up its tags' keys: an entry written at or before
  * one of its tags' deletion is a miss. The L1 tiers drop tagged entries
  * when the bus brings the deletion (cache/bus.cjs).

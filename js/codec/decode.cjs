@@ -95,7 +95,7 @@ const NO_REFS = Object.freeze([]);
  */
 const REFS_AT_ONCE = 16000;
 
-/* decodeEntity's default maxRegExpLength (codec.cjs). */
+/* decodeEntity's default maxRegExpLength (api.cjs). */
 const MAX_REGEXP_LENGTH = 16384;
 
 /*
@@ -135,7 +135,7 @@ function extendWithHoles(arr, len) {
 
 /*
  * Decoder: rebuilds the value of a tape, one decode(reader) at a time
- * (codec.cjs keeps one per option set; see instance.cjs `reader` for why).
+ * (api.cjs keeps one per option set; see instance.cjs `reader` for why).
  *
  * What the decode shapes (shapes.cjs makeDecodeShape) use of it, and
  * nothing else: take(o), value(), epoch (read), shapeMissed() and

@@ -5,7 +5,7 @@
  *
  *     { name: { check(value, label) -> the value to use, default, doc } }
  *
- * (codec.cjs: the codec's calls; registry.cjs: createRegistry, serializable;
+ * (api.cjs: the codec's calls; registry.cjs: createRegistry, serializable;
  * cache/options.cjs: darmok/redis), and readOptions() reads an options
  * object against its table: a name that is not an option is
  * ERR_INVALID_OPTION naming the closest valid one, so a misspelt option
@@ -190,6 +190,6 @@ function any(v) {
 }
 
 module.exports = {
-  readOptions, without, option, invalid, checkNames, unknownOption, closest,
-  flag, limit, oneOf, formatName, any, FORMAT_NAMES, U32_MAX
+  readOptions, without, option, invalid, checkNames,
+  flag, limit, oneOf, formatName, any, FORMAT_NAMES
 };

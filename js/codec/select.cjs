@@ -8,7 +8,7 @@
  * field names and kept in a WeakMap under that object, so a caller who
  * passes the same object on every call (a constant) pays for it once. The
  * object is read at its first use only: change a selection by passing a
- * new object. The options themselves are declared in codec.cjs's tables.
+ * new object. The options themselves are declared in api.cjs's tables.
  */
 
 const { invalid } = require('./options.cjs');

@@ -275,6 +275,6 @@ warmUpWith(warmUp);
 
 
 module.exports = {
-  init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, readerOverOutput, outputText, outputBytes, outputUtf8, PB_READ,
+  init, isReady, jsonEncode, jsonDecode, pbEncode, pbDecode, transcode, readerOverOutput, outputText, outputBytes, PB_READ,
   u16Area, u16At
 };

@@ -505,7 +505,9 @@ class TapeReader {
  * rebuilds after it: the same bytes give the same string, and strings are
  * immutable values, so handing the same one to every rebuild is
  * indistinguishable from making it again. Open while the first rebuild
- * fills it; a rebuild that failed leaves its memo unused.
+ * fills it. A first rebuild that failed leaves the memo part filled; the
+ * next rebuild closes it and takes what it holds, whose strings are right,
+ * and makes the rest.
  */
 class StringMemo {
   constructor() {
