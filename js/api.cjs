@@ -316,27 +316,31 @@ function createCodec(options) {
     return lastPlan;
   }
 
+  /* decoder set to read Class's keys as Class (planOf) and check it; Class's plan, or null. */
+  function expect(decoder, Class) {
+    const plan = planOf(Class);
+    decoder.expected = plan;
+    decoder.scope = plan === null ? null : lastScope;
+    return plan;
+  }
+
   /* decodeEntity's work, for the checked options o (DECODE's). */
   function decode(blob, Class, o) {
-    const expected = planOf(Class);
-    if (o.collection !== undefined && expected === null) {
-      throw invalid(`collection: '${o.collection}' names what holds instances of Class: give the Class too`);
-    }
-    const scope = expected === null ? null : lastScope;
-    const name = o.format === undefined ? format : o.format;
-    const how = CODERS[name];
     const unknownPlain = o.unknownClass === 'plain';
     const acceptNewer = o.newerVersion === 'accept';
+    const u = unknownPlain ? 1 : 0;
+    const a = acceptNewer ? 1 : 0;
+    const decoder = decoders[u][a];
+    if (expect(decoder, Class) === null && o.collection !== undefined) {
+      throw invalid(`collection: '${o.collection}' names what holds instances of Class: give the Class too`);
+    }
+    const name = o.format === undefined ? format : o.format;
+    const how = CODERS[name];
     let legacy = o.legacy;
     if (!how.tanagra) {
       if (legacy === 'tanagra') throw invalid(`the ${name} format has no tanagra documents`);
       legacy = 'none';
     }
-    const u = unknownPlain ? 1 : 0;
-    const a = acceptNewer ? 1 : 0;
-    const decoder = decoders[u][a];
-    decoder.expected = expected;
-    decoder.scope = scope;
     decoder.limitRegExps(o.maxRegExpLength, o.regExpProperties === 'accept');
     let value;
     try {
@@ -389,8 +393,7 @@ function createCodec(options) {
       throw new DarmokError('ERR_REENTRANT', 'darmok/redis was called from migrate or fromData while rebuilding a cached value; call it before or after instead');
     }
     const decoder = keptDecoder;
-    decoder.expected = planOf(Class);
-    decoder.scope = decoder.expected === null ? null : lastScope;
+    expect(decoder, Class);
     keptBusy = true;
     let value;
     try {

@@ -152,19 +152,22 @@ function whole(reply) {
 }
 
 /*
- * The writes of many keys, from a client's command for the keys of one
- * slot: on a cluster, one per slot, each slot failing alone.
- * msetOne(pairs) resolves to how many it set.
+ * The reads and writes of many keys, from a client's command for the keys
+ * of one slot: on a cluster, one per slot, each slot failing alone.
+ * mgetOne(keys, binary) resolves to the values; msetOne(pairs) to how many
+ * it set.
  */
-function manyKeys(cluster, delOne, unlinkOne, msetOne) {
+function manyKeys(cluster, mgetOne, delOne, unlinkOne, msetOne) {
   if (!cluster) {
     return {
+      mget: mgetOne,
       del: (keys) => whole(delOne(keys)),
       unlink: (keys) => whole(unlinkOne(keys)),
       setMany: (pairs) => whole(msetOne(pairs))
     };
   }
   return {
+    mget: (keys, binary, withinMs) => readPerSlot(keys, (ks) => mgetOne(ks, binary), withinMs),
     del: (keys, withinMs) => writePerSlot(keys, delOne, withinMs),
     unlink: (keys, withinMs) => writePerSlot(keys, unlinkOne, withinMs),
     setMany: (pairs, withinMs) => writePerSlot(pairs.map((p) => p[0]), (ks, indexes) => msetOne(indexes.map((i) => pairs[i])), withinMs)
@@ -197,10 +200,9 @@ function nodeRedis(c) {
     // its cluster (before 6) has no isReady.
     ready: () => c.isReady !== false,
     get: (key, binary) => send(key, true, ['GET', key], binary ? asBuffer : undefined),
-    mget: cluster ? (keys, binary, withinMs) => readPerSlot(keys, (ks) => mgetOne(ks, binary), withinMs) : mgetOne,
     set: (key, value, px) => send(key, false, ['SET', key, value, 'PX', String(px)]),
     setNx: (key, value, px) => send(key, false, ['SET', key, value, 'NX', 'PX', String(px)]).then((r) => r !== null),
-    ...manyKeys(cluster, delOne, unlinkOne, msetOne),
+    ...manyKeys(cluster, mgetOne, delOne, unlinkOne, msetOne),
     delIf: (key, value) => send(key, false, ['EVAL', DEL_IF, '1', key, value]),
     evictionPolicy: () => {
       const config = ['CONFIG', 'GET', 'maxmemory-policy'];
@@ -239,10 +241,9 @@ function ioredis(c) {
     // ioredis queues commands while it reconnects (enableOfflineQueue).
     ready: () => c.status === 'ready',
     get: (key, binary) => (binary ? c.getBuffer(key) : c.get(key)),
-    mget: cluster ? (keys, binary, withinMs) => readPerSlot(keys, (ks) => mgetOne(ks, binary), withinMs) : mgetOne,
     set: (key, value, px) => c.set(key, value, 'PX', px),
     setNx: (key, value, px) => c.set(key, value, 'PX', px, 'NX').then((r) => r !== null),
-    ...manyKeys(cluster, delOne, unlinkOne, msetOne),
+    ...manyKeys(cluster, mgetOne, delOne, unlinkOne, msetOne),
     delIf: (key, value) => c.eval(DEL_IF, 1, key, value),
     evictionPolicy: () => {
       const ask = (node) => () => node.config('GET', 'maxmemory-policy').then((r) => configValue(r, 'maxmemory-policy'));
