@@ -51,7 +51,9 @@ typedef enum dk_code {
     DK_ERR_TAPE = 6,      /* ERR_INTERNAL: malformed tape handed to an
                              encoder (a bug in js/) */
     DK_ERR_TOO_LONG = 7   /* ERR_TOO_LARGE: a string, binary value, array,
-                             Map, Set or member list over max_length */
+                             Map, Set or member list over max_length (a
+                             string also over the tape's cap on one, which
+                             no max_length raises: dk_max_str) */
 } dk_code;
 
 /*

@@ -119,10 +119,13 @@ static void dec_sync(pb_dec *d)
 }
 
 /* n more tape bytes within max_out (<= DK_PB_MAX_OUT): a document whose
- * string table or back-references make it expand past that fails here. */
+ * string table or back-references make it expand past that fails here.
+ * It syncs out->len itself, so no caller can hand it a stale length. */
 static DK_MUST int dec_budget(pb_dec *d, size_t n)
 {
-    size_t used = d->out->len;
+    size_t used;
+    dec_sync(d);
+    used = d->out->len;
     if (used > d->max_out || n > d->max_out - used)
         return dec_bad_here(d, DK_ERR_TOO_LARGE,
                             "decoded document too large for its size (string table amplification)");

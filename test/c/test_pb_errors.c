@@ -207,6 +207,13 @@ static void test_bad_documents(void)
     ARR(texts, ProtobufCBinaryData, B("abcdef"));
     decode_doc("string over max_length", &doc, 0, 5, DK_ERR_TOO_LONG);
     decode_doc("string at max_length", &doc, 0, 6, DK_OK);
+    /* entries after the first of a run of texts are checked by the wire
+     * check's inner loop: 08 01 | 22 01 06 | 42 01 61 | 42 06 ... */
+    ARR(texts, ProtobufCBinaryData, B("a"), B("abcdef"));
+    decode_doc_at("string over max_length second in a run", &doc, 0, 5, DK_ERR_TOO_LONG, 8);
+    ARR(texts, ProtobufCBinaryData, B("a"), B("b"), B("abcdef"));
+    decode_doc_at("string over max_length third in a run", &doc, 0, 5, DK_ERR_TOO_LONG, 11);
+    ARR(texts, ProtobufCBinaryData, B("abcdef"));
     ARR(kinds, Darmok__Kind, K(ARRAY), K(STRING), K(STRING_REF));
     ARR(counts, uint32_t, 2, 0);
     decode_doc("string reference", &doc, 0, 0, DK_OK);

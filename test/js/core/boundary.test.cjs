@@ -78,7 +78,7 @@ test('the warm-up at load runs every work call of the core, each of them success
   assert.deepStrictEqual(seen, [['dk_json_decode_ctx', 0], ['dk_json_encode_ctx', 0], ['dk_pb_encode_ctx', 0], ['dk_pb_decode_ctx', 0]]);
 });
 
-test('a failure on maxLength names it and its value in both formats; another size of the protobuf reader does not', () => {
+test('a failure on maxLength names it and its value in both formats; a maxBytes failure of a transcode does not', () => {
   const five = [1, 2, 3, 4, 5];
   throwsCode(() => decodeEntity(encodeEntity(five), { maxLength: 4 }), 'ERR_TOO_LARGE',
     (e) => assert.match(e.message, /^too many items \(maxLength 4\) at byte 0 in \$ near/));
